@@ -1,0 +1,53 @@
+# Everything the gRPC services need: third-party packages, the service protos, the common library,
+# the services themselves and the cross-service tests. Included by the top-level CMakeLists.txt
+# only when PARLOR_BUILD_SERVICES is ON, so the engine still builds without any of this.
+
+find_package(Threads REQUIRED)
+find_package(gRPC CONFIG REQUIRED)
+find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
+find_program(GRPC_PYTHON_PLUGIN grpc_python_plugin)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx)
+find_package(prometheus-cpp CONFIG REQUIRED)
+find_package(OpenSSL REQUIRED)
+include(CommonCore)
+
+find_program(PARLOR_PROMTOOL promtool)
+find_program(PARLOR_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+set(PARLOR_PG_BIN_DIR "/usr/lib/postgresql/15/bin" CACHE PATH "PostgreSQL server binaries")
+
+# Where the per-run PostgreSQL used by *_pgtest.cc lives (started by the ctest fixture `pg`).
+set(PARLOR_TEST_PG_DIR "${CMAKE_BINARY_DIR}/pgtest")
+
+# Service protos (one package per service; every service's API lives under protos/parlor/<area>/v1).
+parlor_proto_library(parlor_accounts_proto
+  ROOT "${CMAKE_SOURCE_DIR}/protos"
+  PROTOS parlor/accounts/v1/accounts.proto
+  GRPC)
+add_library(parlor::accounts_proto ALIAS parlor_accounts_proto)
+
+# Python stubs for the client tests (what a mobile team does with Swift/Kotlin).
+set(PARLOR_PYTHON_GEN_DIR "${CMAKE_BINARY_DIR}/gen/python")
+set(PARLOR_PUBLIC_PROTOS parlor/accounts/v1/accounts.proto)
+set(python_stub_outputs)
+foreach(proto ${PARLOR_PUBLIC_PROTOS})
+  string(REGEX REPLACE "\\.proto$" "" stem "${proto}")
+  list(APPEND python_stub_outputs "${PARLOR_PYTHON_GEN_DIR}/${stem}_pb2.py"
+       "${PARLOR_PYTHON_GEN_DIR}/${stem}_pb2_grpc.py")
+endforeach()
+if(GRPC_PYTHON_PLUGIN)
+  add_custom_command(
+    OUTPUT ${python_stub_outputs}
+    COMMAND ${CMAKE_COMMAND} -E make_directory "${PARLOR_PYTHON_GEN_DIR}"
+    COMMAND protobuf::protoc -I "${CMAKE_SOURCE_DIR}/protos" --python_out "${PARLOR_PYTHON_GEN_DIR}"
+            --pyi_out "${PARLOR_PYTHON_GEN_DIR}" --grpc_out "${PARLOR_PYTHON_GEN_DIR}"
+            "--plugin=protoc-gen-grpc=${GRPC_PYTHON_PLUGIN}" ${PARLOR_PUBLIC_PROTOS}
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}/protos"
+    DEPENDS ${PARLOR_PUBLIC_PROTOS} protobuf::protoc
+    COMMENT "Python stubs for the public protos"
+    VERBATIM)
+  add_custom_target(parlor_python_stubs ALL DEPENDS ${python_stub_outputs})
+endif()
+
+add_subdirectory(services)
+add_subdirectory(tests)
