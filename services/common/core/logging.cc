@@ -1,0 +1,105 @@
+#include "services/common/core/logging.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "spdlog/formatter.h"
+#include "spdlog/sinks/stdout_sinks.h"
+
+namespace parlor {
+namespace {
+
+thread_local std::string current_request_id;
+
+std::string Timestamp(spdlog::log_clock::time_point time) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::FromChrono(time), absl::UTCTimeZone());
+}
+
+// Writes one line per record; the format is chosen once at start-up.
+class ParlorFormatter : public spdlog::formatter {
+ public:
+  ParlorFormatter(std::string service, bool json) : service_(std::move(service)), json_(json) {}
+
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    absl::string_view text(msg.payload.data(), msg.payload.size());
+    const spdlog::string_view_t level_view = spdlog::level::to_string_view(msg.level);
+    absl::string_view level(level_view.data(), level_view.size());
+    std::string line;
+    if (json_) {
+      line = absl::StrCat("{\"ts\":\"", Timestamp(msg.time), "\",\"level\":\"", level,
+                          "\",\"service\":\"", JsonEscape(service_), "\"");
+      if (!current_request_id.empty()) {
+        absl::StrAppend(&line, ",\"request_id\":\"", JsonEscape(current_request_id), "\"");
+      }
+      absl::StrAppend(&line, ",\"msg\":\"", JsonEscape(text), "\"}\n");
+    } else {
+      line = absl::StrCat(Timestamp(msg.time), " ", level.substr(0, 1), " ", service_);
+      if (!current_request_id.empty()) absl::StrAppend(&line, " [req=", current_request_id, "]");
+      absl::StrAppend(&line, " ", text, "\n");
+    }
+    dest.append(line.data(), line.data() + line.size());
+  }
+
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<ParlorFormatter>(service_, json_);
+  }
+
+ private:
+  std::string service_;
+  bool json_;
+};
+
+}  // namespace
+
+absl::Status InitLogging(absl::string_view service, absl::string_view format, absl::string_view level) {
+  if (format != "text" && format != "json") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("log format \"", format, "\" is not one of text|json"));
+  }
+  spdlog::level::level_enum parsed = spdlog::level::from_str(std::string(level));
+  if (parsed == spdlog::level::off && level != "off") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "log level \"", level, "\" is not one of trace|debug|info|warn|error|critical|off"));
+  }
+  auto logger = std::make_shared<spdlog::logger>(
+      std::string(service), std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  logger->set_formatter(std::make_unique<ParlorFormatter>(std::string(service), format == "json"));
+  logger->set_level(parsed);
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(std::move(logger));
+  return absl::OkStatus();
+}
+
+ScopedRequestId::ScopedRequestId(std::string request_id)
+    : previous_(std::exchange(current_request_id, std::move(request_id))) {}
+
+ScopedRequestId::~ScopedRequestId() { current_request_id = std::move(previous_); }
+
+const std::string& CurrentRequestId() { return current_request_id; }
+
+std::string JsonEscape(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          out += absl::StrFormat("\\u%04x", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace parlor

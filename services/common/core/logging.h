@@ -1,0 +1,41 @@
+#ifndef PARLOR_SERVICES_COMMON_CORE_LOGGING_H_
+#define PARLOR_SERVICES_COMMON_CORE_LOGGING_H_
+
+#include <string>
+#include "absl/strings/string_view.h"
+
+#include "absl/status/status.h"
+#include "spdlog/spdlog.h"
+
+namespace parlor {
+
+// Process-wide logging on spdlog's default logger (stderr).
+//
+// Two formats: "text" for people ("2026-11-23T05:40:01.123Z I accounts [req=ab12] message"), and
+// "json" for log pipelines (one JSON object per line: ts, level, service, request_id, msg).
+// Use spdlog's own calls (`spdlog::info("...", args)`); the request id of the RPC being handled on
+// the current thread is added automatically (see ScopedRequestId).
+absl::Status InitLogging(absl::string_view service, absl::string_view format, absl::string_view level);
+
+// Marks the current thread as working on one RPC until destroyed, so every log line it writes
+// carries that request id. RpcRunner sets it around each handler body.
+class ScopedRequestId {
+ public:
+  explicit ScopedRequestId(std::string request_id);
+  ~ScopedRequestId();
+  ScopedRequestId(const ScopedRequestId&) = delete;
+  ScopedRequestId& operator=(const ScopedRequestId&) = delete;
+
+ private:
+  std::string previous_;
+};
+
+// The request id set on this thread, or "" outside an RPC.
+const std::string& CurrentRequestId();
+
+// JSON string escaping (exposed for tests and for the JSON formatter).
+std::string JsonEscape(absl::string_view text);
+
+}  // namespace parlor
+
+#endif  // PARLOR_SERVICES_COMMON_CORE_LOGGING_H_
