@@ -1,0 +1,107 @@
+#ifndef PARLOR_ENGINE_BOTS_BOT_H_
+#define PARLOR_ENGINE_BOTS_BOT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "engine/core/game.h"
+#include "engine/core/rng.h"
+#include "engine/core/state.h"
+
+namespace parlor::bots {
+
+// A computer player. Bots are used by the demo, the load tool, "play against the computer", the
+// timeout policy (a forfeited seat is played by the random bot) and the conformance suite.
+//
+// A bot must never peek at hidden information: anything it explores is a copy made with
+// State::ResampleHidden(seat, rng), in which everything the seat cannot see is redrawn.
+class Bot {
+ public:
+  virtual ~Bot();
+  // The bot's registered name ("random", "kind_first", "greedy", "mc").
+  virtual std::string name() const = 0;
+  // One legal action for `seat`, which must be an acting seat of a game not over
+  // (FAILED_PRECONDITION otherwise). All randomness comes from `rng`, so a seeded bot is
+  // reproducible.
+  virtual absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
+                                                engine::Rng& rng) = 0;
+};
+
+// Uniformly random among the seat's legal actions.
+class RandomBot : public Bot {
+ public:
+  std::string name() const override { return "random"; }
+  absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
+                                        engine::Rng& rng) override;
+};
+
+// Picks a kind of action uniformly (State::ActionKind, among the kinds present in the legal
+// list), then an action of that kind uniformly. A game whose legal list is dominated by one kind
+// (a hundred placements, one "pass") still takes its rare actions often, so playouts reach rare
+// paths.
+class KindFirstBot : public Bot {
+ public:
+  std::string name() const override { return "kind_first"; }
+  absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
+                                        engine::Rng& rng) override;
+};
+
+// One ply: every legal action is applied to `samples` copies drawn with ResampleHidden(seat) and
+// scored with State::Heuristic(seat); the best mean wins (ties broken at random). When the seat
+// chooses at the same time as others (a simultaneous step), the others' choices in that step are
+// filled in at random on each copy, so the bot evaluates the resolved step without knowing them.
+class GreedyBot : public Bot {
+ public:
+  explicit GreedyBot(int samples = 8) : samples_(samples) {}
+  std::string name() const override { return "greedy"; }
+  absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
+                                        engine::Rng& rng) override;
+
+ private:
+  int samples_;
+};
+
+// Flat Monte-Carlo: for each legal action, `playouts_per_action` random playouts to the end from
+// copies drawn with ResampleHidden(seat); the action with the best mean result wins. A result is
+// the seat's finishing position (1 for first, 0 for last), plus a small share of its score
+// margin to break ties between equal positions.
+class MonteCarloBot : public Bot {
+ public:
+  explicit MonteCarloBot(int playouts_per_action = 24) : playouts_(playouts_per_action) {}
+  std::string name() const override { return "mc"; }
+  absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
+                                        engine::Rng& rng) override;
+
+ private:
+  int playouts_;
+};
+
+// The names MakeBot accepts.
+std::vector<std::string> BotNames();
+// A bot by name; INVALID_ARGUMENT listing the names for an unknown one.
+absl::StatusOr<std::unique_ptr<Bot>> MakeBot(absl::string_view name);
+
+// One uniformly random legal action of `seat` (FAILED_PRECONDITION when it has none).
+absl::StatusOr<engine::Action> RandomLegalAction(const engine::State& state, int seat,
+                                                 engine::Rng& rng);
+
+// Applies random legal actions for `seats` that still have a choice pending in the current
+// simultaneous step of `state` (each at most once), so that a copy explored by a bot resolves
+// the step without knowing the others' real choices.
+void ResolveOthersAtRandom(engine::State& state, engine::SeatSet seats, engine::Rng& rng);
+
+// Plays `state` to the end: at each step one acting seat is picked uniformly at random (the
+// order in which simultaneous choices arrive does not matter to a correct game, and varying it
+// tests that) and its bot chooses. Forfeited seats are played by the random bot (SPEC item 8).
+// `bots` has one entry per seat (several seats may share one bot). Returns the final state, or
+// the first error (an illegal choice, or more moves than the game's MaxMoves).
+absl::StatusOr<std::unique_ptr<engine::State>> PlayGame(std::unique_ptr<engine::State> state,
+                                                        const std::vector<Bot*>& bots,
+                                                        engine::Rng& rng);
+
+}  // namespace parlor::bots
+
+#endif  // PARLOR_ENGINE_BOTS_BOT_H_

@@ -1,0 +1,576 @@
+#include "engine/conformance/conformance.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/bots/bot.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/util/json_util.h"
+#include "gtest/gtest.h"
+
+namespace parlor::conformance {
+namespace {
+
+using engine::Action;
+using engine::Game;
+using engine::Rng;
+using engine::SeatSet;
+using engine::State;
+using engine::Viewer;
+
+#define CONFORMANCE_RETURN_IF_ERROR(expr)                             \
+  do {                                                                \
+    if (absl::Status _status = (expr); !_status.ok()) return _status; \
+  } while (0)
+
+template <typename... Args>
+absl::Status Fail(const Args&... args) {
+  return absl::InternalError(absl::StrCat(args...));
+}
+
+std::string DeterministicBytes(const google::protobuf::Message& message) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  message.SerializeToCodedStream(&coded);
+  coded.Trim();
+  return bytes;
+}
+
+std::string ViewerName(const Viewer& viewer) {
+  switch (viewer.kind) {
+    case Viewer::Kind::kSeat:
+      return absl::StrCat("seat ", viewer.seat);
+    case Viewer::Kind::kSpectator:
+      return "a spectator";
+    case Viewer::Kind::kAll:
+      return "the reveal-all viewer";
+  }
+  return "?";
+}
+
+std::string Actions(const std::vector<Action>& actions) { return absl::StrJoin(actions, ","); }
+
+int64_t RandomCode(Rng& rng) {
+  return static_cast<int64_t>(rng.Uniform(uint64_t{1} << 32) << 32 |
+                              rng.Uniform(uint64_t{1} << 32));
+}
+
+double Scale() {
+  const char* text = std::getenv("PARLOR_CONFORMANCE_SCALE");
+  if (text == nullptr || *text == '\0') return 1.0;
+  char* end = nullptr;
+  const double scale = std::strtod(text, &end);
+  return end != text && scale > 0 ? scale : 1.0;
+}
+
+class Playout {
+ public:
+  Playout(const Game& game, const ConformanceOptions& opts, ConformanceFigures& figures,
+          uint64_t seed)
+      : game_(game), opts_(opts), figures_(figures), rng_(seed), seed_(seed) {}
+
+  // Plays and checks one game; on failure `context_` says where.
+  absl::Status Run();
+  const std::string& context() const { return context_; }
+  const State* state() const { return state_.get(); }
+
+ private:
+  absl::Status PickSetup(int* num_players, engine::Options* options);
+  absl::Status CheckPosition(const State& state);
+  absl::Status CheckSeatActions(const State& state, int seat, const std::vector<Action>& legal,
+                                const std::vector<std::vector<Action>>& all_legal);
+  absl::Status CheckRefused(const State& state, int seat, Action action, bool must_be_legal_here);
+  absl::Status CheckViews(const State& state);
+  absl::Status CheckReplay(const State& state);
+  absl::Status CheckOutcome(const State& state);
+  absl::Status DoForfeit(State& state);
+
+  const Game& game_;
+  const ConformanceOptions& opts_;
+  ConformanceFigures& figures_;
+  Rng rng_;
+  uint64_t seed_;
+  std::unique_ptr<State> state_;
+  std::unique_ptr<State> probe_;  // the refused actions are tried on this copy
+  std::string context_;
+  std::vector<int> forfeit_sequence_;  // seats that forfeited, in order
+};
+
+absl::Status Playout::PickSetup(int* num_players, engine::Options* options) {
+  const engine::GameInfo& info = game_.info();
+  const int span = info.max_players - info.min_players + 1;
+  if (span < 1) return Fail("GameInfo: max_players is below min_players");
+  if (rng_.UniformDouble() < opts_.random_options_share) {
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      const int n = info.min_players + static_cast<int>(rng_.Uniform(span));
+      std::map<std::string, int64_t> values;
+      for (const engine::OptionSpec& spec : info.options) {
+        switch (spec.type) {
+          case engine::OptionSpec::Type::kInt:
+            values[spec.name] =
+                spec.min_value + static_cast<int64_t>(rng_.Uniform(
+                                     static_cast<uint64_t>(spec.max_value - spec.min_value) + 1));
+            break;
+          case engine::OptionSpec::Type::kBool:
+            values[spec.name] = static_cast<int64_t>(rng_.Uniform(2));
+            break;
+          case engine::OptionSpec::Type::kChoice:
+            values[spec.name] = static_cast<int64_t>(rng_.Uniform(spec.choices.size()));
+            break;
+        }
+      }
+      absl::StatusOr<engine::Options> checked = engine::ValidateOptions(info.options, values);
+      if (checked.ok() && game_.CheckSetup(n, *checked).ok()) {
+        *num_players = n;
+        *options = *std::move(checked);
+        return absl::OkStatus();
+      }
+    }
+  }
+  // Defaults, with a player count the defaults allow.
+  for (int attempt = 0; attempt < 2 * span + 4; ++attempt) {
+    const int n = attempt < 2 * span ? info.min_players + static_cast<int>(rng_.Uniform(span))
+                                     : info.min_players + attempt - 2 * span;
+    absl::StatusOr<engine::Options> defaults = game_.ParseOptions({}, n);
+    if (defaults.ok()) {
+      *num_players = n;
+      *options = *std::move(defaults);
+      return absl::OkStatus();
+    }
+  }
+  return Fail("the default options are refused for every player count");
+}
+
+absl::Status Playout::Run() {
+  int num_players = 0;
+  engine::Options options;
+  context_ = "choosing the setup";
+  CONFORMANCE_RETURN_IF_ERROR(PickSetup(&num_players, &options));
+  std::vector<std::string> option_text;
+  for (const auto& [name, value] : options.values()) {
+    option_text.push_back(absl::StrCat(name, "=", value));
+  }
+  const std::string setup =
+      absl::StrCat(num_players, " players, options {", absl::StrJoin(option_text, ", "), "}");
+  context_ = absl::StrCat(setup, ", at setup");
+  absl::StatusOr<std::unique_ptr<State>> started =
+      game_.NewGame(num_players, options, engine::Seed::FromUint64(seed_));
+  if (!started.ok()) return Fail("NewGame failed: ", started.status().ToString());
+  state_ = *std::move(started);
+  State& state = *state_;
+  const int64_t max_moves = game_.MaxMoves(num_players, state.options());
+  if (max_moves < 1) return Fail("MaxMoves is ", max_moves);
+
+  bots::RandomBot random_bot;
+  bots::KindFirstBot kind_first_bot;
+  bots::Bot& bot = rng_.Uniform(2) == 0 ? static_cast<bots::Bot&>(random_bot) : kind_first_bot;
+  const int64_t horizon = std::min<int64_t>(max_moves, 60);
+  const int64_t forfeit_step =
+      rng_.UniformDouble() < opts_.forfeit_share ? static_cast<int64_t>(rng_.Uniform(horizon)) : -1;
+  const int64_t replay_step = static_cast<int64_t>(rng_.Uniform(horizon));
+  if (forfeit_step >= 0) ++figures_.forfeit_playouts;
+
+  for (int64_t step = 0;; ++step) {
+    context_ =
+        absl::StrCat(setup, ", ", bot.name(), " bot, position after ", state.NumMoves(), " moves");
+    CONFORMANCE_RETURN_IF_ERROR(CheckPosition(state));
+    ++figures_.steps;
+    if (step == replay_step) CONFORMANCE_RETURN_IF_ERROR(CheckReplay(state));
+    if (state.IsTerminal()) break;
+    if (state.NumMoves() >= max_moves) {
+      return Fail("the game is not over after ", state.NumMoves(), " moves, its MaxMoves bound");
+    }
+    // Forfeits at the chosen step, and again later while more than two sides remain, so that
+    // larger games see several forfeits.
+    const bool forfeit_now =
+        step == forfeit_step ||
+        (!forfeit_sequence_.empty() && rng_.Uniform(static_cast<uint64_t>(horizon) * 2) == 0);
+    if (forfeit_now) {
+      CONFORMANCE_RETURN_IF_ERROR(DoForfeit(state));
+      ++figures_.moves_played;
+      continue;
+    }
+    const std::vector<int> acting = state.ActingSeats().ToVector();
+    const int seat = acting[rng_.Uniform(acting.size())];
+    absl::StatusOr<Action> action = state.IsForfeited(seat) ? random_bot.Choose(state, seat, rng_)
+                                                            : bot.Choose(state, seat, rng_);
+    if (!action.ok()) return Fail("the bot found no action: ", action.status().ToString());
+    if (absl::Status s = state.Apply(seat, *action); !s.ok()) {
+      return Fail("legal action ", *action, " (", state.ActionToString(seat, *action), ") of seat ",
+                  seat, " was refused: ", s.ToString());
+    }
+    ++figures_.moves_played;
+  }
+  context_ =
+      absl::StrCat(setup, ", ", bot.name(), " bot, at the end after ", state.NumMoves(), " moves");
+  if (state.NumMoves() > max_moves) {
+    return Fail("the game took ", state.NumMoves(), " moves; MaxMoves is ", max_moves);
+  }
+  CONFORMANCE_RETURN_IF_ERROR(CheckOutcome(state));
+  CONFORMANCE_RETURN_IF_ERROR(CheckReplay(state));
+  // Nothing is accepted after the end.
+  const std::string before = state.SerializeToString();
+  for (int seat = 0; seat < state.num_players(); ++seat) {
+    if (state.Forfeit(seat).ok()) return Fail("Forfeit(", seat, ") was accepted after the end");
+  }
+  if (state.SerializeToString() != before) return Fail("a refused forfeit changed the state");
+  return absl::OkStatus();
+}
+
+absl::Status Playout::DoForfeit(State& state) {
+  std::vector<int> candidates;
+  for (int s = 0; s < state.num_players(); ++s) {
+    if (!state.IsForfeited(s)) candidates.push_back(s);
+  }
+  const int seat = candidates[rng_.Uniform(candidates.size())];
+  std::set<int> live_sides;
+  for (int s = 0; s < state.num_players(); ++s) {
+    if (!state.IsForfeited(s)) live_sides.insert(state.TeamOf(s));
+  }
+  if (absl::Status s = state.Forfeit(seat); !s.ok()) {
+    return Fail("Forfeit(", seat, ") was refused: ", s.ToString());
+  }
+  forfeit_sequence_.push_back(seat);
+  for (int s = 0; s < state.num_players(); ++s) {
+    if (state.TeamOf(s) == state.TeamOf(seat) && !state.IsForfeited(s)) {
+      return Fail("seat ", seat, " forfeited but its team-mate seat ", s, " did not");
+    }
+  }
+  if (live_sides.size() <= 2 && !state.IsTerminal()) {
+    return Fail("seat ", seat, " forfeited with two sides left, but the game goes on");
+  }
+  if (live_sides.size() > 2 && state.IsTerminal()) {
+    return Fail("seat ", seat, " forfeited with ", live_sides.size(),
+                " sides left, but the game ended");
+  }
+  if (state.Forfeit(seat).ok()) return Fail("seat ", seat, " could forfeit twice");
+  return absl::OkStatus();
+}
+
+absl::Status Playout::CheckPosition(const State& state) {
+  const int n = state.num_players();
+  const SeatSet acting = state.ActingSeats();
+  const bool terminal = state.IsTerminal();
+  if (acting.empty() != terminal) {
+    return Fail(terminal ? "the game is over but seats may act"
+                         : "the game is not over but no seat may act");
+  }
+  if ((acting.bits() & ~SeatSet::FirstN(n).bits()) != 0) {
+    return Fail("ActingSeats names a seat that does not exist");
+  }
+  if (static_cast<int>(state.Scores().size()) != n) {
+    return Fail("Scores() has ", state.Scores().size(), " entries for ", n, " seats");
+  }
+  const std::string before = state.SerializeToString();
+
+  // Serialize -> deserialize -> serialize, and a clone, are exact.
+  const engine::v1::GameRecord record = state.Serialize();
+  if (record.game() != game_.name()) return Fail("the record names game ", record.game());
+  absl::StatusOr<std::unique_ptr<State>> loaded = game_.Deserialize(record);
+  if (!loaded.ok())
+    return Fail("Deserialize of its own record failed: ", loaded.status().ToString());
+  if ((*loaded)->SerializeToString() != before) {
+    return Fail("serialize -> deserialize -> serialize is not identical");
+  }
+  if ((*loaded)->ActingSeats() != acting || (*loaded)->IsTerminal() != terminal) {
+    return Fail("the deserialized state has other acting seats");
+  }
+  ++figures_.round_trips;
+  std::unique_ptr<State> clone = state.Clone();
+  if (clone->SerializeToString() != before) return Fail("Clone() is not identical");
+
+  std::vector<std::vector<Action>> all_legal(n);
+  for (int seat = 0; seat < n; ++seat) {
+    all_legal[seat] = state.LegalActions(seat);
+    const std::vector<Action>& legal = all_legal[seat];
+    if (acting.Contains(seat) && legal.empty()) {
+      return Fail("acting seat ", seat, " has no legal action");
+    }
+    if (!acting.Contains(seat) && !legal.empty()) {
+      return Fail("seat ", seat, " may not act but has legal actions ", Actions(legal));
+    }
+    for (size_t i = 1; i < legal.size(); ++i) {
+      if (legal[i - 1] >= legal[i]) {
+        return Fail("the legal actions of seat ", seat,
+                    " are not sorted and unique: ", Actions(legal));
+      }
+    }
+  }
+  probe_ = state.Clone();
+  for (int seat = 0; seat < n; ++seat) {
+    CONFORMANCE_RETURN_IF_ERROR(CheckSeatActions(state, seat, all_legal[seat], all_legal));
+  }
+  for (int seat : {-1, n}) {
+    absl::Status s = state.CheckAction(seat, 0);
+    if (s.code() != absl::StatusCode::kInvalidArgument) {
+      return Fail("CheckAction for seat ", seat, " (out of range) gave ", s.ToString(),
+                  "; want INVALID_ARGUMENT");
+    }
+    if (probe_->Apply(seat, 0).ok()) return Fail("Apply for seat ", seat, " was accepted");
+    if (probe_->Forfeit(seat).ok()) return Fail("Forfeit for seat ", seat, " was accepted");
+  }
+  if (probe_->SerializeToString() != before) {
+    return Fail("a refused action changed the state (serialized bytes differ)");
+  }
+  if (state.SerializeToString() != before) return Fail("a const check changed the state");
+  return CheckViews(state);
+}
+
+absl::Status Playout::CheckRefused(const State& state, int seat, Action action,
+                                   bool must_be_legal_here) {
+  const absl::Status check = state.CheckAction(seat, action);
+  state.ActionToString(seat, action);  // must not crash for any code
+  if (must_be_legal_here) {
+    if (!check.ok()) {
+      return Fail("legal action ", action, " of seat ", seat,
+                  " is refused by CheckAction: ", check.ToString());
+    }
+    return absl::OkStatus();
+  }
+  ++figures_.illegal_actions_checked;
+  if (check.ok()) {
+    return Fail("CheckAction accepts action ", action, " (", state.ActionToString(seat, action),
+                ") of seat ", seat, ", which is not in its legal actions");
+  }
+  if (check.code() != absl::StatusCode::kInvalidArgument &&
+      check.code() != absl::StatusCode::kFailedPrecondition) {
+    return Fail("CheckAction refuses action ", action, " of seat ", seat, " with ",
+                check.ToString(), "; want INVALID_ARGUMENT or FAILED_PRECONDITION");
+  }
+  if (check.message().empty()) {
+    return Fail("CheckAction refuses action ", action, " of seat ", seat, " without a message");
+  }
+  const absl::Status applied = probe_->Apply(seat, action);
+  if (applied.ok()) {
+    return Fail("Apply accepts action ", action, " of seat ", seat,
+                " which CheckAction refuses: ", check.ToString());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Playout::CheckSeatActions(const State& state, int seat,
+                                       const std::vector<Action>& legal,
+                                       const std::vector<std::vector<Action>>& all_legal) {
+  // Every legal action: accepted, readable, round-trips through the public proto.
+  for (Action a : legal) {
+    CONFORMANCE_RETURN_IF_ERROR(CheckRefused(state, seat, a, /*must_be_legal_here=*/true));
+    if (state.ActionToString(seat, a).empty()) {
+      return Fail("ActionToString of legal action ", a, " is empty");
+    }
+    std::unique_ptr<google::protobuf::Message> proto = game_.ActionToProto(a);
+    if (proto == nullptr || proto->GetDescriptor() != game_.ActionDescriptor()) {
+      return Fail("ActionToProto(", a, ") is not a ", game_.ActionDescriptor()->full_name());
+    }
+    absl::StatusOr<Action> back = game_.ActionFromProto(*proto);
+    if (!back.ok() || *back != a) {
+      return Fail("ActionFromProto(ActionToProto(", a, ")) gives ",
+                  back.ok() ? absl::StrCat(*back) : back.status().ToString());
+    }
+    google::protobuf::Any any;
+    any.PackFrom(*proto);
+    absl::StatusOr<Action> from_any = game_.ActionFromAny(any);
+    if (!from_any.ok() || *from_any != a) {
+      return Fail("ActionFromAny of legal action ", a, " does not round-trip");
+    }
+    ++figures_.legal_actions_checked;
+  }
+  // Legal actions apply (all of them, or a random sample on games with many).
+  std::vector<Action> to_apply = legal;
+  if (static_cast<int>(to_apply.size()) > opts_.max_applied_per_seat) {
+    rng_.Shuffle(std::span<Action>(to_apply));
+    to_apply.resize(opts_.max_applied_per_seat);
+  }
+  for (Action a : to_apply) {
+    std::unique_ptr<State> copy = state.Clone();
+    if (absl::Status s = copy->Apply(seat, a); !s.ok()) {
+      return Fail("legal action ", a, " (", state.ActionToString(seat, a), ") of seat ", seat,
+                  " does not apply: ", s.ToString());
+    }
+    if (copy->NumMoves() != state.NumMoves() + 1) return Fail("Apply did not log the action");
+    ++figures_.legal_actions_applied;
+  }
+  // Mutated, random and borrowed codes: CheckAction agrees with the legal list, refusals leave
+  // the state unchanged.
+  std::vector<Action> candidates = {0,
+                                    -1,
+                                    1,
+                                    std::numeric_limits<Action>::min(),
+                                    std::numeric_limits<Action>::max(),
+                                    RandomCode(rng_),
+                                    RandomCode(rng_),
+                                    static_cast<Action>(rng_.Uniform(1 << 16))};
+  for (int k = 0; k < 4 && !legal.empty(); ++k) {
+    const Action a = legal[rng_.Uniform(legal.size())];
+    candidates.push_back(a + 1);
+    candidates.push_back(a - 1);
+    candidates.push_back(a ^ (Action{1} << rng_.Uniform(63)));
+    candidates.push_back(a ^ (Action{1} << rng_.Uniform(8)));
+  }
+  for (int other = 0; other < static_cast<int>(all_legal.size()); ++other) {
+    if (other == seat || all_legal[other].empty()) continue;
+    candidates.push_back(all_legal[other][rng_.Uniform(all_legal[other].size())]);
+  }
+  for (Action c : candidates) {
+    const bool is_legal = std::binary_search(legal.begin(), legal.end(), c);
+    CONFORMANCE_RETURN_IF_ERROR(CheckRefused(state, seat, c, is_legal));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Playout::CheckViews(const State& state) {
+  const int n = state.num_players();
+  const google::protobuf::Descriptor* type = game_.ViewDescriptor();
+  std::vector<Viewer> viewers = {Viewer::Spectator(), Viewer::All()};
+  for (int seat = 0; seat < n; ++seat) viewers.push_back(Viewer::Seat(seat));
+  std::vector<std::string> bytes;
+  for (const Viewer& viewer : viewers) {
+    std::unique_ptr<google::protobuf::Message> view = state.View(viewer);
+    if (view == nullptr || view->GetDescriptor() != type) {
+      return Fail("the view of ", ViewerName(viewer), " is not a ", type->full_name());
+    }
+    bytes.push_back(DeterministicBytes(*view));
+    std::unique_ptr<google::protobuf::Message> parsed(
+        google::protobuf::MessageFactory::generated_factory()->GetPrototype(type)->New());
+    if (!parsed->ParseFromString(bytes.back())) {
+      return Fail("the view of ", ViewerName(viewer), " does not parse as ", type->full_name());
+    }
+    ++figures_.views_checked;
+  }
+  // No leak: redrawing everything seat i cannot see changes neither i's view, nor the spectators'
+  // view, nor i's legal actions.
+  for (int seat = 0; seat < n; ++seat) {
+    std::unique_ptr<State> other = state.ResampleHidden(seat, rng_);
+    if (other == nullptr) return Fail("ResampleHidden(", seat, ") returned nothing");
+    if (DeterministicBytes(*other->View(Viewer::Seat(seat))) != bytes[2 + seat]) {
+      return Fail("seat ", seat,
+                  "'s view changes when what it cannot see is redrawn (hidden information leaks "
+                  "into its view)");
+    }
+    if (DeterministicBytes(*other->View(Viewer::Spectator())) != bytes[0]) {
+      return Fail("the spectator view changes when what seat ", seat,
+                  " cannot see is redrawn (hidden information leaks into the spectator view)");
+    }
+    if (other->LegalActions(seat) != state.LegalActions(seat) ||
+        other->ActingSeats() != state.ActingSeats() || other->IsTerminal() != state.IsTerminal()) {
+      return Fail("seat ", seat,
+                  "'s legal actions or the acting seats change when what it cannot see is "
+                  "redrawn");
+    }
+    // The redrawn state is a playable game: one of the seat's moves applies to it.
+    const std::vector<Action> legal = other->LegalActions(seat);
+    if (!legal.empty()) {
+      const Action a = legal[rng_.Uniform(legal.size())];
+      if (absl::Status s = other->Apply(seat, a); !s.ok()) {
+        return Fail("legal action ", a, " of seat ", seat,
+                    " does not apply to a state from ResampleHidden: ", s.ToString());
+      }
+    }
+    ++figures_.views_checked;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Playout::CheckReplay(const State& state) {
+  const engine::v1::GameRecord record = state.Serialize();
+  absl::StatusOr<std::unique_ptr<State>> replayed = game_.Replay(record, /*check_seed=*/true);
+  if (!replayed.ok()) {
+    return Fail("Replay(record, check_seed = true) failed: ", replayed.status().ToString());
+  }
+  if ((*replayed)->SerializeToString() != state.SerializeToString()) {
+    return Fail("Replay(record, check_seed = true) does not reproduce the state bit for bit");
+  }
+  ++figures_.replays;
+  return absl::OkStatus();
+}
+
+absl::Status Playout::CheckOutcome(const State& state) {
+  const int n = state.num_players();
+  const engine::Outcome outcome = state.GetOutcome();
+  if (static_cast<int>(outcome.ranks.size()) != n || static_cast<int>(outcome.scores.size()) != n) {
+    return Fail("the outcome has ", outcome.ranks.size(), " ranks and ", outcome.scores.size(),
+                " scores for ", n, " seats");
+  }
+  if (outcome.reason.empty()) return Fail("the outcome gives no reason");
+  const std::string ranks = absl::StrJoin(outcome.ranks, ",");
+  for (int s = 0; s < n; ++s) {
+    const int r = outcome.ranks[s];
+    if (r < 1 || r > n) return Fail("rank ", r, " of seat ", s, " is outside 1..", n);
+    const int better = static_cast<int>(
+        std::count_if(outcome.ranks.begin(), outcome.ranks.end(), [r](int x) { return x < r; }));
+    if (r != better + 1) {
+      return Fail("ranks ", ranks, " are not a standard competition ranking");
+    }
+    for (int t = 0; t < n; ++t) {
+      if (state.TeamOf(s) == state.TeamOf(t) && outcome.ranks[t] != r) {
+        return Fail("team-mates ", s, " and ", t, " have different ranks: ", ranks);
+      }
+    }
+  }
+  // Forfeits: forfeited seats rank below every other seat, earlier forfeits below later ones.
+  for (int s = 0; s < n; ++s) {
+    for (int t = 0; t < n; ++t) {
+      if (state.IsForfeited(s) && !state.IsForfeited(t) && outcome.ranks[s] <= outcome.ranks[t]) {
+        return Fail("forfeited seat ", s, " does not rank below seat ", t, ": ", ranks);
+      }
+    }
+  }
+  for (size_t i = 0; i + 1 < forfeit_sequence_.size(); ++i) {
+    const int earlier = forfeit_sequence_[i], later = forfeit_sequence_[i + 1];
+    if (outcome.ranks[earlier] <= outcome.ranks[later]) {
+      return Fail("seat ", earlier, " forfeited before seat ", later,
+                  " but does not rank below it: ", ranks);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+ConformanceFigures RunConformance(const Game& game, const ConformanceOptions& opts) {
+  ConformanceFigures figures;
+  const int playouts = std::max(1, static_cast<int>(opts.playouts * Scale()));
+  for (int i = 0; i < playouts; ++i) {
+    const uint64_t seed = opts.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(i);
+    Playout playout(game, opts, figures, seed);
+    absl::Status status = playout.Run();
+    ++figures.playouts;
+    if (status.ok()) continue;
+    ++figures.failures;
+    std::string json;
+    if (playout.state() != nullptr) {
+      google::protobuf::util::JsonPrintOptions print;
+      (void)google::protobuf::util::MessageToJsonString(playout.state()->Serialize(), &json, print);
+      if (json.size() > 20000) json = json.substr(0, 20000) + "...";
+    }
+    ADD_FAILURE() << game.name() << " conformance, playout " << i << " (seed "
+                  << engine::Seed::FromUint64(seed).ToHex() << "), " << playout.context() << ": "
+                  << status.message() << "\nrecord: " << json;
+    if (figures.failures >= opts.max_failures) break;
+  }
+  if (opts.print_figures) std::printf("%s\n", FormatFigures(game, figures).c_str());
+  return figures;
+}
+
+std::string FormatFigures(const Game& game, const ConformanceFigures& f) {
+  return absl::StrCat(game.name(), ": ", f.playouts, " playouts (", f.forfeit_playouts,
+                      " with a forfeit), ", f.steps, " positions, ", f.moves_played,
+                      " moves played; ", f.legal_actions_checked, " legal actions checked, ",
+                      f.legal_actions_applied, " applied to clones, ", f.illegal_actions_checked,
+                      " illegal actions refused, ", f.views_checked, " views checked, ",
+                      f.round_trips, " serialization round trips, ", f.replays,
+                      " seed-checked replays; ", f.failures, " failures");
+}
+
+}  // namespace parlor::conformance

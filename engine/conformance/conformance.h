@@ -1,0 +1,67 @@
+#ifndef PARLOR_ENGINE_CONFORMANCE_CONFORMANCE_H_
+#define PARLOR_ENGINE_CONFORMANCE_CONFORMANCE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "engine/core/game.h"
+
+namespace parlor::conformance {
+
+struct ConformanceOptions {
+  // Seeded playouts to run (scaled by the environment variable PARLOR_CONFORMANCE_SCALE, e.g.
+  // 0.1 under sanitizers; at least one playout always runs).
+  int playouts = 1000;
+  uint64_t seed = 1;
+  // Share of playouts with a forfeit at a random point.
+  double forfeit_share = 0.15;
+  // Share of playouts with random (valid) option values and player counts; the rest use the
+  // defaults with a random player count.
+  double random_options_share = 0.5;
+  // At most this many legal actions per acting seat are applied to clones at each step.
+  int max_applied_per_seat = 12;
+  // At most this many failing playouts are reported before the run stops.
+  int max_failures = 3;
+  // Print the figures to stdout at the end of the run.
+  bool print_figures = true;
+};
+
+// What a run covered; the figures quoted in the project notes.
+struct ConformanceFigures {
+  int64_t playouts = 0;
+  int64_t forfeit_playouts = 0;
+  int64_t steps = 0;                    // positions checked (every position of every playout)
+  int64_t moves_played = 0;             // actions and forfeits played by the playouts
+  int64_t legal_actions_checked = 0;    // CheckAction, ActionToString, proto round trip
+  int64_t legal_actions_applied = 0;    // applied to a clone
+  int64_t illegal_actions_checked = 0;  // mutated, random, wrong seat: refused, state unchanged
+  int64_t views_checked = 0;            // views parsed and compared against resampled states
+  int64_t round_trips = 0;              // serialize -> deserialize -> serialize
+  int64_t replays = 0;                  // Replay(record, check_seed = true)
+  int64_t failures = 0;
+};
+
+// Runs the conformance checks over seeded random playouts of `game`, reporting every failure as a
+// GoogleTest failure (ADD_FAILURE) that names the game, the playout's seed and the step. Call it
+// from a game's own test: TEST(PicoConformance, Passes) { RunConformance(game, {.playouts = 2000});
+// }
+//
+// Per position: ActingSeats() is empty iff terminal; every acting seat has legal actions, sorted
+// and unique, and non-acting seats have none; CheckAction agrees with LegalActions for legal,
+// mutated (±1, bit flips), random and wrong-seat codes, and refused actions leave the serialized
+// state identical; ActionToString and the Action proto round trip work for every legal action;
+// legal actions apply on clones; serialize -> deserialize -> serialize is identical; every seat's
+// view, the spectator view and the reveal-all view parse as the game's View type; for each seat i,
+// ResampleHidden(i) gives identical views for i and for spectators and identical legal actions
+// for i. Per playout: the game ends within MaxMoves; Replay(record, check_seed = true) reproduces
+// the state bit for bit (also from a position in the middle); the outcome is consistent (ranks for
+// every seat in 1..N, standard competition ranking, team-mates equal, scores sized N); forfeits end
+// two-sided games with the forfeiter's side last and rank forfeiters last in larger games.
+ConformanceFigures RunConformance(const engine::Game& game, const ConformanceOptions& opts = {});
+
+// The figures as one line, e.g. "pico: 2000 playouts (300 with a forfeit), 41234 positions, ...".
+std::string FormatFigures(const engine::Game& game, const ConformanceFigures& figures);
+
+}  // namespace parlor::conformance
+
+#endif  // PARLOR_ENGINE_CONFORMANCE_CONFORMANCE_H_
