@@ -1,0 +1,123 @@
+#ifndef PARLOR_SERVICES_RATINGS_MODEL_LADDER_H_
+#define PARLOR_SERVICES_RATINGS_MODEL_LADDER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "services/ratings/model/glicko2.h"
+#include "services/ratings/model/weng_lin.h"
+
+namespace parlor::ratings::model {
+
+// A ladder is (game, mode): one pool of players compared with one rating model. Its name is
+// derived from a finished game (the game id, how many seats, how seats form teams), so the
+// sessions service never has to know ladder names.
+//
+//   game      seats  teams        ladder             model
+//   pico      2      none         pico               Glicko-2
+//   pict      2      none         pict               Glicko-2
+//   picadice  2      none         picadice-duel      Glicko-2
+//   picadice  4      two pairs    picadice-doubles   Weng-Lin (Plackett–Luce, teams)
+//   picadice  3–4    none         picadice-multi     Weng-Lin
+//   pescado   2–4    none         pescado            Weng-Lin
+//   kadice    2–4    none         kadice             Weng-Lin
+//
+// Decision: Pescado and KA'DICE keep one ladder per game whatever the player count, rated with
+// Weng-Lin even for two-player games (Weng-Lin handles two sides as well as many), because
+// splitting a game's community into a 2-player and a 3–4-player ladder would leave both thin,
+// and the games play the same way at every count. Picadice is split because its duel, doubles and
+// free-for-all are different games to its players (the issue names those three ladders).
+
+enum class ModelKind { kGlicko2, kWengLin };
+
+absl::string_view ModelKindName(ModelKind kind);
+
+// A player's rating on any ladder, in the ladder's own units.
+//   Glicko-2: value = r, deviation = RD, volatility = σ.
+//   Weng-Lin: value = μ, deviation = σ, volatility unused (0).
+struct Rating {
+  double value = 0.0;
+  double deviation = 0.0;
+  double volatility = 0.0;
+  int64_t games = 0;  // rated games played on the ladder (all seasons)
+};
+
+// When a player is kept off the public board as provisional.
+struct ProvisionalRule {
+  double max_deviation = 0.0;  // provisional while deviation is above this
+  int64_t min_games = 0;       // provisional while fewer games than this
+};
+
+// The soft reset at a new season: value ← mean + (value − mean)·(1 − pull); deviation ←
+// min(initial, sqrt(deviation² + (boost·initial)²)); volatility kept; games kept.
+struct SeasonReset {
+  double pull = 0.2;
+  double deviation_boost = 0.25;
+};
+
+struct LadderSpec {
+  std::string name;
+  std::string game;
+  ModelKind model = ModelKind::kGlicko2;
+  int min_seats = 2;
+  int max_seats = 2;
+  bool teams = false;  // true: seats form teams (doubles)
+  Glicko2Params glicko2;
+  WengLinParams weng_lin;
+  ProvisionalRule provisional;
+  SeasonReset season_reset;
+
+  Rating Initial() const;
+  // μ − 3σ (Weng-Lin) or r − 2·RD (Glicko-2): the leaderboard orders by this, so a new player
+  // cannot top it by one lucky win.
+  double Conservative(const Rating& r) const;
+  bool Provisional(const Rating& r) const;
+  Rating ApplySeasonReset(const Rating& r) const;
+  // Deviation growth for time without a game (the value is unchanged).
+  Rating Idle(const Rating& r, double idle_days) const;
+};
+
+// One seat of a finished game, as the rating update needs it.
+struct Participant {
+  Rating rating;           // before the game (as stored; idle growth is applied by Rate)
+  double idle_days = 0.0;  // days since the player's previous rated game on this ladder
+  int side = 0;            // the seat's team, or the seat itself in a game without teams
+  int rank = 1;            // 1 = best; equal ranks are a tie; team-mates share a rank
+};
+
+// Rates one game on `ladder`: every participant's new rating, in input order, with `games`
+// incremented. INVALID_ARGUMENT when the participants do not fit the ladder's model (a Glicko-2
+// ladder needs exactly two sides of one player; team-mates must share a rank; at least two sides).
+absl::StatusOr<std::vector<Rating>> Rate(const LadderSpec& ladder,
+                                         const std::vector<Participant>& participants);
+
+// The shape of a finished game, from which its ladder is derived.
+struct GameShape {
+  std::string game;  // engine game id: "pico", "picadice", ...
+  int seats = 0;
+  std::vector<int> team_of;  // team per seat; empty when the game has no teams
+};
+
+class LadderRegistry {
+ public:
+  // The ladders listed above with Parlor's parameters.
+  static LadderRegistry Default();
+
+  void Add(LadderSpec spec);
+  // NOT_FOUND for an unknown ladder name.
+  absl::StatusOr<const LadderSpec*> Find(absl::string_view name) const;
+  // The ladder a finished game counts for. INVALID_ARGUMENT (with a message naming what is
+  // wrong) for an unknown game or a seat/team layout no ladder of that game takes.
+  absl::StatusOr<const LadderSpec*> ForGame(const GameShape& shape) const;
+  const std::vector<LadderSpec>& ladders() const { return ladders_; }
+
+ private:
+  std::vector<LadderSpec> ladders_;
+};
+
+}  // namespace parlor::ratings::model
+
+#endif  // PARLOR_SERVICES_RATINGS_MODEL_LADDER_H_

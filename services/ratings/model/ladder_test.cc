@@ -1,0 +1,143 @@
+#include "services/ratings/model/ladder.h"
+
+#include <cmath>
+
+#include "absl/status/status.h"
+#include "gtest/gtest.h"
+
+namespace parlor::ratings::model {
+namespace {
+
+const LadderRegistry& Registry() {
+  static const LadderRegistry* r = new LadderRegistry(LadderRegistry::Default());
+  return *r;
+}
+
+std::string LadderFor(const GameShape& shape) {
+  auto l = Registry().ForGame(shape);
+  return l.ok() ? (*l)->name : std::string(absl::StatusCodeToString(l.status().code()));
+}
+
+TEST(LadderTest, DerivesLadderFromGameShape) {
+  EXPECT_EQ(LadderFor({"pico", 2, {}}), "pico");
+  EXPECT_EQ(LadderFor({"pict", 2, {}}), "pict");
+  EXPECT_EQ(LadderFor({"picadice", 2, {}}), "picadice-duel");
+  EXPECT_EQ(LadderFor({"picadice", 4, {0, 1, 0, 1}}), "picadice-doubles");
+  EXPECT_EQ(LadderFor({"picadice", 3, {}}), "picadice-multi");
+  EXPECT_EQ(LadderFor({"picadice", 4, {}}), "picadice-multi");
+  // Every seat its own team is a game without teams.
+  EXPECT_EQ(LadderFor({"picadice", 4, {0, 1, 2, 3}}), "picadice-multi");
+  EXPECT_EQ(LadderFor({"pescado", 2, {}}), "pescado");
+  EXPECT_EQ(LadderFor({"pescado", 4, {}}), "pescado");
+  EXPECT_EQ(LadderFor({"kadice", 3, {}}), "kadice");
+}
+
+TEST(LadderTest, RejectsShapesNoLadderTakes) {
+  EXPECT_EQ(LadderFor({"chess", 2, {}}), "INVALID_ARGUMENT");
+  EXPECT_EQ(LadderFor({"pico", 3, {}}), "INVALID_ARGUMENT");
+  EXPECT_EQ(LadderFor({"pico", 1, {}}), "INVALID_ARGUMENT");
+  EXPECT_EQ(LadderFor({"pescado", 5, {}}), "INVALID_ARGUMENT");
+  EXPECT_EQ(LadderFor({"picadice", 4, {0, 0, 0, 1}}), "INVALID_ARGUMENT");
+  EXPECT_EQ(LadderFor({"picadice", 4, {0, 0, 1}}), "INVALID_ARGUMENT");
+  EXPECT_EQ(LadderFor({"picadice", 4, {0, 0, 0, 0}}), "INVALID_ARGUMENT");
+  EXPECT_EQ(LadderFor({"kadice", 4, {0, 0, 1, 1}}), "INVALID_ARGUMENT");
+}
+
+TEST(LadderTest, ModelsAndLookup) {
+  EXPECT_EQ((*Registry().Find("pico"))->model, ModelKind::kGlicko2);
+  EXPECT_EQ((*Registry().Find("picadice-duel"))->model, ModelKind::kGlicko2);
+  EXPECT_EQ((*Registry().Find("picadice-doubles"))->model, ModelKind::kWengLin);
+  EXPECT_EQ((*Registry().Find("kadice"))->model, ModelKind::kWengLin);
+  EXPECT_EQ(Registry().Find("nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(LadderTest, ConservativeRatingAndProvisional) {
+  const LadderSpec& g = **Registry().Find("pico");
+  EXPECT_DOUBLE_EQ(g.Conservative({1700, 60, 0.06, 30}), 1580);
+  EXPECT_TRUE(g.Provisional(g.Initial()));
+  EXPECT_TRUE(g.Provisional({1700, 60, 0.06, 4}));    // too few games
+  EXPECT_TRUE(g.Provisional({1700, 120, 0.06, 40}));  // deviation too high
+  EXPECT_FALSE(g.Provisional({1700, 60, 0.06, 5}));
+  const LadderSpec& w = **Registry().Find("pescado");
+  EXPECT_DOUBLE_EQ(w.Conservative({30, 2, 0, 10}), 24);
+  EXPECT_DOUBLE_EQ(w.Conservative(w.Initial()), 0);
+  EXPECT_TRUE(w.Provisional(w.Initial()));
+  EXPECT_FALSE(w.Provisional({30, 5, 0, 12}));
+  // A lucky newcomer cannot top an established player.
+  auto rated = Rate(g, {{g.Initial(), 0, 0, 1}, {{2100, 50, 0.06, 100}, 0, 1, 2}});
+  ASSERT_TRUE(rated.ok());
+  EXPECT_LT(g.Conservative((*rated)[0]), g.Conservative((*rated)[1]));
+}
+
+TEST(LadderTest, RateGlicko2LadderMatchesTheModel) {
+  const LadderSpec& g = **Registry().Find("pict");
+  const Rating a{1600, 80, 0.06, 10};
+  const Rating b{1500, 120, 0.059, 3};
+  auto out = Rate(g, {{a, 2.0, 0, 2}, {b, 5.0, 1, 1}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Glicko2Pair want =
+      Glicko2RateGame({1600, 80, 0.06}, 2.0, {1500, 120, 0.059}, 5.0, 0.0, g.glicko2);
+  EXPECT_DOUBLE_EQ((*out)[0].value, want.a.rating);
+  EXPECT_DOUBLE_EQ((*out)[1].deviation, want.b.deviation);
+  EXPECT_DOUBLE_EQ((*out)[1].volatility, want.b.volatility);
+  EXPECT_EQ((*out)[0].games, 11);
+  EXPECT_EQ((*out)[1].games, 4);
+  // A tie is a draw.
+  auto draw = Rate(g, {{g.Initial(), 0, 0, 1}, {g.Initial(), 0, 1, 1}});
+  ASSERT_TRUE(draw.ok());
+  EXPECT_NEAR((*draw)[0].value, 1500, 1e-9);
+}
+
+TEST(LadderTest, RateWengLinTeamsMatchesTheModel) {
+  LadderSpec d = **Registry().Find("picadice-doubles");
+  d.weng_lin.tau = 0;  // compare with the published-vector setting
+  const Rating n = d.Initial();
+  // Seats 0 and 2 against 1 and 3; the second team wins.
+  auto out = Rate(d, {{n, 0, 0, 2}, {n, 0, 1, 1}, {n, 0, 0, 2}, {n, 0, 1, 1}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_NEAR((*out)[1].value, 26.9641855033, 1e-6);
+  EXPECT_NEAR((*out)[3].value, 26.9641855033, 1e-6);
+  EXPECT_NEAR((*out)[0].value, 23.0358144967, 1e-6);
+  EXPECT_NEAR((*out)[2].deviation, 8.1775563577, 1e-6);
+}
+
+TEST(LadderTest, RateRejectsInconsistentInput) {
+  const LadderSpec& g = **Registry().Find("pico");
+  const Rating n = g.Initial();
+  EXPECT_FALSE(Rate(g, {{n, 0, 0, 1}, {n, 0, 0, 2}}).ok());                // one side
+  EXPECT_FALSE(Rate(g, {{n, 0, 0, 1}, {n, 0, 1, 2}, {n, 0, 2, 3}}).ok());  // three sides
+  EXPECT_FALSE(Rate(g, {{n, 0, 0, 0}, {n, 0, 1, 2}}).ok());                // rank 0
+  const LadderSpec& d = **Registry().Find("picadice-doubles");
+  const Rating m = d.Initial();
+  EXPECT_FALSE(Rate(d, {{m, 0, 0, 1}, {m, 0, 1, 2}, {m, 0, 0, 2}, {m, 0, 1, 2}}).ok());
+  EXPECT_FALSE(Rate(d, {{m, NAN, 0, 1}, {m, 0, 1, 2}}).ok());
+}
+
+TEST(LadderTest, SeasonResetPullsTowardTheMeanAndInflatesDeviation) {
+  const LadderSpec& g = **Registry().Find("pico");
+  const Rating r{1900, 60, 0.06, 50};
+  const Rating reset = g.ApplySeasonReset(r);
+  EXPECT_DOUBLE_EQ(reset.value, 1500 + 400 * 0.8);
+  EXPECT_NEAR(reset.deviation, std::sqrt(60.0 * 60 + 87.5 * 87.5), 1e-9);
+  EXPECT_EQ(reset.games, 50);
+  EXPECT_EQ(reset.volatility, 0.06);
+  // Never above the initial deviation; a below-mean player is pulled up.
+  EXPECT_DOUBLE_EQ(g.ApplySeasonReset({1200, 340, 0.06, 3}).deviation, 350);
+  EXPECT_DOUBLE_EQ(g.ApplySeasonReset({1200, 340, 0.06, 3}).value, 1260);
+  LadderSpec hard = g;
+  hard.season_reset.pull = 1.0;
+  EXPECT_DOUBLE_EQ(hard.ApplySeasonReset(r).value, 1500);
+  const LadderSpec& w = **Registry().Find("kadice");
+  EXPECT_DOUBLE_EQ(w.ApplySeasonReset({35, 3, 0, 20}).value, 33);
+}
+
+TEST(LadderTest, IdleGrowsDeviationOnBothModels) {
+  const LadderSpec& g = **Registry().Find("pico");
+  EXPECT_GT(g.Idle({1700, 60, 0.06, 10}, 100).deviation, 60);
+  const LadderSpec& w = **Registry().Find("kadice");
+  EXPECT_GT(w.Idle({30, 3, 0, 10}, 100).deviation, 3);
+  EXPECT_EQ(w.Idle({30, 3, 0, 10}, 100).value, 30);
+}
+
+}  // namespace
+}  // namespace parlor::ratings::model
