@@ -17,7 +17,7 @@ struct MatchSettings {
   // 0: the game's minimum player count.
   int num_players = 0;
   // Option strings as a player would give them; missing options take their defaults.
-  std::map<std::string, std::string> options;
+  std::map<std::string, std::string> options = {};
 };
 
 struct MatchResult {
