@@ -4,13 +4,17 @@
 #include "engine/games/pict/pict.h"
 #include "gtest/gtest.h"
 
+#ifndef PICT_CONFORMANCE_PLAYOUTS
+#define PICT_CONFORMANCE_PLAYOUTS 2000
+#endif
+
 namespace parlor::games::pict {
 namespace {
 
-TEST(PictConformance, TwoThousandPlayoutsPass) {
+TEST(PictConformance, SeededPlayoutsPass) {
   PictGame game;
   const conformance::ConformanceFigures figures =
-      conformance::RunConformance(game, {.playouts = 2000, .seed = 5});
+      conformance::RunConformance(game, {.playouts = PICT_CONFORMANCE_PLAYOUTS, .seed = 5});
   EXPECT_EQ(figures.failures, 0);
   EXPECT_GE(figures.playouts, 1);
 }
