@@ -30,7 +30,9 @@ add_library(parlor::accounts_proto ALIAS parlor_accounts_proto)
 set(PARLOR_PYTHON_GEN_DIR "${CMAKE_BINARY_DIR}/gen/python")
 set(PARLOR_PUBLIC_PROTOS parlor/accounts/v1/accounts.proto)
 set(python_stub_outputs)
+set(python_stub_inputs)
 foreach(proto ${PARLOR_PUBLIC_PROTOS})
+  list(APPEND python_stub_inputs "${CMAKE_SOURCE_DIR}/protos/${proto}")
   string(REGEX REPLACE "\\.proto$" "" stem "${proto}")
   list(APPEND python_stub_outputs "${PARLOR_PYTHON_GEN_DIR}/${stem}_pb2.py"
        "${PARLOR_PYTHON_GEN_DIR}/${stem}_pb2_grpc.py")
@@ -43,11 +45,33 @@ if(GRPC_PYTHON_PLUGIN)
             --pyi_out "${PARLOR_PYTHON_GEN_DIR}" --grpc_out "${PARLOR_PYTHON_GEN_DIR}"
             "--plugin=protoc-gen-grpc=${GRPC_PYTHON_PLUGIN}" ${PARLOR_PUBLIC_PROTOS}
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}/protos"
-    DEPENDS ${PARLOR_PUBLIC_PROTOS} protobuf::protoc
+    DEPENDS ${python_stub_inputs} protobuf::protoc
     COMMENT "Python stubs for the public protos"
     VERBATIM)
   add_custom_target(parlor_python_stubs ALL DEPENDS ${python_stub_outputs})
 endif()
+
+# PostgreSQL test harness: one server per ctest run (fixture `pg`), a fresh database per test.
+add_library(parlor_pgtest STATIC "${CMAKE_SOURCE_DIR}/tests/pg/pg_test_database.cc")
+add_library(parlor::pgtest ALIAS parlor_pgtest)
+target_include_directories(parlor_pgtest PUBLIC "${CMAKE_SOURCE_DIR}")
+target_compile_definitions(parlor_pgtest PRIVATE PARLOR_TEST_PG_DIR="${PARLOR_TEST_PG_DIR}")
+target_link_libraries(parlor_pgtest PUBLIC parlor::common_core parlor::testing PkgConfig::PQXX
+                      GTest::gtest absl::statusor)
+add_test(NAME pg_server_start
+         COMMAND bash "${CMAKE_SOURCE_DIR}/tests/pg/pg_test_server.sh" start "${PARLOR_TEST_PG_DIR}")
+add_test(NAME pg_server_stop
+         COMMAND bash "${CMAKE_SOURCE_DIR}/tests/pg/pg_test_server.sh" stop "${PARLOR_TEST_PG_DIR}")
+set_tests_properties(pg_server_start PROPERTIES FIXTURES_SETUP pg LABELS pg)
+set_tests_properties(pg_server_stop PROPERTIES FIXTURES_CLEANUP pg LABELS pg)
+
+# Registers the gtest cases of `target` (built from *_pgtest.cc files) with label `pg`, needing
+# the per-run PostgreSQL.
+function(parlor_add_pgtest target)
+  gtest_discover_tests(${target}
+    PROPERTIES LABELS "pg" FIXTURES_REQUIRED pg
+    ENVIRONMENT "PARLOR_TEST_PG_DIR=${PARLOR_TEST_PG_DIR}")
+endfunction()
 
 add_subdirectory(services)
 add_subdirectory(tests)

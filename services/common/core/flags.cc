@@ -25,7 +25,9 @@ std::string Flags::EnvName(absl::string_view flag) {
   return absl::StrCat("PARLOR_", absl::AsciiStrToUpper(flag));
 }
 
-void Flags::Add(std::string name, Setting setting) { settings_[std::move(name)] = std::move(setting); }
+void Flags::Add(std::string name, Setting setting) {
+  settings_[std::move(name)] = std::move(setting);
+}
 
 void Flags::String(std::string name, std::string* target, std::string help, bool required) {
   Add(std::move(name), Setting{.help = std::move(help),
@@ -48,20 +50,20 @@ void Flags::Secret(std::string name, std::string* target, std::string help, bool
 }
 
 void Flags::Int(std::string name, int* target, std::string help, IntRange range) {
-  Add(std::move(name),
-      Setting{.help = std::move(help),
-              .default_text = absl::StrCat(*target),
-              .assign = [target, range](const std::string& value) {
-                long long parsed = 0;
-                if (!absl::SimpleAtoi(value, &parsed)) {
-                  return absl::StrCat("\"", value, "\" is not an integer");
-                }
-                if (parsed < range.min || parsed > range.max) {
-                  return absl::StrCat(parsed, " is outside ", range.min, "..", range.max);
-                }
-                *target = static_cast<int>(parsed);
-                return std::string();
-              }});
+  Add(std::move(name), Setting{.help = std::move(help),
+                               .default_text = absl::StrCat(*target),
+                               .assign = [target, range](const std::string& value) {
+                                 long long parsed = 0;
+                                 if (!absl::SimpleAtoi(value, &parsed)) {
+                                   return absl::StrCat("\"", value, "\" is not an integer");
+                                 }
+                                 if (parsed < range.min || parsed > range.max) {
+                                   return absl::StrCat(parsed, " is outside ", range.min, "..",
+                                                       range.max);
+                                 }
+                                 *target = static_cast<int>(parsed);
+                                 return std::string();
+                               }});
 }
 
 void Flags::Bool(std::string name, bool* target, std::string help) {
@@ -186,9 +188,10 @@ std::string Flags::Usage() const {
   std::string out = absl::StrCat("usage: ", program_, " [flags]\n\nEvery flag --x can also be set ",
                                  "through the environment variable PARLOR_X.\n\n");
   for (const auto& [name, setting] : settings_) {
-    absl::StrAppend(&out, "  --", name, " (", EnvName(name), ")", setting.required ? " required" : "",
-                    "\n      ", setting.help);
-    if (!setting.default_text.empty()) absl::StrAppend(&out, " [default: ", setting.default_text, "]");
+    absl::StrAppend(&out, "  --", name, " (", EnvName(name), ")",
+                    setting.required ? " required" : "", "\n      ", setting.help);
+    if (!setting.default_text.empty())
+      absl::StrAppend(&out, " [default: ", setting.default_text, "]");
     absl::StrAppend(&out, "\n");
   }
   return out;

@@ -27,7 +27,8 @@ struct TestConfig {
 
 class FlagsTest : public ::testing::Test {
  protected:
-  absl::Status Parse(std::vector<std::string> args, std::vector<std::string>* positional = nullptr) {
+  absl::Status Parse(std::vector<std::string> args,
+                     std::vector<std::string>* positional = nullptr) {
     Flags flags("prog", [this](const std::string& name) -> std::optional<std::string> {
       auto it = env_.find(name);
       if (it == env_.end()) return std::nullopt;

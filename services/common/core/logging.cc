@@ -55,7 +55,8 @@ class ParlorFormatter : public spdlog::formatter {
 
 }  // namespace
 
-absl::Status InitLogging(absl::string_view service, absl::string_view format, absl::string_view level) {
+absl::Status InitLogging(absl::string_view service, absl::string_view format,
+                         absl::string_view level) {
   if (format != "text" && format != "json") {
     return absl::InvalidArgumentError(
         absl::StrCat("log format \"", format, "\" is not one of text|json"));
@@ -65,8 +66,8 @@ absl::Status InitLogging(absl::string_view service, absl::string_view format, ab
     return absl::InvalidArgumentError(absl::StrCat(
         "log level \"", level, "\" is not one of trace|debug|info|warn|error|critical|off"));
   }
-  auto logger = std::make_shared<spdlog::logger>(
-      std::string(service), std::make_shared<spdlog::sinks::stderr_sink_mt>());
+  auto logger = std::make_shared<spdlog::logger>(std::string(service),
+                                                 std::make_shared<spdlog::sinks::stderr_sink_mt>());
   logger->set_formatter(std::make_unique<ParlorFormatter>(std::string(service), format == "json"));
   logger->set_level(parsed);
   logger->flush_on(spdlog::level::info);
@@ -86,11 +87,21 @@ std::string JsonEscape(absl::string_view text) {
   out.reserve(text.size());
   for (unsigned char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           out += absl::StrFormat("\\u%04x", c);

@@ -2,9 +2,9 @@
 #define PARLOR_SERVICES_COMMON_CORE_LOGGING_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor {
@@ -15,7 +15,8 @@ namespace parlor {
 // "json" for log pipelines (one JSON object per line: ts, level, service, request_id, msg).
 // Use spdlog's own calls (`spdlog::info("...", args)`); the request id of the RPC being handled on
 // the current thread is added automatically (see ScopedRequestId).
-absl::Status InitLogging(absl::string_view service, absl::string_view format, absl::string_view level);
+absl::Status InitLogging(absl::string_view service, absl::string_view format,
+                         absl::string_view level);
 
 // Marks the current thread as working on one RPC until destroyed, so every log line it writes
 // carries that request id. RpcRunner sets it around each handler body.
@@ -37,5 +38,16 @@ const std::string& CurrentRequestId();
 std::string JsonEscape(absl::string_view text);
 
 }  // namespace parlor
+
+// Debian's abseil has its own string_view type (not std::string_view); let spdlog/fmt print it
+// (e.g. absl::Status::message()).
+template <>
+struct fmt::formatter<absl::string_view> : fmt::formatter<fmt::string_view> {
+  template <typename FormatContext>
+  auto format(absl::string_view value, FormatContext& context) const {
+    return fmt::formatter<fmt::string_view>::format(fmt::string_view(value.data(), value.size()),
+                                                    context);
+  }
+};
 
 #endif  // PARLOR_SERVICES_COMMON_CORE_LOGGING_H_

@@ -16,7 +16,8 @@ std::string PageTokens::Mac(absl::string_view cursor, absl::string_view request_
       .substr(0, kMacBytes);
 }
 
-std::string PageTokens::Encode(absl::string_view cursor, absl::string_view request_fingerprint) const {
+std::string PageTokens::Encode(absl::string_view cursor,
+                               absl::string_view request_fingerprint) const {
   return Base64UrlEncode(absl::StrCat(Mac(cursor, request_fingerprint), cursor));
 }
 

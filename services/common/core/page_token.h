@@ -2,9 +2,9 @@
 #define PARLOR_SERVICES_COMMON_CORE_PAGE_TOKEN_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace parlor {
 

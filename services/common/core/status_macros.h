@@ -5,11 +5,11 @@
 #include "absl/status/statusor.h"
 
 // Early return on error, as absl/Google code bases spell it.
-#define PARLOR_RETURN_IF_ERROR(expr)                    \
-  do {                                                  \
+#define PARLOR_RETURN_IF_ERROR(expr)                                    \
+  do {                                                                  \
     if (::absl::Status parlor_status_ = (expr); !parlor_status_.ok()) { \
-      return parlor_status_;                            \
-    }                                                   \
+      return parlor_status_;                                            \
+    }                                                                   \
   } while (false)
 
 #define PARLOR_STATUS_CONCAT_INNER(a, b) a##b

@@ -47,9 +47,10 @@ struct MdCtxDeleter {
 absl::StatusOr<std::string> DecodeKey(absl::string_view base64, absl::string_view what) {
   absl::StatusOr<std::string> raw = Base64Decode(base64);
   if (!raw.ok() || raw->size() != kEd25519KeyBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " must be the base64 of a raw 32-byte Ed25519 key (generate one with "
-              "`parlor-accounts keygen`)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what,
+                     " must be the base64 of a raw 32-byte Ed25519 key (generate one with "
+                     "`parlor-accounts keygen`)"));
   }
   return *raw;
 }
@@ -102,8 +103,9 @@ KeyPairBase64 GenerateKeyPair() {
 absl::StatusOr<std::string> PublicKeyFor(absl::string_view private_key_base64) {
   absl::StatusOr<std::string> seed = DecodeKey(private_key_base64, "private key");
   if (!seed.ok()) return seed.status();
-  PkeyPtr pkey(EVP_PKEY_new_raw_private_key(
-      EVP_PKEY_ED25519, nullptr, reinterpret_cast<const unsigned char*>(seed->data()), seed->size()));
+  PkeyPtr pkey(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr,
+                                            reinterpret_cast<const unsigned char*>(seed->data()),
+                                            seed->size()));
   if (pkey == nullptr) return absl::InvalidArgumentError("private key is not a valid Ed25519 key");
   std::string public_key(kEd25519KeyBytes, '\0');
   size_t length = public_key.size();
@@ -114,19 +116,22 @@ absl::StatusOr<std::string> PublicKeyFor(absl::string_view private_key_base64) {
   return Base64Encode(public_key);
 }
 
-absl::StatusOr<TokenSigner> TokenSigner::Create(TokenKind kind, absl::string_view private_key_base64) {
+absl::StatusOr<TokenSigner> TokenSigner::Create(TokenKind kind,
+                                                absl::string_view private_key_base64) {
   absl::StatusOr<std::string> seed =
       DecodeKey(private_key_base64, absl::StrCat(PolicyFor(kind).what, " private key"));
   if (!seed.ok()) return seed.status();
   auto key = std::make_shared<Key>();
-  key->pkey.reset(EVP_PKEY_new_raw_private_key(
-      EVP_PKEY_ED25519, nullptr, reinterpret_cast<const unsigned char*>(seed->data()), seed->size()));
+  key->pkey.reset(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr,
+                                               reinterpret_cast<const unsigned char*>(seed->data()),
+                                               seed->size()));
   if (key->pkey == nullptr) return absl::InvalidArgumentError("not a valid Ed25519 private key");
   return TokenSigner(kind, std::move(key));
 }
 
-absl::StatusOr<std::string> TokenSigner::Sign(absl::string_view subject, absl::string_view session_id,
-                                              absl::Time now, absl::Duration ttl) const {
+absl::StatusOr<std::string> TokenSigner::Sign(absl::string_view subject,
+                                              absl::string_view session_id, absl::Time now,
+                                              absl::Duration ttl) const {
   const KindPolicy policy = PolicyFor(kind_);
   google::protobuf::Struct payload;
   auto& fields = *payload.mutable_fields();
@@ -142,9 +147,8 @@ absl::StatusOr<std::string> TokenSigner::Sign(absl::string_view subject, absl::s
   if (!google::protobuf::util::MessageToJsonString(payload, &payload_json).ok()) {
     return absl::InternalError("could not encode token claims");
   }
-  const std::string signing_input =
-      absl::StrCat(Base64UrlEncode(R"({"alg":"EdDSA","typ":"JWT"})"), ".",
-                   Base64UrlEncode(payload_json));
+  const std::string signing_input = absl::StrCat(Base64UrlEncode(R"({"alg":"EdDSA","typ":"JWT"})"),
+                                                 ".", Base64UrlEncode(payload_json));
 
   std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
   std::string signature(kEd25519SignatureBytes, '\0');
@@ -152,7 +156,8 @@ absl::StatusOr<std::string> TokenSigner::Sign(absl::string_view subject, absl::s
   if (ctx == nullptr ||
       EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key_->pkey.get()) != 1 ||
       EVP_DigestSign(ctx.get(), reinterpret_cast<unsigned char*>(signature.data()),
-                     &signature_length, reinterpret_cast<const unsigned char*>(signing_input.data()),
+                     &signature_length,
+                     reinterpret_cast<const unsigned char*>(signing_input.data()),
                      signing_input.size()) != 1) {
     return absl::InternalError("could not sign token");
   }
@@ -217,8 +222,8 @@ absl::StatusOr<Claims> TokenVerifier::Verify(absl::string_view token, absl::Time
 
   if (StringField(*payload, "typ") != policy.typ || StringField(*payload, "iss") != policy.issuer ||
       StringField(*payload, "aud") != policy.audience) {
-    return Unauthenticated(what, absl::StrCat("is a \"", StringField(*payload, "typ"),
-                                              "\" token, not a ", what));
+    return Unauthenticated(
+        what, absl::StrCat("is a \"", StringField(*payload, "typ"), "\" token, not a ", what));
   }
   double exp = 0;
   double iat = 0;
@@ -235,11 +240,11 @@ absl::StatusOr<Claims> TokenVerifier::Verify(absl::string_view token, absl::Time
   if (claims.subject.empty()) return Unauthenticated(what, "has no subject");
   if (now >= claims.expires_at + leeway_) {
     return Unauthenticated(
-        what, absl::StrCat("expired at ", absl::FormatTime(absl::RFC3339_sec, claims.expires_at,
-                                                            absl::UTCTimeZone()),
-                           kind_ == TokenKind::kAccess
-                               ? "; call RefreshSession for a new one"
-                               : "; mint a new service credential"));
+        what,
+        absl::StrCat("expired at ",
+                     absl::FormatTime(absl::RFC3339_sec, claims.expires_at, absl::UTCTimeZone()),
+                     kind_ == TokenKind::kAccess ? "; call RefreshSession for a new one"
+                                                 : "; mint a new service credential"));
   }
   if (claims.issued_at > now + leeway_) return Unauthenticated(what, "is not valid yet");
   return claims;

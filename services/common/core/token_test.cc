@@ -96,8 +96,8 @@ TEST_F(TokenTest, MalformedTokensAreRejected) {
   TokenVerifier verifier = Verifier(TokenKind::kAccess, access_keys_);
   for (std::string bad : {std::string(""), std::string("abc"), std::string("a.b.c"),
                           std::string("a.b"), std::string(5000, 'a')}) {
-    EXPECT_THAT(verifier.Verify(bad, kNow), StatusIs(absl::StatusCode::kUnauthenticated,
-                                                      HasSubstr("access token")))
+    EXPECT_THAT(verifier.Verify(bad, kNow),
+                StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("access token")))
         << bad;
   }
 }

@@ -43,7 +43,7 @@ MATCHER_P(IsOkAndHolds, value_matcher, "") {
 
 }  // namespace parlor::testing
 
-#define PARLOR_ASSERT_OK_AND_ASSIGN(lhs, expr)                          \
+#define PARLOR_ASSERT_OK_AND_ASSIGN(lhs, expr) \
   PARLOR_ASSERT_OK_AND_ASSIGN_IMPL(PARLOR_TEST_CONCAT(statusor_, __LINE__), lhs, expr)
 #define PARLOR_TEST_CONCAT_INNER(a, b) a##b
 #define PARLOR_TEST_CONCAT(a, b) PARLOR_TEST_CONCAT_INNER(a, b)

@@ -1,0 +1,33 @@
+#ifndef PARLOR_SERVICES_ACCOUNTS_ACCOUNTS_SERVER_H_
+#define PARLOR_SERVICES_ACCOUNTS_ACCOUNTS_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "services/accounts/domain/accounts_service.h"
+#include "services/common/server.h"
+
+namespace parlor::accounts {
+
+// Settings only accounts has.
+struct AccountsConfig {
+  // Ed25519 private key (base64 of the 32-byte seed) that signs players' access tokens.
+  std::string access_token_private_key;
+  AccountsOptions options;
+};
+
+ServiceHost::Identity AccountsIdentity();
+void AddAccountsFlags(Flags& flags, AccountsConfig* config);
+// Derives the access-token public key for local verification from the private key.
+absl::Status FinalizeAccountsConfig(const AccountsConfig& config, ServerConfig& server);
+
+// Builds store → domain → API on `host` and registers the gRPC services. The returned holder
+// keeps them alive; destroy it after the host has shut down.
+absl::StatusOr<std::shared_ptr<void>> InstallAccounts(
+    ServiceHost& host, const AccountsConfig& config,
+    AccountsService::Clock clock = [] { return absl::Now(); });
+
+}  // namespace parlor::accounts
+
+#endif  // PARLOR_SERVICES_ACCOUNTS_ACCOUNTS_SERVER_H_

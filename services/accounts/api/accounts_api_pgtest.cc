@@ -1,0 +1,409 @@
+// End to end through the real transport: an in-process gRPC server (ServiceHost + accounts) on a
+// fresh PostgreSQL database, called through a real gRPC client channel.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "gtest/gtest.h"
+#include "parlor/accounts/v1/accounts.grpc.pb.h"
+#include "services/accounts/accounts_server.h"
+#include "services/common/core/crypto.h"
+#include "services/common/testing/grpc_health.h"
+#include "tests/pg/pg_test_database.h"
+
+namespace parlor::accounts {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kServing = 1;
+using v1::AccountsInternalService;
+using v1::AccountsService;
+
+// A clock the test can move, shared with the server.
+struct TestClock {
+  absl::Time now = absl::Now();
+};
+
+class AccountsApiPgTest : public parlor::testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    access_keys_ = auth::GenerateKeyPair();
+    service_keys_ = auth::GenerateKeyPair();
+    ServerConfig server;
+    server.listen_host = "127.0.0.1";
+    server.grpc_port = 0;
+    server.metrics_port = 0;
+    server.db_url = db_url();
+    server.worker_threads = 2;
+    server.drain_timeout = absl::Seconds(1);
+    server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
+    server.service_token_public_key = service_keys_.public_key;
+    AccountsConfig config;
+    config.access_token_private_key = access_keys_.private_key;
+    ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
+    absl::StatusOr<std::unique_ptr<ServiceHost>> host =
+        ServiceHost::Create(AccountsIdentity(), server);
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = *std::move(host);
+    absl::StatusOr<std::shared_ptr<void>> installed =
+        InstallAccounts(*host_, config, [clock = clock_] { return clock->now; });
+    ASSERT_TRUE(installed.ok()) << installed.status();
+    installed_ = *std::move(installed);
+    absl::Status started = host_->Start();
+    ASSERT_TRUE(started.ok()) << started;
+    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", host_->grpc_port()),
+                                       grpc::InsecureChannelCredentials());
+    accounts_ = AccountsService::NewStub(channel);
+    internal_ = AccountsInternalService::NewStub(channel);
+  }
+
+  void TearDown() override {
+    if (host_ != nullptr) host_->Shutdown();
+    installed_.reset();
+    host_.reset();
+  }
+
+  static std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    if (!token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    return context;
+  }
+
+  v1::AuthenticateDeviceResponse SignIn(const std::string& device_id,
+                                        std::optional<std::string> name = std::nullopt) {
+    v1::AuthenticateDeviceRequest request;
+    request.set_device_id(device_id);
+    if (name.has_value()) request.set_display_name(*name);
+    v1::AuthenticateDeviceResponse response;
+    grpc::Status status = accounts_->AuthenticateDevice(WithToken("").get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  std::string ServiceToken() {
+    auto signer = auth::TokenSigner::Create(auth::TokenKind::kService, service_keys_.private_key);
+    return *signer->Sign("matchmaking", "", clock_->now, absl::Minutes(5));
+  }
+
+  std::string Digest() {
+    absl::StatusOr<std::string> digest = parlor::testing::SchemaContentDigest(db_url(), "accounts");
+    EXPECT_TRUE(digest.ok()) << digest.status();
+    return digest.value_or("");
+  }
+
+  std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
+  auth::KeyPairBase64 access_keys_;
+  auth::KeyPairBase64 service_keys_;
+  std::unique_ptr<ServiceHost> host_;
+  std::shared_ptr<void> installed_;
+  std::unique_ptr<AccountsService::Stub> accounts_;
+  std::unique_ptr<AccountsInternalService::Stub> internal_;
+};
+
+TEST_F(AccountsApiPgTest, SignInReadUpdateRefreshSignOut) {
+  v1::AuthenticateDeviceResponse first = SignIn("device-0001", "Ada");
+  EXPECT_TRUE(first.created());
+  EXPECT_EQ(first.account().display_name(), "Ada");
+  EXPECT_FALSE(first.tokens().access_token().empty());
+  EXPECT_FALSE(first.tokens().refresh_token().empty());
+  EXPECT_EQ(first.tokens().access_token_expire_time().seconds() - absl::ToUnixSeconds(clock_->now),
+            15 * 60);
+
+  // The same device finds the same account; the requested name is ignored.
+  v1::AuthenticateDeviceResponse again = SignIn("device-0001", "Other");
+  EXPECT_FALSE(again.created());
+  EXPECT_EQ(again.account().account_id(), first.account().account_id());
+  EXPECT_EQ(again.account().display_name(), "Ada");
+
+  // A device without a requested name gets a generated one.
+  v1::AuthenticateDeviceResponse anonymous = SignIn("device-0002");
+  EXPECT_THAT(anonymous.account().display_name(), ::testing::StartsWith("Player-"));
+
+  v1::GetMeResponse me;
+  ASSERT_TRUE(accounts_->GetMe(WithToken(first.tokens().access_token()).get(), {}, &me).ok());
+  EXPECT_EQ(me.account().account_id(), first.account().account_id());
+
+  v1::UpdateProfileRequest update;
+  update.set_display_name("Ada Lovelace");
+  v1::UpdateProfileResponse updated;
+  clock_->now += absl::Seconds(3);
+  grpc::Status status =
+      accounts_->UpdateProfile(WithToken(first.tokens().access_token()).get(), update, &updated);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(updated.account().display_name(), "Ada Lovelace");
+  EXPECT_GT(updated.account().update_time().seconds(), updated.account().create_time().seconds());
+
+  v1::RefreshSessionRequest refresh;
+  refresh.set_refresh_token(first.tokens().refresh_token());
+  v1::RefreshSessionResponse refreshed;
+  status = accounts_->RefreshSession(WithToken("").get(), refresh, &refreshed);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_NE(refreshed.tokens().refresh_token(), first.tokens().refresh_token());
+  ASSERT_TRUE(accounts_->GetMe(WithToken(refreshed.tokens().access_token()).get(), {}, &me).ok());
+  EXPECT_EQ(me.account().display_name(), "Ada Lovelace");
+
+  // Internal lookup with a service credential.
+  v1::BatchGetAccountsRequest batch;
+  batch.add_account_ids(anonymous.account().account_id());
+  batch.add_account_ids(first.account().account_id());
+  batch.add_account_ids("00000000-0000-0000-0000-000000000000");
+  v1::BatchGetAccountsResponse found;
+  status = internal_->BatchGetAccounts(WithToken(ServiceToken()).get(), batch, &found);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(found.accounts_size(), 2);
+  EXPECT_EQ(found.accounts(0).account_id(), anonymous.account().account_id());
+  EXPECT_EQ(found.accounts(1).display_name(), "Ada Lovelace");
+
+  // Signing out kills the session's refresh token and, in accounts, its access token.
+  v1::SignOutResponse signed_out;
+  ASSERT_TRUE(
+      accounts_->SignOut(WithToken(refreshed.tokens().access_token()).get(), {}, &signed_out).ok());
+  refresh.set_refresh_token(refreshed.tokens().refresh_token());
+  status = accounts_->RefreshSession(WithToken("").get(), refresh, &refreshed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(status.error_message(), HasSubstr("signed out or revoked"));
+  status = accounts_->GetMe(WithToken(refreshed.tokens().access_token()).get(), {}, &me);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  // The other session of the same account is unaffected.
+  EXPECT_TRUE(accounts_->GetMe(WithToken(again.tokens().access_token()).get(), {}, &me).ok());
+}
+
+TEST_F(AccountsApiPgTest, RequestIdIsEchoedAndMetricsAreRecorded) {
+  grpc::ClientContext context;
+  context.AddMetadata("x-request-id", "test-req-1");
+  v1::AuthenticateDeviceRequest request;
+  request.set_device_id("device-metrics");
+  v1::AuthenticateDeviceResponse response;
+  ASSERT_TRUE(accounts_->AuthenticateDevice(&context, request, &response).ok());
+  auto echoed = context.GetServerInitialMetadata().find("x-request-id");
+  ASSERT_NE(echoed, context.GetServerInitialMetadata().end());
+  EXPECT_EQ(std::string(echoed->second.data(), echoed->second.size()), "test-req-1");
+
+  v1::GetMeResponse me;
+  EXPECT_FALSE(accounts_->GetMe(WithToken("").get(), {}, &me).ok());
+  const std::string scrape = host_->metrics().Serialize();
+  EXPECT_THAT(scrape,
+              HasSubstr("parlor_rpc_requests_total{code=\"OK\",method=\"AuthenticateDevice\","
+                        "service=\"parlor.accounts.v1.AccountsService\"} 1"));
+  EXPECT_THAT(scrape,
+              HasSubstr("parlor_rpc_requests_total{code=\"UNAUTHENTICATED\",method=\"GetMe\""));
+  EXPECT_THAT(scrape,
+              HasSubstr("parlor_rpc_duration_seconds_bucket{method=\"AuthenticateDevice\""));
+  EXPECT_THAT(scrape, HasSubstr("parlor_db_transactions_total{outcome=\"committed\","
+                                "transaction=\"authenticate_device\"} 1"));
+  EXPECT_THAT(scrape, HasSubstr("parlor_db_connections{state=\"idle\"}"));
+  EXPECT_THAT(scrape, HasSubstr("parlor_build_info{service=\"accounts\""));
+}
+
+// One bad request: what to send, and what must come back.
+struct BadInputCase {
+  std::string name;
+  std::function<grpc::Status()> call;
+  grpc::StatusCode code;
+  std::string message;
+  // Refresh-token reuse revokes the session by design; everything else must change nothing.
+  bool changes_database = false;
+};
+
+TEST_F(AccountsApiPgTest, BadInputGetsPreciseStatusAndChangesNothing) {
+  // Existing state the bad requests must not disturb.
+  v1::AuthenticateDeviceResponse ada = SignIn("device-ada-01", "Ada");
+  v1::AuthenticateDeviceResponse bob = SignIn("device-bob-01", "Bob");
+  const std::string token = ada.tokens().access_token();
+  // Rotate Bob's first refresh token, so presenting it again is reuse.
+  v1::RefreshSessionRequest refresh;
+  refresh.set_refresh_token(bob.tokens().refresh_token());
+  v1::RefreshSessionResponse refreshed;
+  ASSERT_TRUE(accounts_->RefreshSession(WithToken("").get(), refresh, &refreshed).ok());
+
+  auto access_signer =
+      *auth::TokenSigner::Create(auth::TokenKind::kAccess, access_keys_.private_key);
+  const std::string expired = *access_signer.Sign(ada.account().account_id(), "",
+                                                  clock_->now - absl::Hours(1), absl::Minutes(15));
+  auto forger =
+      *auth::TokenSigner::Create(auth::TokenKind::kAccess, auth::GenerateKeyPair().private_key);
+  const std::string forged =
+      *forger.Sign(ada.account().account_id(), "", clock_->now, absl::Minutes(15));
+  std::vector<std::string> parts = absl::StrSplit(token, '.');
+  std::string payload = *Base64UrlDecode(parts[1]);
+  payload.replace(payload.find(ada.account().account_id()), 36, bob.account().account_id());
+  const std::string tampered = absl::StrCat(parts[0], ".", Base64UrlEncode(payload), ".", parts[2]);
+  const std::string alg_none =
+      absl::StrCat(Base64UrlEncode(R"({"alg":"none"})"), ".", parts[1], ".");
+
+  auto authenticate = [this](std::string device_id, std::optional<std::string> name) {
+    return [this, device_id, name] {
+      v1::AuthenticateDeviceRequest request;
+      request.set_device_id(device_id);
+      if (name.has_value()) request.set_display_name(*name);
+      v1::AuthenticateDeviceResponse response;
+      return accounts_->AuthenticateDevice(WithToken("").get(), request, &response);
+    };
+  };
+  auto update = [this](std::string bearer, std::string name) {
+    return [this, bearer, name] {
+      v1::UpdateProfileRequest request;
+      request.set_display_name(name);
+      v1::UpdateProfileResponse response;
+      return accounts_->UpdateProfile(WithToken(bearer).get(), request, &response);
+    };
+  };
+  auto get_me = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::GetMeResponse response;
+      return accounts_->GetMe(WithToken(bearer).get(), {}, &response);
+    };
+  };
+  auto sign_out = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::SignOutResponse response;
+      return accounts_->SignOut(WithToken(bearer).get(), {}, &response);
+    };
+  };
+  auto refresh_with = [this](std::string refresh_token) {
+    return [this, refresh_token] {
+      v1::RefreshSessionRequest request;
+      request.set_refresh_token(refresh_token);
+      v1::RefreshSessionResponse response;
+      return accounts_->RefreshSession(WithToken("").get(), request, &response);
+    };
+  };
+  auto batch_get = [this](std::string bearer, std::vector<std::string> ids) {
+    return [this, bearer, ids] {
+      v1::BatchGetAccountsRequest request;
+      for (const std::string& id : ids) request.add_account_ids(id);
+      v1::BatchGetAccountsResponse response;
+      return internal_->BatchGetAccounts(WithToken(bearer).get(), request, &response);
+    };
+  };
+  using grpc::StatusCode;
+  const std::string long_name(25, 'a');
+  const std::vector<std::string> too_many_ids(101, ada.account().account_id());
+
+  const std::vector<BadInputCase> cases = {
+      {"empty device id", authenticate("", std::nullopt), StatusCode::INVALID_ARGUMENT,
+       "device_id is required"},
+      {"short device id", authenticate("abc", std::nullopt), StatusCode::INVALID_ARGUMENT,
+       "device_id must be 8-128 characters long; it has 3"},
+      {"oversized device id", authenticate(std::string(129, 'd'), std::nullopt),
+       StatusCode::INVALID_ARGUMENT, "device_id must be 8-128 characters long; it has 129"},
+      {"device id with space", authenticate("device id 1", std::nullopt),
+       StatusCode::INVALID_ARGUMENT, "printable ASCII characters without spaces"},
+      {"new account, empty name", authenticate("device-new-1", ""), StatusCode::INVALID_ARGUMENT,
+       "display_name must be 3-24 characters long; it has 0"},
+      {"new account, name too long", authenticate("device-new-1", long_name),
+       StatusCode::INVALID_ARGUMENT, "display_name must be 3-24 characters long; it has 25"},
+      {"new account, name taken ignoring case", authenticate("device-new-1", "aDA"),
+       StatusCode::ALREADY_EXISTS, "display_name \"aDA\" is taken"},
+      {"rename: too short", update(token, "ab"), StatusCode::INVALID_ARGUMENT,
+       "3-24 characters long; it has 2"},
+      {"rename: empty", update(token, ""), StatusCode::INVALID_ARGUMENT,
+       "display_name is required"},
+      {"rename: bad character", update(token, "Ada!"), StatusCode::INVALID_ARGUMENT, "found '!'"},
+      {"rename: non-ASCII", update(token, "Adé"), StatusCode::INVALID_ARGUMENT, "found byte 0xc3"},
+      {"rename: leading space", update(token, " Ada"), StatusCode::INVALID_ARGUMENT,
+       "must not start or end with a space"},
+      {"rename: taken ignoring case", update(token, "BOB"), StatusCode::ALREADY_EXISTS,
+       "display_name \"BOB\" is taken"},
+      {"missing token", get_me(""), StatusCode::UNAUTHENTICATED,
+       "missing credentials: send `authorization: Bearer <access token>`"},
+      {"not a bearer header",
+       [this] {
+         grpc::ClientContext context;
+         context.AddMetadata("authorization", "Basic YWRhOnB3");
+         v1::GetMeResponse response;
+         return accounts_->GetMe(&context, {}, &response);
+       },
+       StatusCode::UNAUTHENTICATED, "must have the form `Bearer <token>`"},
+      {"garbage token", get_me("not-a-jwt"), StatusCode::UNAUTHENTICATED,
+       "access token is malformed"},
+      {"expired token", get_me(expired), StatusCode::UNAUTHENTICATED, "expired at"},
+      {"expired token on a write", update(expired, "Ada Two"), StatusCode::UNAUTHENTICATED,
+       "call RefreshSession"},
+      {"forged token", get_me(forged), StatusCode::UNAUTHENTICATED, "signature is invalid"},
+      {"tampered token", update(tampered, "Hacked"), StatusCode::UNAUTHENTICATED,
+       "signature is invalid"},
+      {"alg none token", sign_out(alg_none), StatusCode::UNAUTHENTICATED, "only EdDSA"},
+      {"refresh: empty", refresh_with(""), StatusCode::INVALID_ARGUMENT,
+       "refresh_token is required"},
+      {"refresh: malformed", refresh_with("short"), StatusCode::UNAUTHENTICATED,
+       "refresh token is malformed"},
+      {"refresh: unknown", refresh_with(RandomToken(32)), StatusCode::UNAUTHENTICATED,
+       "refresh token is not valid"},
+      {"refresh: access token instead", refresh_with(token), StatusCode::UNAUTHENTICATED,
+       "refresh token is malformed"},
+      {"player token on internal RPC", batch_get(token, {ada.account().account_id()}),
+       StatusCode::PERMISSION_DENIED, "a player's access token is never accepted"},
+      {"no credential on internal RPC", batch_get("", {ada.account().account_id()}),
+       StatusCode::UNAUTHENTICATED, "needs `authorization: Bearer <service credential>`"},
+      {"internal: bad id", batch_get(ServiceToken(), {"'; DROP TABLE x"}),
+       StatusCode::INVALID_ARGUMENT, "is not an account id"},
+      {"internal: too many ids", batch_get(ServiceToken(), too_many_ids),
+       StatusCode::INVALID_ARGUMENT, "1-100 ids; it has 101"},
+      {"internal: no ids", batch_get(ServiceToken(), {}), StatusCode::INVALID_ARGUMENT,
+       "1-100 ids; it has 0"},
+      // Last: this one revokes Bob's session on purpose.
+      {"refresh token reuse", refresh_with(bob.tokens().refresh_token()),
+       StatusCode::UNAUTHENTICATED, "already used, so the session has been revoked",
+       /*changes_database=*/true},
+  };
+
+  for (const BadInputCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string before = Digest();
+    grpc::Status status = c.call();
+    EXPECT_EQ(status.error_code(), c.code) << status.error_message();
+    EXPECT_THAT(status.error_message(), HasSubstr(c.message));
+    if (!c.changes_database) {
+      EXPECT_EQ(Digest(), before) << "the database changed";
+    }
+  }
+
+  // Reuse revoked the whole family: the newest refresh token of Bob's session is dead too.
+  grpc::Status status = refresh_with(refreshed.tokens().refresh_token())();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(status.error_message(), HasSubstr("signed out or revoked"));
+  // And Ada was never affected.
+  v1::GetMeResponse me;
+  ASSERT_TRUE(accounts_->GetMe(WithToken(token).get(), {}, &me).ok());
+  EXPECT_EQ(me.account().display_name(), "Ada");
+}
+
+TEST_F(AccountsApiPgTest, ExpiredRefreshTokenIsRefused) {
+  v1::AuthenticateDeviceResponse ada = SignIn("device-ada-01", "Ada");
+  clock_->now += absl::Hours(24 * 31);
+  const std::string before = Digest();
+  v1::RefreshSessionRequest request;
+  request.set_refresh_token(ada.tokens().refresh_token());
+  v1::RefreshSessionResponse response;
+  grpc::Status status = accounts_->RefreshSession(WithToken("").get(), request, &response);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(status.error_message(), HasSubstr("has expired"));
+  EXPECT_EQ(Digest(), before);
+}
+
+TEST_F(AccountsApiPgTest, HealthTurnsServingOnceMigratedAndConnected) {
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", host_->grpc_port()),
+                                     grpc::InsecureChannelCredentials());
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (parlor::testing::HealthCheck(channel, "") != kServing && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_EQ(parlor::testing::HealthCheck(channel, ""), kServing);
+  EXPECT_EQ(parlor::testing::HealthCheck(channel, "parlor.accounts.v1.AccountsService"), kServing);
+  EXPECT_EQ(parlor::testing::HealthCheck(channel, "parlor.accounts.v1.AccountsInternalService"),
+            kServing);
+  EXPECT_EQ(parlor::testing::HealthCheck(channel, "no.such.Service"), -1);
+}
+
+}  // namespace
+}  // namespace parlor::accounts

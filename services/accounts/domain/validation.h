@@ -1,0 +1,29 @@
+#ifndef PARLOR_SERVICES_ACCOUNTS_DOMAIN_VALIDATION_H_
+#define PARLOR_SERVICES_ACCOUNTS_DOMAIN_VALIDATION_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace parlor::accounts {
+
+inline constexpr size_t kMinDisplayNameLength = 3;
+inline constexpr size_t kMaxDisplayNameLength = 24;
+inline constexpr size_t kMinDeviceIdLength = 8;
+inline constexpr size_t kMaxDeviceIdLength = 128;
+
+// Display names: 3-24 characters of ASCII letters, digits, space, '_' and '-', not starting or
+// ending with a space (so "Ada" and "Ada " cannot both exist). The database enforces the same
+// rule with a CHECK constraint; this check gives the client a precise message first.
+absl::Status ValidateDisplayName(absl::string_view name);
+
+// Device ids: 8-128 printable ASCII characters without spaces.
+absl::Status ValidateDeviceId(absl::string_view device_id);
+
+// Account ids are lower-case UUIDs.
+bool IsAccountId(absl::string_view id);
+
+}  // namespace parlor::accounts
+
+#endif  // PARLOR_SERVICES_ACCOUNTS_DOMAIN_VALIDATION_H_

@@ -1,0 +1,49 @@
+#ifndef PARLOR_SERVICES_COMMON_DB_MIGRATIONS_H_
+#define PARLOR_SERVICES_COMMON_DB_MIGRATIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace parlor {
+
+// One service's schema migrations: the files `NNNN_name.sql` in `directory`, applied in version
+// order into PostgreSQL schema `schema`, each recorded in `<schema>.schema_migrations` with a
+// SHA-256 checksum of the file.
+//
+// The same code runs at service start-up and in the `migrate` subcommand (a Kubernetes Job).
+// Everything happens in one transaction under a PostgreSQL advisory lock keyed by the schema, so
+// any number of replicas may start at once: one applies, the others wait and then find nothing
+// to do. A file whose checksum differs from the one recorded when it was applied is refused with
+// FAILED_PRECONDITION: applied migrations are history, changes go into a new file.
+struct MigrationSet {
+  std::string schema;
+  std::string directory;
+};
+
+struct MigrationFile {
+  int version = 0;
+  std::string name;  // file name, e.g. "0001_create_accounts.sql"
+  std::string sql;
+  std::string checksum;  // hex SHA-256 of sql
+};
+
+struct MigrationResult {
+  std::vector<std::string> applied;  // file names applied by this call
+  int already_applied = 0;
+};
+
+// Reads and validates the directory (names, duplicate versions). Exposed for tests.
+absl::StatusOr<std::vector<MigrationFile>> LoadMigrations(const std::string& directory);
+
+// Applies whatever is pending. `db_url` is a libpq connection string.
+absl::StatusOr<MigrationResult> ApplyMigrations(const std::string& db_url, const MigrationSet& set);
+
+// OK when every file is applied with a matching checksum (readiness without applying, for
+// deployments where a Job migrates); FAILED_PRECONDITION with what is missing otherwise.
+absl::Status CheckMigrationsApplied(const std::string& db_url, const MigrationSet& set);
+
+}  // namespace parlor
+
+#endif  // PARLOR_SERVICES_COMMON_DB_MIGRATIONS_H_

@@ -1,0 +1,103 @@
+#ifndef PARLOR_SERVICES_COMMON_DB_POOL_H_
+#define PARLOR_SERVICES_COMMON_DB_POOL_H_
+
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "pqxx/pqxx"
+
+namespace parlor {
+
+class Metrics;
+
+struct DbOptions {
+  // libpq connection string or URI, e.g. "host=/run/pg port=5432 dbname=parlor user=parlor".
+  std::string url;
+  int max_connections = 8;
+  // How long a request waits for a free connection before UNAVAILABLE.
+  absl::Duration acquire_timeout = absl::Seconds(5);
+  // Server-side cap on one statement, so a stuck query cannot hold a worker forever.
+  absl::Duration statement_timeout = absl::Seconds(10);
+  // Shows up in pg_stat_activity.
+  std::string application_name = "parlor";
+};
+
+struct TransactionOptions {
+  // SERIALIZABLE instead of READ COMMITTED.
+  bool serializable = false;
+  // Total attempts when PostgreSQL reports a serialization failure or a deadlock.
+  int max_attempts = 4;
+};
+
+// A bounded pool of libpqxx connections plus the transaction helper every store uses.
+//
+// Store code never sees a libpqxx exception escape: Transact() catches them and turns them into
+// absl::Status (lost connection → UNAVAILABLE, anything else → INTERNAL with the detail logged,
+// never returned). Calls block, so they belong on a service's worker pool, never on a gRPC thread.
+class DbPool {
+ public:
+  // Does not connect yet; connections open on demand. `metrics` may be null.
+  DbPool(DbOptions options, Metrics* metrics);
+  ~DbPool();
+  DbPool(const DbPool&) = delete;
+  DbPool& operator=(const DbPool&) = delete;
+
+  // A checked-out connection; returns to the pool when destroyed.
+  class Lease {
+   public:
+    Lease(Lease&& other) noexcept;
+    Lease& operator=(Lease&&) = delete;
+    ~Lease();
+    pqxx::connection& connection() { return *connection_; }
+    // The connection is unusable (e.g. the server went away): close it instead of pooling it.
+    void Discard() { discard_ = true; }
+
+   private:
+    friend class DbPool;
+    Lease(DbPool* pool, std::unique_ptr<pqxx::connection> connection)
+        : pool_(pool), connection_(std::move(connection)) {}
+    DbPool* pool_;
+    std::unique_ptr<pqxx::connection> connection_;
+    bool discard_ = false;
+  };
+
+  absl::StatusOr<Lease> Acquire();
+
+  // Runs `body` in a transaction named `name` (the name shows in logs and metrics), commits if it
+  // returns OK and rolls back otherwise. Serialization failures and deadlocks re-run the whole
+  // body, up to options.max_attempts times, so the body must have no effects outside the
+  // transaction. `body` may catch specific libpqxx errors it expects (e.g. unique_violation) and
+  // return a domain status; everything else is handled here.
+  absl::Status Transact(absl::string_view name,
+                        const std::function<absl::Status(pqxx::work&)>& body,
+                        TransactionOptions options = {});
+
+  // A cheap round trip ("SELECT 1"), for readiness.
+  absl::Status Ping();
+
+  const DbOptions& options() const { return options_; }
+
+ private:
+  void Release(std::unique_ptr<pqxx::connection> connection, bool discard);
+  absl::StatusOr<std::unique_ptr<pqxx::connection>> Connect();
+  void UpdateGauges();  // requires mu_
+
+  const DbOptions options_;
+  Metrics* const metrics_;
+  std::mutex mu_;
+  std::condition_variable released_;
+  std::vector<std::unique_ptr<pqxx::connection>> idle_;
+  int open_ = 0;  // idle + in use + being opened
+};
+
+}  // namespace parlor
+
+#endif  // PARLOR_SERVICES_COMMON_DB_POOL_H_

@@ -1,0 +1,62 @@
+#ifndef PARLOR_SERVICES_COMMON_METRICS_H_
+#define PARLOR_SERVICES_COMMON_METRICS_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "grpcpp/support/server_interceptor.h"
+#include "prometheus/counter.h"
+#include "prometheus/exposer.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace parlor {
+
+// One Prometheus registry per process plus the metrics every service has:
+//   parlor_rpc_requests_total{service,method,code}     counter, by a gRPC server interceptor
+//   parlor_rpc_duration_seconds{service,method}        histogram, same interceptor
+//   parlor_db_connections{state="idle"|"in_use"}       gauges, kept by DbPool
+//   parlor_db_transactions_total{transaction,outcome}  counter, kept by DbPool::Transact
+//   parlor_build_info{service,version}                 gauge fixed at 1
+// Services add their domain metrics to registry() with prometheus-cpp's builders, named
+// parlor_<area>_<what>_<unit>.
+class Metrics {
+ public:
+  Metrics(std::string service, std::string version);
+
+  // Serves /metrics on 0.0.0.0:`port`. Port 0 means "no exposer" (tests that scrape nothing).
+  absl::Status StartExposer(int port);
+
+  prometheus::Registry& registry() { return *registry_; }
+  const std::shared_ptr<prometheus::Registry>& shared_registry() const { return registry_; }
+
+  // Records one finished RPC; called by the interceptor (exposed for tests).
+  void RecordRpc(absl::string_view full_method, const char* code, double seconds);
+
+  prometheus::Gauge& db_connections_idle() { return *db_idle_; }
+  prometheus::Gauge& db_connections_in_use() { return *db_in_use_; }
+  prometheus::Counter& db_transactions(absl::string_view transaction, absl::string_view outcome);
+
+  // Interceptor factory to install on a grpc::ServerBuilder.
+  std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface> MakeInterceptorFactory();
+
+  // The text exposition of the registry (what a scrape returns), for tests and debugging.
+  std::string Serialize() const;
+
+ private:
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  prometheus::Family<prometheus::Counter>* rpc_requests_;
+  prometheus::Family<prometheus::Histogram>* rpc_duration_;
+  prometheus::Family<prometheus::Counter>* db_transactions_;
+  prometheus::Gauge* db_idle_;
+  prometheus::Gauge* db_in_use_;
+};
+
+}  // namespace parlor
+
+#endif  // PARLOR_SERVICES_COMMON_METRICS_H_

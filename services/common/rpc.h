@@ -1,0 +1,117 @@
+#ifndef PARLOR_SERVICES_COMMON_RPC_H_
+#define PARLOR_SERVICES_COMMON_RPC_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/clock.h"
+#include "grpcpp/server_context.h"
+#include "grpcpp/support/server_callback.h"
+#include "services/common/core/logging.h"
+#include "services/common/core/thread_pool.h"
+#include "services/common/core/token.h"
+#include "services/common/grpc_status.h"
+
+namespace parlor {
+
+// Who may call an RPC.
+enum class Access {
+  kPublic,  // no credential (e.g. AuthenticateDevice)
+  kPlayer,  // a player's access token
+  kService  // an internal service credential; a player's token gets PERMISSION_DENIED
+};
+
+// Verifies the bearer credential of a call locally (no call to accounts). Either verifier may be
+// absent when a service has no RPC of that access level.
+class Authenticator {
+ public:
+  Authenticator(std::optional<auth::TokenVerifier> access,
+                std::optional<auth::TokenVerifier> service)
+      : access_(std::move(access)), service_(std::move(service)) {}
+
+  // The caller's claims for `access`, from `authorization: Bearer <token>` metadata. Returns
+  // nullopt claims for kPublic.
+  absl::StatusOr<std::optional<auth::Claims>> Authenticate(const grpc::ServerContextBase& context,
+                                                           Access access, absl::Time now) const;
+
+ private:
+  std::optional<auth::TokenVerifier> access_;
+  std::optional<auth::TokenVerifier> service_;
+};
+
+// What a handler body knows about its call.
+struct CallContext {
+  std::string request_id;
+  // Set for Access::kPlayer and kService.
+  std::optional<auth::Claims> caller;
+  // The client's deadline (absl::InfiniteFuture() if none).
+  absl::Time deadline = absl::InfiniteFuture();
+
+  // The calling player's account id (Access::kPlayer RPCs only).
+  const std::string& account_id() const { return caller->subject; }
+};
+
+// Runs unary RPC bodies on the service's worker pool and finishes the reactor from there, so
+// PostgreSQL work never blocks a gRPC thread. It also sets the request id (from `x-request-id`
+// metadata, or a new one, echoed to the client), checks the credential before queueing, and maps
+// the body's absl::Status through ToGrpcStatus. Usage in a CallbackService:
+//
+//   grpc::ServerUnaryReactor* GetMe(grpc::CallbackServerContext* context,
+//                                   const GetMeRequest* request, GetMeResponse* response) override
+//                                   {
+//     return rpc_->Run(context, Access::kPlayer, request, response,
+//                      [this](const CallContext& call, const GetMeRequest& request,
+//                             GetMeResponse* response) { return GetMeBody(call, request, response);
+//                             });
+//   }
+class RpcRunner {
+ public:
+  using Clock = std::function<absl::Time()>;
+
+  RpcRunner(ThreadPool* workers, const Authenticator* authenticator, Clock clock = &absl::Now)
+      : workers_(workers), authenticator_(authenticator), clock_(std::move(clock)) {}
+
+  template <typename Request, typename Response, typename Body>
+  grpc::ServerUnaryReactor* Run(grpc::CallbackServerContext* context, Access access,
+                                const Request* request, Response* response, Body body) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    absl::StatusOr<CallContext> call = Prepare(*context, access);
+    if (!call.ok()) {
+      Finish(reactor, call.status());
+      return reactor;
+    }
+    const bool queued = workers_->TrySubmit(
+        [context, reactor, request, response, call = *std::move(call), body]() mutable {
+          ScopedRequestId scoped(call.request_id);
+          if (context->IsCancelled()) {
+            reactor->Finish(grpc::Status::CANCELLED);
+            return;
+          }
+          absl::Status status = body(static_cast<const CallContext&>(call), *request, response);
+          Finish(reactor, status);
+        });
+    if (!queued) {
+      Finish(reactor, absl::UnavailableError("server overloaded; retry with backoff"));
+    }
+    return reactor;
+  }
+
+  absl::Time Now() const { return clock_(); }
+
+ private:
+  absl::StatusOr<CallContext> Prepare(grpc::CallbackServerContext& context, Access access);
+  static void Finish(grpc::ServerUnaryReactor* reactor, const absl::Status& status);
+
+  ThreadPool* workers_;
+  const Authenticator* authenticator_;
+  Clock clock_;
+};
+
+}  // namespace parlor
+
+#endif  // PARLOR_SERVICES_COMMON_RPC_H_

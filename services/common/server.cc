@@ -1,0 +1,313 @@
+#include "services/common/server.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+#include "services/common/core/logging.h"
+#include "spdlog/spdlog.h"
+
+#ifndef PARLOR_DEFAULT_MIGRATIONS_DIR
+#define PARLOR_DEFAULT_MIGRATIONS_DIR "/usr/share/parlor/migrations"
+#endif
+
+namespace parlor {
+namespace {
+
+constexpr absl::Duration kReadinessInterval = absl::Seconds(5);
+
+}  // namespace
+
+void RegisterServerFlags(Flags& flags, ServerConfig* config) {
+  if (config->migrations_dir.empty()) config->migrations_dir = PARLOR_DEFAULT_MIGRATIONS_DIR;
+  flags.String("listen_host", &config->listen_host, "address the gRPC server binds");
+  flags.Int("grpc_port", &config->grpc_port, "gRPC port (0 picks a free one)",
+            {.min = 0, .max = 65535});
+  flags.Int("metrics_port", &config->metrics_port, "Prometheus /metrics port (0 disables)",
+            {.min = 0, .max = 65535});
+  flags.Choice("log_format", &config->log_format, {"text", "json"}, "log line format");
+  flags.Choice("log_level", &config->log_level,
+               {"trace", "debug", "info", "warn", "error", "critical", "off"}, "log threshold");
+  flags.Secret("db_url", &config->db_url,
+               "PostgreSQL connection string, e.g. \"host=/run/pg port=5432 dbname=parlor\"",
+               /*required=*/true);
+  flags.Int("db_max_connections", &config->db_max_connections, "PostgreSQL pool size",
+            {.min = 1, .max = 1000});
+  flags.Duration("db_acquire_timeout", &config->db_acquire_timeout,
+                 "wait for a pooled connection before UNAVAILABLE", absl::Milliseconds(10),
+                 absl::Minutes(1));
+  flags.Duration("db_statement_timeout", &config->db_statement_timeout,
+                 "server-side limit for one SQL statement", absl::Milliseconds(100),
+                 absl::Minutes(10));
+  flags.Int("worker_threads", &config->worker_threads, "threads running request bodies",
+            {.min = 1, .max = 1024});
+  flags.Int("max_queued_requests", &config->max_queued_requests,
+            "requests waiting for a worker before UNAVAILABLE", {.min = 1, .max = 1000000});
+  flags.Duration("drain_timeout", &config->drain_timeout,
+                 "on SIGTERM, how long in-flight RPCs may take before they are cancelled",
+                 absl::ZeroDuration(), absl::Minutes(10));
+  flags.Int("max_receive_message_bytes", &config->max_receive_message_bytes,
+            "largest request accepted", {.min = 1024, .max = 64 << 20});
+  flags.Int("max_send_message_bytes", &config->max_send_message_bytes, "largest response sent",
+            {.min = 1024, .max = 64 << 20});
+  flags.String("migrations_dir", &config->migrations_dir,
+               "directory holding migrations/<service>/NNNN_name.sql");
+  flags.Bool("migrate_on_start", &config->migrate_on_start,
+             "apply pending migrations at start-up (otherwise wait for the migrate Job)");
+  flags.String("access_token_public_key", &config->access_token_public_key,
+               "Ed25519 public key (base64) verifying players' access tokens");
+  flags.String("service_token_public_key", &config->service_token_public_key,
+               "Ed25519 public key (base64) verifying internal service credentials");
+}
+
+ServiceHost::ServiceHost(Identity identity, ServerConfig config)
+    : identity_(std::move(identity)), config_(std::move(config)) {}
+
+absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identity,
+                                                                 ServerConfig config) {
+  std::unique_ptr<ServiceHost> host(new ServiceHost(std::move(identity), std::move(config)));
+  const ServerConfig& c = host->config_;
+  host->metrics_ = std::make_unique<Metrics>(host->identity_.name, host->identity_.version);
+  host->db_ = std::make_unique<DbPool>(
+      DbOptions{.url = c.db_url,
+                .max_connections = c.db_max_connections,
+                .acquire_timeout = c.db_acquire_timeout,
+                .statement_timeout = c.db_statement_timeout,
+                .application_name = absl::StrCat("parlor-", host->identity_.name)},
+      host->metrics_.get());
+  host->workers_ = std::make_unique<ThreadPool>(host->identity_.name, c.worker_threads,
+                                                static_cast<size_t>(c.max_queued_requests));
+  std::optional<auth::TokenVerifier> access;
+  std::optional<auth::TokenVerifier> service;
+  if (!c.access_token_public_key.empty()) {
+    absl::StatusOr<auth::TokenVerifier> verifier =
+        auth::TokenVerifier::Create(auth::TokenKind::kAccess, c.access_token_public_key);
+    if (!verifier.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--access_token_public_key: ", verifier.status().message()));
+    }
+    access = *std::move(verifier);
+  }
+  if (!c.service_token_public_key.empty()) {
+    absl::StatusOr<auth::TokenVerifier> verifier =
+        auth::TokenVerifier::Create(auth::TokenKind::kService, c.service_token_public_key);
+    if (!verifier.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--service_token_public_key: ", verifier.status().message()));
+    }
+    service = *std::move(verifier);
+  }
+  host->authenticator_ = std::make_unique<Authenticator>(std::move(access), std::move(service));
+  host->rpc_ = std::make_unique<RpcRunner>(host->workers_.get(), host->authenticator_.get());
+  return host;
+}
+
+ServiceHost::~ServiceHost() { Shutdown(); }
+
+MigrationSet ServiceHost::migration_set() const {
+  return MigrationSet{
+      .schema = identity_.schema,
+      .directory = (std::filesystem::path(config_.migrations_dir) / identity_.name).string()};
+}
+
+void ServiceHost::AddService(grpc::Service* service, std::string health_name) {
+  services_.emplace_back(service, std::move(health_name));
+}
+
+absl::Status ServiceHost::Start() {
+  if (config_.migrate_on_start) {
+    absl::StatusOr<MigrationResult> migrated = ApplyMigrations(config_.db_url, migration_set());
+    if (!migrated.ok()) return migrated.status();
+    spdlog::info("migrations of schema {}: {} applied now, {} already applied", identity_.schema,
+                 migrated->applied.size(), migrated->already_applied);
+  }
+  if (absl::Status status = metrics_->StartExposer(config_.metrics_port); !status.ok()) {
+    return status;
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(absl::StrCat(config_.listen_host, ":", config_.grpc_port),
+                           grpc::InsecureServerCredentials(), &grpc_port_);
+  builder.SetMaxReceiveMessageSize(config_.max_receive_message_bytes);
+  builder.SetMaxSendMessageSize(config_.max_send_message_bytes);
+  // Mobile clients sit behind NATs that drop idle flows and on radios that pay for every
+  // wake-up: let clients ping us (for their own NAT keep-alive) but no more than every 20 s, and
+  // only ping idle clients rarely ourselves. Recycle connections every 30 minutes so load
+  // spreads over new replicas, with a grace period for in-flight calls.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 5 * 60 * 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20 * 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 20 * 1000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 5);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 60 * 60 * 1000);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, 30 * 60 * 1000);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, 5 * 60 * 1000);
+  for (auto& [service, health_name] : services_) builder.RegisterService(service);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
+  creators.push_back(metrics_->MakeInterceptorFactory());
+  builder.experimental().SetInterceptorCreators(std::move(creators));
+  server_ = builder.BuildAndStart();
+  if (server_ == nullptr) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", config_.listen_host, ":",
+                                               config_.grpc_port, " (port in use?)"));
+  }
+  SetServing(false);
+  readiness_ = std::thread([this] { ReadinessLoop(); });
+  spdlog::info("{} listening on {}:{} (metrics on {})", identity_.name, config_.listen_host,
+               grpc_port_,
+               config_.metrics_port == 0 ? std::string("nothing")
+                                         : absl::StrCat(":", config_.metrics_port, "/metrics"));
+  return absl::OkStatus();
+}
+
+void ServiceHost::SetServing(bool serving) {
+  if (server_ == nullptr) return;
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus(serving);
+  for (auto& [service, health_name] : services_) health->SetServingStatus(health_name, serving);
+}
+
+void ServiceHost::ReadinessLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    // Ready means: our migrations are in place and the database answers through the pool.
+    absl::Status status = CheckMigrationsApplied(config_.db_url, migration_set());
+    if (status.ok()) status = db_->Ping();
+    lock.lock();
+    if (stopping_) break;
+    const bool ready = status.ok();
+    if (ready != serving_) {
+      serving_ = ready;
+      SetServing(ready);
+      if (ready) {
+        spdlog::info("{} is SERVING", identity_.name);
+      } else {
+        spdlog::warn("{} is NOT_SERVING: {}", identity_.name, status.message());
+      }
+    }
+    // Poll faster until the first success so a fresh replica turns ready quickly.
+    wake_.wait_for(
+        lock, absl::ToChronoMilliseconds(serving_ ? kReadinessInterval : absl::Milliseconds(200)));
+  }
+}
+
+void ServiceHost::Shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    serving_ = false;
+    SetServing(false);
+  }
+  wake_.notify_all();
+  if (readiness_.joinable()) readiness_.join();
+  if (server_ != nullptr) {
+    spdlog::info("{} draining (up to {})", identity_.name,
+                 absl::FormatDuration(config_.drain_timeout));
+    server_->Shutdown(std::chrono::system_clock::now() +
+                      absl::ToChronoMilliseconds(config_.drain_timeout));
+    server_->Wait();
+  }
+  workers_->Shutdown();
+  spdlog::info("{} stopped", identity_.name);
+}
+
+void BlockTerminationSignals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+absl::Status ServiceHost::RunUntilSignalled() {
+  if (absl::Status status = Start(); !status.ok()) return status;
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  spdlog::info("{} received {}; shutting down", identity_.name,
+               signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  Shutdown();
+  return absl::OkStatus();
+}
+
+int RunServiceMain(int argc, char** argv, const ServiceMain& main) {
+  BlockTerminationSignals();
+  const std::string program = absl::StrCat("parlor-", main.identity.name);
+  ServerConfig config;
+  Flags flags(program);
+  RegisterServerFlags(flags, &config);
+  if (main.add_flags) main.add_flags(flags);
+  std::vector<std::string> positional;
+  if (absl::Status status = flags.Parse(argc, argv, &positional); !status.ok()) {
+    if (status.code() == absl::StatusCode::kNotFound) {
+      std::printf("%s\nsubcommands: serve (default), migrate\n",
+                  std::string(status.message()).c_str());
+      return 0;
+    }
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+    return 2;
+  }
+  if (main.finalize_config) {
+    if (absl::Status status = main.finalize_config(config); !status.ok()) {
+      std::fprintf(stderr, "%s: invalid configuration: %s\n", program.c_str(),
+                   std::string(status.message()).c_str());
+      return 2;
+    }
+  }
+  if (absl::Status status = InitLogging(main.identity.name, config.log_format, config.log_level);
+      !status.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+    return 2;
+  }
+  const std::string command = positional.empty() ? "serve" : positional.front();
+  if (positional.size() > 1 || (command != "serve" && command != "migrate")) {
+    std::fprintf(stderr, "%s: unknown command \"%s\"; use serve or migrate\n", program.c_str(),
+                 command.c_str());
+    return 2;
+  }
+
+  absl::StatusOr<std::unique_ptr<ServiceHost>> host = ServiceHost::Create(main.identity, config);
+  if (!host.ok()) {
+    spdlog::critical("{}", host.status().message());
+    return 2;
+  }
+  if (command == "migrate") {
+    absl::StatusOr<MigrationResult> result =
+        ApplyMigrations(config.db_url, (*host)->migration_set());
+    if (!result.ok()) {
+      spdlog::critical("migrate failed: {}", result.status().message());
+      return 1;
+    }
+    spdlog::info("migrate: {} applied, {} already applied", result->applied.size(),
+                 result->already_applied);
+    for (const std::string& name : result->applied) spdlog::info("applied {}", name);
+    return 0;
+  }
+  absl::StatusOr<std::shared_ptr<void>> services = main.make_services(**host);
+  if (!services.ok()) {
+    spdlog::critical("{}", services.status().message());
+    return 2;
+  }
+  if (absl::Status status = (*host)->RunUntilSignalled(); !status.ok()) {
+    spdlog::critical("{}", status.message());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace parlor

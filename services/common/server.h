@@ -1,0 +1,137 @@
+#ifndef PARLOR_SERVICES_COMMON_SERVER_H_
+#define PARLOR_SERVICES_COMMON_SERVER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/server.h"
+#include "services/common/core/flags.h"
+#include "services/common/core/thread_pool.h"
+#include "services/common/db/migrations.h"
+#include "services/common/db/pool.h"
+#include "services/common/metrics.h"
+#include "services/common/rpc.h"
+
+namespace parlor {
+
+// Settings every service shares; RegisterServerFlags() exposes them as --flags / PARLOR_* vars.
+struct ServerConfig {
+  std::string listen_host = "0.0.0.0";
+  int grpc_port = 8080;     // 0 picks a free port (tests)
+  int metrics_port = 9090;  // 0 disables the /metrics exposer
+  std::string log_format = "text";
+  std::string log_level = "info";
+  std::string db_url;
+  int db_max_connections = 8;
+  absl::Duration db_acquire_timeout = absl::Seconds(5);
+  absl::Duration db_statement_timeout = absl::Seconds(10);
+  int worker_threads = 8;
+  int max_queued_requests = 2000;
+  absl::Duration drain_timeout = absl::Seconds(20);
+  int max_receive_message_bytes = 1 << 20;
+  int max_send_message_bytes = 4 << 20;
+  std::string migrations_dir;  // defaults to the source tree's migrations/ (see CMake)
+  bool migrate_on_start = true;
+  // Ed25519 public keys (base64 of 32 raw bytes) for local token verification.
+  std::string access_token_public_key;
+  std::string service_token_public_key;
+};
+
+void RegisterServerFlags(Flags& flags, ServerConfig* config);
+
+// The gRPC server of one service and everything around it: logging, metrics exposer, DB pool,
+// worker pool, authenticator, health (SERVING only once migrations are applied and the database
+// answers; NOT_SERVING from SIGTERM on), reflection, message limits, keepalive tuned for mobile
+// clients, and a graceful drain on shutdown.
+class ServiceHost {
+ public:
+  struct Identity {
+    std::string name;     // "accounts": logs, metrics, application_name
+    std::string version;  // build version for parlor_build_info
+    // Schema and migration files of this service (directory relative to migrations_dir).
+    std::string schema;
+  };
+
+  static absl::StatusOr<std::unique_ptr<ServiceHost>> Create(Identity identity,
+                                                             ServerConfig config);
+  ~ServiceHost();
+
+  DbPool& db() { return *db_; }
+  ThreadPool& workers() { return *workers_; }
+  Metrics& metrics() { return *metrics_; }
+  RpcRunner& rpc() { return *rpc_; }
+  const ServerConfig& config() const { return config_; }
+  MigrationSet migration_set() const;
+
+  // Registers a gRPC service; the host does not own it. Call before Start().
+  void AddService(grpc::Service* service, std::string health_name);
+
+  // Applies migrations (if configured), starts listening, and flips health to SERVING once the
+  // database answers. Returns when the server is up.
+  absl::Status Start();
+  int grpc_port() const { return grpc_port_; }
+
+  // NOT_SERVING, stop accepting, let in-flight RPCs finish until drain_timeout, then cancel the
+  // rest; finish queued work. Idempotent.
+  void Shutdown();
+
+  // Start(), then block until SIGTERM or SIGINT, then Shutdown(). The caller must have blocked
+  // those signals in every thread (BlockTerminationSignals) before creating any thread.
+  absl::Status RunUntilSignalled();
+
+ private:
+  ServiceHost(Identity identity, ServerConfig config);
+  void SetServing(bool serving);
+  void ReadinessLoop();
+
+  Identity identity_;
+  ServerConfig config_;
+  std::unique_ptr<Metrics> metrics_;
+  std::unique_ptr<DbPool> db_;
+  std::unique_ptr<ThreadPool> workers_;
+  std::unique_ptr<Authenticator> authenticator_;
+  std::unique_ptr<RpcRunner> rpc_;
+  std::vector<std::pair<grpc::Service*, std::string>> services_;
+  std::unique_ptr<grpc::Server> server_;
+  int grpc_port_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  bool serving_ = false;
+  std::thread readiness_;
+};
+
+// Blocks SIGTERM/SIGINT in the calling thread (and so in every thread it creates later), so that
+// RunUntilSignalled can wait for them synchronously.
+void BlockTerminationSignals();
+
+// The whole main() of a service binary:
+//   <binary> [serve]    run the service (default)
+//   <binary> migrate    apply this service's migrations and exit (Kubernetes Job)
+//   <binary> --help
+// `add_flags` registers service-specific flags; `make_services` builds the gRPC services once the
+// host exists (store, domain, API objects) and keeps them alive in the returned holder.
+struct ServiceMain {
+  ServiceHost::Identity identity;
+  std::function<void(Flags&)> add_flags;
+  // Optional: validates service settings and fills in derived server settings after parsing.
+  std::function<absl::Status(ServerConfig&)> finalize_config;
+  // Called after flags parsed; returns the services to register plus anything to keep alive.
+  std::function<absl::StatusOr<std::shared_ptr<void>>(ServiceHost& host)> make_services;
+};
+int RunServiceMain(int argc, char** argv, const ServiceMain& main);
+
+}  // namespace parlor
+
+#endif  // PARLOR_SERVICES_COMMON_SERVER_H_

@@ -1,0 +1,56 @@
+#ifndef PARLOR_TESTS_PG_PG_TEST_DATABASE_H_
+#define PARLOR_TESTS_PG_PG_TEST_DATABASE_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "gtest/gtest.h"
+
+namespace parlor::testing {
+
+// Integration tests (`*_pgtest.cc`, ctest label `pg`) run against a real PostgreSQL 15 that the
+// ctest fixture `pg` starts once per run (tests/pg/pg_test_server.sh). Each test gets its own
+// fresh, empty database, dropped afterwards, so tests are independent and may run in parallel.
+//
+// The server is found through $PARLOR_TEST_PG_CONNINFO, or else the conninfo file the fixture
+// writes (its directory is compiled in, or $PARLOR_TEST_PG_DIR).
+absl::StatusOr<std::string> PgServerConninfo();
+
+class PgTestDatabase {
+ public:
+  static absl::StatusOr<std::unique_ptr<PgTestDatabase>> Create();
+  ~PgTestDatabase();
+
+  // libpq connection string for this database.
+  const std::string& url() const { return url_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  PgTestDatabase(std::string server, std::string name, std::string url)
+      : server_(std::move(server)), name_(std::move(name)), url_(std::move(url)) {}
+  std::string server_;
+  std::string name_;
+  std::string url_;
+};
+
+// A digest of every row of every table in `schema` (ordered, so it is stable). Equal digests
+// before and after an operation mean the operation changed nothing.
+absl::StatusOr<std::string> SchemaContentDigest(const std::string& url, const std::string& schema);
+
+// Base fixture: a fresh database per test.
+//
+//   class MyStorePgTest : public parlor::testing::PgTest {};
+//   TEST_F(MyStorePgTest, Works) { ... db_url() ... }
+class PgTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  const std::string& db_url() const { return database_->url(); }
+
+ private:
+  std::unique_ptr<PgTestDatabase> database_;
+};
+
+}  // namespace parlor::testing
+
+#endif  // PARLOR_TESTS_PG_PG_TEST_DATABASE_H_
