@@ -1,0 +1,1396 @@
+#include "engine/games/kadice/kadice.h"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
+#include <span>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kadice/kadice_state.pb.h"
+#include "parlor/games/v1/kadice.pb.h"
+
+namespace parlor::games::kadice {
+namespace {
+
+using engine::Action;
+using ::parlor::engine::kadice::KadiceState_Event;
+using ::parlor::engine::kadice::KadiceState_Player;
+using StateProto = ::parlor::engine::kadice::KadiceState;
+
+constexpr int kRollBase = 100;
+constexpr int kSetDieBase = 200;
+constexpr int kShiftDieBase = 300;
+constexpr int kEliminateBase = 400;
+constexpr int kHoldBase = 500;
+constexpr uint32_t kAllDice = (1u << kNumDice) - 1;
+
+// The subsets of {0..n-1} sorted by size, then lexicographically by their sorted elements.
+template <int kBits>
+struct SubsetOrder {
+  std::array<uint8_t, 1 << kBits> rank_of{};
+  std::array<uint8_t, 1 << kBits> mask_at{};
+
+  static constexpr bool Before(uint32_t a, uint32_t b) {
+    const int size_a = std::popcount(a), size_b = std::popcount(b);
+    if (size_a != size_b) return size_a < size_b;
+    // Same size: compare sorted element lists lexicographically.
+    while (a != 0 && b != 0) {
+      const int low_a = std::countr_zero(a), low_b = std::countr_zero(b);
+      if (low_a != low_b) return low_a < low_b;
+      a &= a - 1;
+      b &= b - 1;
+    }
+    return false;
+  }
+
+  constexpr SubsetOrder() {
+    constexpr int n = 1 << kBits;
+    for (int i = 0; i < n; ++i) mask_at[i] = static_cast<uint8_t>(i);
+    // Insertion sort: small and constexpr-friendly.
+    for (int i = 1; i < n; ++i) {
+      for (int j = i; j > 0 && Before(mask_at[j], mask_at[j - 1]); --j) {
+        const uint8_t t = mask_at[j];
+        mask_at[j] = mask_at[j - 1];
+        mask_at[j - 1] = t;
+      }
+    }
+    for (int i = 0; i < n; ++i) rank_of[mask_at[i]] = static_cast<uint8_t>(i);
+  }
+};
+
+constexpr SubsetOrder<5> kDiceSubsets;
+constexpr SubsetOrder<4> kSeatSubsets;
+
+constexpr const char* kCardNames[kNumCards] = {
+    "SINGLE PAIR 1",  "SINGLE PAIR 2", "SINGLE PAIR 3", "SINGLE PAIR 4", "SINGLE PAIR 5",
+    "SINGLE PAIR 6",  "3 OF A KIND",   "10 OR UNDER",   "25 OR OVER",    "2 PAIRS",
+    "SMALL STRAIGHT", "FULL HOUSE",    "ALL EVENS",     "ALL ODDS",      "4 OF A KIND",
+    "LARGE STRAIGHT", "KA'DICE"};
+
+bool IsSinglePair(int card) { return card >= kSinglePair1 && card <= kSinglePair6; }
+int WildNumber(int card) { return card - kSinglePair1 + 1; }
+
+std::string SeatName(int seat) { return absl::StrCat("seat ", seat); }
+
+std::string DiceString(const Dice& dice) {
+  return absl::StrCat("[", dice[0], ",", dice[1], ",", dice[2], ",", dice[3], ",", dice[4], "]");
+}
+
+// "die 3", "dice 0, 1".
+std::string DiceList(uint32_t mask) {
+  std::vector<int> items;
+  for (uint32_t m = mask; m != 0; m &= m - 1) items.push_back(std::countr_zero(m));
+  return absl::StrCat(items.size() == 1 ? "die " : "dice ", absl::StrJoin(items, ", "));
+}
+
+// "seat 1, seat 2 and seat 3".
+std::string SeatListWords(uint32_t mask) {
+  std::vector<std::string> names;
+  for (uint32_t m = mask; m != 0; m &= m - 1) names.push_back(SeatName(std::countr_zero(m)));
+  if (names.size() <= 1) return absl::StrJoin(names, "");
+  const std::string last = names.back();
+  names.pop_back();
+  return absl::StrCat(absl::StrJoin(names, ", "), " and ", last);
+}
+
+// Why `dice` do not meet `card`'s requirement: "needs two 5s; your dice [4,4,1,2,6] show none".
+std::string UnmetReason(int card, const Dice& dice) {
+  const std::string shown = DiceString(dice);
+  if (IsSinglePair(card)) {
+    const int n = WildNumber(card);
+    const int count = static_cast<int>(std::count(dice.begin(), dice.end(), n));
+    return absl::StrCat("needs two ", n, "s; your dice ", shown, " show ",
+                        count == 0 ? "none" : "only one");
+  }
+  const int total = std::accumulate(dice.begin(), dice.end(), 0);
+  switch (card) {
+    case kThreeOfAKind:
+      return absl::StrCat("needs three dice showing the same number; your dice ", shown, " do not");
+    case kTenOrUnder:
+      return absl::StrCat("needs a total of 10 or less; your dice ", shown, " total ", total);
+    case kTwentyFiveOrOver:
+      return absl::StrCat("needs a total of 25 or more; your dice ", shown, " total ", total);
+    case kTwoPairs:
+      return absl::StrCat("needs two pairs; your dice ", shown, " do not show them");
+    case kSmallStraight:
+      return absl::StrCat("needs four consecutive numbers; your dice ", shown, " do not show them");
+    case kFullHouse:
+      return absl::StrCat("needs three of one number and two of another; your dice ", shown,
+                          " do not show that");
+    case kAllEvens:
+      return absl::StrCat("needs all five dice even; your dice ", shown, " are not");
+    case kAllOdds:
+      return absl::StrCat("needs all five dice odd; your dice ", shown, " are not");
+    case kFourOfAKind:
+      return absl::StrCat("needs four dice showing the same number; your dice ", shown, " do not");
+    case kLargeStraight:
+      return absl::StrCat("needs five consecutive numbers; your dice ", shown, " do not show them");
+    default:
+      return absl::StrCat("needs five different numbers with no four in a row; your dice ", shown,
+                          " do not show that");
+  }
+}
+
+absl::Status Refuse(absl::string_view message) { return absl::FailedPreconditionError(message); }
+
+const StateProto::Player* FindPlayer(const StateProto& proto, int seat) {
+  return seat >= 0 && seat < proto.players_size() ? &proto.players(seat) : nullptr;
+}
+
+}  // namespace
+
+// ---- Cards and dice --------------------------------------------------------------------------
+
+std::string CardName(int card) {
+  if (card < 0 || card >= kNumCards) return "no card";
+  return kCardNames[card];
+}
+
+uint32_t MetCards(const Dice& dice) {
+  int count[7] = {0, 0, 0, 0, 0, 0, 0};
+  int total = 0;
+  uint32_t shown = 0;  // bit v-1 for each value v shown
+  for (int8_t d : dice) {
+    ++count[d];
+    total += d;
+    shown |= 1u << (d - 1);
+  }
+  int max_count = 0, pairs = 0;
+  bool has_three = false, has_two = false;
+  uint32_t met = 0;
+  for (int v = 1; v <= 6; ++v) {
+    max_count = std::max(max_count, count[v]);
+    pairs += count[v] / 2;
+    has_three |= count[v] == 3;
+    has_two |= count[v] == 2;
+    if (count[v] >= 2) met |= 1u << (kSinglePair1 + v - 1);
+  }
+  if (max_count >= 3) met |= 1u << kThreeOfAKind;
+  if (max_count >= 4) met |= 1u << kFourOfAKind;
+  if (total <= 10) met |= 1u << kTenOrUnder;
+  if (total >= 25) met |= 1u << kTwentyFiveOrOver;
+  if (pairs >= 2) met |= 1u << kTwoPairs;
+  if (has_three && has_two) met |= 1u << kFullHouse;
+  const bool small_straight = (shown & 0b001111) == 0b001111 || (shown & 0b011110) == 0b011110 ||
+                              (shown & 0b111100) == 0b111100;
+  if (small_straight) met |= 1u << kSmallStraight;
+  if (shown == 0b011111 || shown == 0b111110) met |= 1u << kLargeStraight;
+  if ((shown & 0b010101) == 0) met |= 1u << kAllEvens;  // no 1, 3 or 5
+  if ((shown & 0b101010) == 0) met |= 1u << kAllOdds;   // no 2, 4 or 6
+  if (std::popcount(shown) == 5 && !small_straight) met |= 1u << kKadice;
+  return met;
+}
+
+bool IsFiveOfAKind(const Dice& dice) {
+  return dice[0] == dice[1] && dice[1] == dice[2] && dice[2] == dice[3] && dice[3] == dice[4];
+}
+
+// ---- Action codes ----------------------------------------------------------------------------
+
+int SubsetRank5(uint32_t mask) { return kDiceSubsets.rank_of[mask & 31]; }
+uint32_t SubsetFromRank5(int rank) { return kDiceSubsets.mask_at[rank & 31]; }
+int SubsetRank4(uint32_t mask) { return kSeatSubsets.rank_of[mask & 15]; }
+uint32_t SubsetFromRank4(int rank) { return kSeatSubsets.mask_at[rank & 15]; }
+
+Action RollAction(uint32_t release_mask) { return kRollBase + SubsetRank5(release_mask); }
+Action SetDieAction(int die, int value) { return kSetDieBase + 10 * die + value; }
+Action ShiftDieAction(int die, ShiftDirection direction) {
+  return kShiftDieBase + 10 * die + direction;
+}
+Action EliminateAction(uint32_t target_mask) { return kEliminateBase + SubsetRank4(target_mask); }
+Action HoldAction(uint32_t dice_mask) { return kHoldBase + SubsetRank5(dice_mask); }
+
+absl::StatusOr<DecodedAction> DecodeAction(Action action) {
+  auto bad = [action]() {
+    return absl::InvalidArgumentError(
+        absl::StrCat("action code ", action, " is no KA'DICE action"));
+  };
+  if (action < kRollBase || action >= kHoldBase + 32) return bad();
+  const int kind = static_cast<int>(action / 100);
+  const int payload = static_cast<int>(action % 100);
+  DecodedAction decoded;
+  switch (kind) {
+    case 1:
+      if (payload >= 32) return bad();
+      decoded.kind = kRoll;
+      decoded.mask = SubsetFromRank5(payload);
+      return decoded;
+    case 2:
+      if (payload / 10 >= kNumDice || payload % 10 < 1 || payload % 10 > 6) return bad();
+      decoded.kind = kSetDie;
+      decoded.die = payload / 10;
+      decoded.value = payload % 10;
+      return decoded;
+    case 3:
+      if (payload / 10 >= kNumDice || payload % 10 > 1) return bad();
+      decoded.kind = kShiftDie;
+      decoded.die = payload / 10;
+      decoded.value = payload % 10;
+      return decoded;
+    case 4:
+      if (payload >= 16) return bad();
+      decoded.kind = kEliminate;
+      decoded.mask = SubsetFromRank4(payload);
+      return decoded;
+    default:
+      decoded.kind = kHold;
+      decoded.mask = SubsetFromRank5(payload);
+      return decoded;
+  }
+}
+
+// ---- Game ------------------------------------------------------------------------------------
+
+KadiceGame::KadiceGame()
+    : engine::Game(engine::GameInfo{
+          .name = "kadice",
+          .display_name = "KA'DICE!",
+          .summary =
+              "Each player has a deck of 17 combination cards and five dice; the top card is the "
+              "active card, and rolling the combination on an opponent's active card eliminates "
+              "it. Rounds of up to three turns: roll, use your card's ability, eliminate or hold "
+              "up to four dice. Players without cards become ghosts who may be revived by a "
+              "lucky roll; the last player with cards wins.",
+          .min_players = kMinPlayers,
+          .max_players = kMaxPlayers,
+          .has_teams = false,
+          .options = {engine::OptionSpec::Int(
+              "max_rounds",
+              "If the game has not ended when this round ends, it ends then and players are "
+              "ranked by cards left.",
+              100, 30, 500)},
+          .action_kinds = {"roll", "set_die", "shift_die", "eliminate", "hold"},
+      }) {}
+
+const google::protobuf::Descriptor* KadiceGame::ActionDescriptor() const {
+  return v1::KadiceAction::descriptor();
+}
+
+const google::protobuf::Descriptor* KadiceGame::ViewDescriptor() const {
+  return v1::KadiceView::descriptor();
+}
+
+namespace {
+
+// A list of distinct indices in [0, limit) as a bit mask; INVALID_ARGUMENT naming `field`.
+absl::StatusOr<uint32_t> IndexList(const google::protobuf::RepeatedField<int32_t>& items, int limit,
+                                   absl::string_view field, absl::string_view what) {
+  uint32_t mask = 0;
+  for (int32_t item : items) {
+    if (item < 0 || item >= limit) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": ", what, " ", item, " is outside 0-", limit - 1));
+    }
+    if (mask >> item & 1u) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": ", what, " ", item, " is listed twice"));
+    }
+    mask |= 1u << item;
+  }
+  return mask;
+}
+
+absl::Status CheckDieIndex(int die, absl::string_view field) {
+  if (die < 0 || die >= kNumDice) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": die ", die, " is outside 0-4"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Action> KadiceGame::ActionFromProto(const google::protobuf::Message& message) const {
+  if (message.GetDescriptor() != v1::KadiceAction::descriptor()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("action: expected parlor.games.v1.KadiceAction; got ",
+                     message.GetDescriptor()->full_name()));
+  }
+  const auto& action = static_cast<const v1::KadiceAction&>(message);
+  switch (action.action_case()) {
+    case v1::KadiceAction::kRoll: {
+      absl::StatusOr<uint32_t> mask =
+          IndexList(action.roll().release(), kNumDice, "roll.release", "die");
+      if (!mask.ok()) return mask.status();
+      return RollAction(*mask);
+    }
+    case v1::KadiceAction::kSetDie: {
+      const v1::KadiceSetDie& set = action.set_die();
+      if (absl::Status s = CheckDieIndex(set.die(), "set_die.die"); !s.ok()) return s;
+      if (set.value() < 1 || set.value() > 6) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("set_die.value: ", set.value(), " is outside 1-6"));
+      }
+      return SetDieAction(set.die(), set.value());
+    }
+    case v1::KadiceAction::kShiftDie: {
+      const v1::KadiceShiftDie& shift = action.shift_die();
+      if (absl::Status s = CheckDieIndex(shift.die(), "shift_die.die"); !s.ok()) return s;
+      if (shift.direction() == v1::KADICE_SHIFT_DIRECTION_UP)
+        return ShiftDieAction(shift.die(), kUp);
+      if (shift.direction() == v1::KADICE_SHIFT_DIRECTION_DOWN) {
+        return ShiftDieAction(shift.die(), kDown);
+      }
+      return absl::InvalidArgumentError("shift_die.direction: must be UP or DOWN");
+    }
+    case v1::KadiceAction::kEliminate: {
+      absl::StatusOr<uint32_t> mask =
+          IndexList(action.eliminate().targets(), kMaxPlayers, "eliminate.targets", "seat");
+      if (!mask.ok()) return mask.status();
+      if (*mask == 0) {
+        return absl::InvalidArgumentError("eliminate.targets: name at least one card to eliminate");
+      }
+      return EliminateAction(*mask);
+    }
+    case v1::KadiceAction::kHold: {
+      absl::StatusOr<uint32_t> mask = IndexList(action.hold().dice(), kNumDice, "hold.dice", "die");
+      if (!mask.ok()) return mask.status();
+      return HoldAction(*mask);
+    }
+    default:
+      return absl::InvalidArgumentError(
+          "action: set one of roll, set_die, shift_die, eliminate, hold");
+  }
+}
+
+std::unique_ptr<google::protobuf::Message> KadiceGame::ActionToProto(Action code) const {
+  auto proto = std::make_unique<v1::KadiceAction>();
+  absl::StatusOr<DecodedAction> action = DecodeAction(code);
+  if (!action.ok()) return proto;
+  auto add_all = [](uint32_t mask, google::protobuf::RepeatedField<int32_t>* out) {
+    for (uint32_t m = mask; m != 0; m &= m - 1) out->Add(std::countr_zero(m));
+  };
+  switch (action->kind) {
+    case kRoll:
+      add_all(action->mask, proto->mutable_roll()->mutable_release());
+      break;
+    case kSetDie:
+      proto->mutable_set_die()->set_die(action->die);
+      proto->mutable_set_die()->set_value(action->value);
+      break;
+    case kShiftDie:
+      proto->mutable_shift_die()->set_die(action->die);
+      proto->mutable_shift_die()->set_direction(
+          action->value == kUp ? v1::KADICE_SHIFT_DIRECTION_UP : v1::KADICE_SHIFT_DIRECTION_DOWN);
+      break;
+    case kEliminate:
+      add_all(action->mask, proto->mutable_eliminate()->mutable_targets());
+      break;
+    case kHold:
+      add_all(action->mask, proto->mutable_hold()->mutable_dice());
+      break;
+  }
+  return proto;
+}
+
+int64_t KadiceGame::MaxMoves(int num_players, const engine::Options& options) const {
+  // Per turn at most: Roll, then for each of at most two rolls (turn roll, bonus roll) five
+  // SetDie, one ShiftDie and a final Eliminate or Hold. Three turns per player per round. Plus
+  // one forfeit per seat.
+  constexpr int64_t kMovesPerTurn = 1 + 2 * (kNumDice + 1 + 1);
+  return options.Get("max_rounds") * num_players * kMaxTurnsPerRound * kMovesPerTurn + num_players;
+}
+
+std::unique_ptr<engine::State> KadiceGame::CreateState(
+    int num_players, std::shared_ptr<const engine::Options> options) const {
+  return std::make_unique<KadiceState>(*this, num_players, std::move(options));
+}
+
+// ---- State: setup and flow -------------------------------------------------------------------
+
+KadiceState::KadiceState(const engine::Game& game, int num_players,
+                         std::shared_ptr<const engine::Options> options)
+    : engine::State(game, num_players, options),
+      max_rounds_(static_cast<int>(options->Get("max_rounds"))) {}
+
+std::unique_ptr<engine::State> KadiceState::CloneImpl() const {
+  return std::unique_ptr<engine::State>(new KadiceState(*this));
+}
+
+void KadiceState::SetupImpl(engine::Chance& chance) {
+  // 1. Each player's 17 cards are shuffled into the deck (recorded order: top card first).
+  for (int seat = 0; seat < num_players(); ++seat) {
+    std::array<int32_t, kNumCards> order;
+    std::iota(order.begin(), order.end(), 0);
+    chance.Shuffle(order);
+    Player& p = players_[seat];
+    for (int i = 0; i < kNumCards; ++i) p.deck[i] = static_cast<int8_t>(order[i]);
+    p.deck_top = 0;
+  }
+  round_ = 1;
+  // 2. Dealer war.
+  dealer_ = static_cast<int8_t>(
+      RollOff(static_cast<uint8_t>((1u << num_players()) - 1), kNoCard, chance));
+  // 3. Active cards.
+  for (int seat = 0; seat < num_players(); ++seat) {
+    Player& p = players_[seat];
+    p.active = p.deck[p.deck_top++];
+  }
+  // 4. Wars; 5. the first turn of round 1.
+  PushRoundStart();
+  FightWars(chance);
+  if (phase_ == Phase::kGameOver) return;
+  StartRoundTurns();
+}
+
+void KadiceState::PushRoundStart() {
+  Event event;
+  event.kind = Event::kRoundStart;
+  event.seat = dealer_;
+  event.round = round_;
+  events_.push_back(std::move(event));
+}
+
+int KadiceState::RollOff(uint8_t participants, int card, engine::Chance& chance) {
+  Event event;
+  event.kind = Event::kRollOff;
+  event.card = static_cast<int8_t>(card);
+  event.participants = participants;
+  uint32_t tied = participants;
+  int dice_each = 1;
+  int winner = -1;
+  for (int roll = 0; roll < kMaxRollOffRolls && winner < 0; ++roll) {
+    int best = -1;
+    uint32_t best_seats = 0;
+    for (uint32_t m = tied; m != 0; m &= m - 1) {
+      const int seat = std::countr_zero(m);
+      int total = 0;
+      for (int d = 0; d < dice_each; ++d) {
+        const int face = chance.Roll(6);
+        event.dice.push_back(static_cast<int8_t>(face));
+        total += face;
+      }
+      if (total > best) {
+        best = total;
+        best_seats = 1u << seat;
+      } else if (total == best) {
+        best_seats |= 1u << seat;
+      }
+    }
+    if (std::popcount(best_seats) == 1) winner = std::countr_zero(best_seats);
+    tied = best_seats;
+    dice_each = std::min(dice_each + 1, kNumDice);
+  }
+  if (winner < 0) {
+    // Still tied after 50 rolls: drawn by lot among those tied (rules 5.2.3).
+    int pick = chance.Uniform(std::popcount(tied));
+    uint32_t m = tied;
+    while (pick-- > 0) m &= m - 1;
+    winner = std::countr_zero(m);
+    event.flag = true;
+  }
+  event.seat = static_cast<int8_t>(winner);
+  events_.push_back(std::move(event));
+  return winner;
+}
+
+void KadiceState::Discard(int seat, int moment) {
+  Player& p = players_[seat];
+  p.discard[p.discard_size++] = p.active;
+  p.active = kNoCard;
+  if (p.deck_size() == 0) {
+    p.ghost = true;
+    p.ghost_round = round_;
+    p.ghost_moment = static_cast<int16_t>(moment);
+    p.held = 0;
+  }
+}
+
+void KadiceState::FightWars(engine::Chance& chance) {
+  while (true) {
+    uint32_t seen = 0, duplicated = 0;
+    for (int seat = 0; seat < num_players(); ++seat) {
+      const Player& p = players_[seat];
+      if (p.active < 0) continue;
+      const uint32_t bit = 1u << p.active;
+      if (seen & bit) duplicated |= bit;
+      seen |= bit;
+    }
+    if (duplicated == 0) return;
+    const int card = std::countr_zero(duplicated);
+    uint8_t participants = 0;
+    for (int seat = 0; seat < num_players(); ++seat) {
+      if (players_[seat].active == card) participants |= static_cast<uint8_t>(1u << seat);
+    }
+    const int winner = RollOff(participants, card, chance);
+    const int moment = ghost_moments_ + 1;
+    bool ghosted = false;
+    for (int seat = 0; seat < num_players(); ++seat) {
+      if (seat == winner || !(participants >> seat & 1u)) continue;
+      Player& p = players_[seat];
+      Discard(seat, moment);
+      if (p.ghost) {
+        ghosted = true;
+      } else {
+        p.active = p.deck[p.deck_top++];
+      }
+    }
+    if (ghosted) ghost_moments_ = static_cast<int16_t>(moment);
+    if (NonGhostCount() <= 1) {
+      EndGame(EndReason::kLastPlayer);
+      return;
+    }
+  }
+}
+
+int KadiceState::NonGhostCount() const {
+  int count = 0;
+  for (int seat = 0; seat < num_players(); ++seat) count += players_[seat].ghost ? 0 : 1;
+  return count;
+}
+
+bool KadiceState::Eligible(int seat) const {
+  const Player& p = players_[seat];
+  return !p.ghost && p.active >= 0 && p.turns_taken < kMaxTurnsPerRound && !p.finished;
+}
+
+int KadiceState::NextEligibleAfter(int seat) const {
+  for (int i = 1; i <= num_players(); ++i) {
+    const int s = (seat + i) % num_players();
+    if (Eligible(s)) return s;
+  }
+  return -1;
+}
+
+void KadiceState::StartRoundTurns() {
+  // The dealer if eligible, otherwise the first eligible player after the dealer (5.4).
+  const int first = Eligible(dealer_) ? dealer_ : NextEligibleAfter(dealer_);
+  current_ = static_cast<int8_t>(first);
+  phase_ = Phase::kAwaitRoll;
+  rolled_mask_ = set_mask_ = 0;
+  five_of_a_kind_ = turn_shift_used_ = bonus_pending_ = false;
+}
+
+void KadiceState::EndGame(EndReason reason) {
+  phase_ = Phase::kGameOver;
+  end_reason_ = reason;
+  current_ = -1;
+  rolled_mask_ = set_mask_ = 0;
+  five_of_a_kind_ = turn_shift_used_ = bonus_pending_ = false;
+}
+
+void KadiceState::EndTurn(engine::Chance& chance) {
+  last_player_ = current_;
+  const int next = NextEligibleAfter(current_);
+  rolled_mask_ = set_mask_ = 0;
+  five_of_a_kind_ = turn_shift_used_ = bonus_pending_ = false;
+  if (next >= 0) {
+    current_ = static_cast<int8_t>(next);
+    phase_ = Phase::kAwaitRoll;
+    return;
+  }
+  EndRound(chance);
+}
+
+void KadiceState::EndRound(engine::Chance& chance) {
+  // 1. The round limit.
+  if (round_ >= max_rounds_) {
+    EndGame(EndReason::kRoundLimit);
+    return;
+  }
+  // 2. Ghost rolls, compared with the cards in play when the round's last turn ended.
+  uint32_t cards_in_play = 0;
+  for (int seat = 0; seat < num_players(); ++seat) {
+    if (players_[seat].active >= 0) cards_in_play |= 1u << players_[seat].active;
+  }
+  uint32_t matched = 0;
+  std::array<int, kMaxPlayers> ghost_event{-1, -1, -1, -1};
+  for (int i = 0; i < num_players(); ++i) {
+    const int seat = (dealer_ + i) % num_players();
+    Player& p = players_[seat];
+    if (!p.ghost || p.ghost_round >= round_) continue;
+    for (int d = 0; d < kNumDice; ++d) p.dice[d] = static_cast<int8_t>(chance.Roll(6));
+    const bool match = IsFiveOfAKind(p.dice) || (MetCards(p.dice) & cards_in_play) != 0;
+    if (match) matched |= 1u << seat;
+    ghost_event[seat] = static_cast<int>(events_.size());
+    events_.push_back({.kind = Event::kGhostRoll,
+                       .seat = static_cast<int8_t>(seat),
+                       .flag = match,
+                       .dice = {p.dice.begin(), p.dice.end()}});
+  }
+  // 3. Revivals, in the same order: one card drawn at random from the discard pile.
+  for (int i = 0; i < num_players(); ++i) {
+    const int seat = (dealer_ + i) % num_players();
+    if (!(matched >> seat & 1u)) continue;
+    Player& p = players_[seat];
+    const int pick = chance.Uniform(p.discard_size);
+    p.active = p.discard[pick];
+    std::copy(p.discard.begin() + pick + 1, p.discard.begin() + p.discard_size,
+              p.discard.begin() + pick);
+    --p.discard_size;
+    p.ghost = false;
+    p.held = 0;
+    events_[ghost_event[seat]].card = p.active;
+  }
+  // 4. The dealer button moves to the next player who is not a ghost.
+  for (int i = 1; i <= num_players(); ++i) {
+    const int seat = (dealer_ + i) % num_players();
+    if (!players_[seat].ghost) {
+      dealer_ = static_cast<int8_t>(seat);
+      break;
+    }
+  }
+  // 5. The next round; per-round marks reset.
+  ++round_;
+  for (int seat = 0; seat < num_players(); ++seat) {
+    Player& p = players_[seat];
+    p.turns_taken = 0;
+    p.finished = p.immune = p.round_shift_used = false;
+  }
+  PushRoundStart();
+  // 6. New active cards; 7. wars; 8. the first turn.
+  for (int seat = 0; seat < num_players(); ++seat) {
+    Player& p = players_[seat];
+    if (!p.ghost && p.active < 0) p.active = p.deck[p.deck_top++];
+  }
+  FightWars(chance);
+  if (phase_ == Phase::kGameOver) return;
+  StartRoundTurns();
+}
+
+void KadiceState::RollDice(uint8_t mask, engine::Chance& chance) {
+  Player& p = players_[current_];
+  for (int d = 0; d < kNumDice; ++d) {
+    if (mask >> d & 1u) p.dice[d] = static_cast<int8_t>(chance.Roll(6));
+  }
+  rolled_mask_ |= mask;
+  BeginDecide();
+}
+
+void KadiceState::BeginDecide() {
+  phase_ = Phase::kDecide;
+  set_mask_ = 0;
+  five_of_a_kind_ = IsFiveOfAKind(players_[current_].dice);
+}
+
+void KadiceState::ApplyImpl(int seat, Action code, engine::Chance& chance) {
+  events_.clear();
+  const DecodedAction action = *DecodeAction(code);
+  Player& me = players_[seat];
+  switch (action.kind) {
+    case kRoll: {
+      me.held &= static_cast<uint8_t>(~action.mask);
+      ++me.turns_taken;
+      rolled_mask_ = 0;
+      turn_shift_used_ = false;
+      // SMALL STRAIGHT's bonus roll follows a Hold on the first roll of the first turn.
+      bonus_pending_ = me.active == kSmallStraight && me.turns_taken == 1;
+      RollDice(static_cast<uint8_t>(kAllDice & ~me.held), chance);
+      return;
+    }
+    case kSetDie:
+      me.dice[action.die] = static_cast<int8_t>(action.value);
+      set_mask_ |= static_cast<uint8_t>(1u << action.die);
+      return;
+    case kShiftDie:
+      me.dice[action.die] =
+          static_cast<int8_t>(me.dice[action.die] + (action.value == kUp ? 1 : -1));
+      if (me.active == kThreeOfAKind) {
+        turn_shift_used_ = true;
+      } else {
+        me.round_shift_used = true;
+      }
+      return;
+    case kEliminate: {
+      const int moment = ghost_moments_ + 1;
+      bool ghosted = false;
+      for (uint32_t m = action.mask; m != 0; m &= m - 1) {
+        const int target = std::countr_zero(m);
+        Discard(target, moment);
+        ghosted |= players_[target].ghost;
+      }
+      if (ghosted) ghost_moments_ = static_cast<int16_t>(moment);
+      me.held = 0;
+      if (me.active == kTwoPairs) me.immune = true;
+      if (me.active != kFullHouse) me.finished = true;
+      if (NonGhostCount() <= 1) {
+        EndGame(EndReason::kLastPlayer);
+        return;
+      }
+      EndTurn(chance);
+      return;
+    }
+    case kHold:
+      me.held = static_cast<uint8_t>(action.mask);
+      if (bonus_pending_) {
+        bonus_pending_ = false;
+        RollDice(static_cast<uint8_t>(kAllDice & ~me.held), chance);
+        return;
+      }
+      EndTurn(chance);
+      return;
+  }
+}
+
+// ---- State: legality -------------------------------------------------------------------------
+
+engine::SeatSet KadiceState::ActingSeatsImpl() const {
+  if (phase_ == Phase::kGameOver) return {};
+  return engine::SeatSet::Of(current_);
+}
+
+uint32_t KadiceState::TargetableSeats() const {
+  uint32_t seats = 0;
+  for (int s = 0; s < num_players(); ++s) {
+    if (s != current_ && players_[s].active >= 0 && !players_[s].immune) seats |= 1u << s;
+  }
+  return seats;
+}
+
+int KadiceState::FreePicks(uint32_t met) const {
+  switch (players_[current_].active) {
+    case kAllEvens:
+      return met >> kAllEvens & 1u;
+    case kAllOdds:
+      return met >> kAllOdds & 1u;
+    case kFourOfAKind:
+      return (met >> kFourOfAKind & 1u) ? 2 : 0;
+    case kLargeStraight:
+      return (met >> kLargeStraight & 1u) ? 2 : 0;
+    default:
+      return 0;
+  }
+}
+
+bool KadiceState::KadiceSweep(uint32_t met) const {
+  return players_[current_].active == kKadice && (met >> kKadice & 1u);
+}
+
+void KadiceState::LegalActionsImpl(int seat, std::vector<Action>* out) const {
+  const Player& me = players_[seat];
+  if (phase_ == Phase::kAwaitRoll) {
+    for (int rank = 0; rank < 32; ++rank) {
+      if ((SubsetFromRank5(rank) & ~me.held) == 0) out->push_back(kRollBase + rank);
+    }
+    return;
+  }
+  // SetDie, by die then value.
+  const bool wild_number = IsSinglePair(me.active);
+  const int n = WildNumber(me.active);
+  for (int die = 0; die < kNumDice; ++die) {
+    if (set_mask_ >> die & 1u) continue;
+    const bool wild =
+        five_of_a_kind_ || (wild_number && (rolled_mask_ >> die & 1u) && me.dice[die] == n);
+    if (!wild) continue;
+    for (int value = 1; value <= 6; ++value) {
+      if (value != me.dice[die]) out->push_back(SetDieAction(die, value));
+    }
+  }
+  // ShiftDie, by die, UP before DOWN.
+  bool can_up = false, can_down = false;
+  if (me.active == kThreeOfAKind && !turn_shift_used_) can_up = can_down = true;
+  if (me.active == kTenOrUnder && !me.round_shift_used) can_down = true;
+  if (me.active == kTwentyFiveOrOver && !me.round_shift_used) can_up = true;
+  if (can_up || can_down) {
+    for (int die = 0; die < kNumDice; ++die) {
+      if (!(rolled_mask_ >> die & 1u)) continue;
+      if (can_up && me.dice[die] < 6) out->push_back(ShiftDieAction(die, kUp));
+      if (can_down && me.dice[die] > 1) out->push_back(ShiftDieAction(die, kDown));
+    }
+  }
+  // Eliminate, target sets by size then lexicographically.
+  const uint32_t targetable = TargetableSeats();
+  if (targetable != 0) {
+    const uint32_t met = MetCards(me.dice);
+    if (KadiceSweep(met)) {
+      out->push_back(EliminateAction(targetable));
+    } else {
+      uint32_t met_seats = 0;
+      for (uint32_t m = targetable; m != 0; m &= m - 1) {
+        const int s = std::countr_zero(m);
+        if (met >> players_[s].active & 1u) met_seats |= 1u << s;
+      }
+      const int free = FreePicks(met);
+      for (int rank = 1; rank < 16; ++rank) {
+        const uint32_t targets = SubsetFromRank4(rank);
+        if ((targets & ~targetable) != 0) continue;
+        if (std::popcount(targets & ~met_seats) <= free) out->push_back(kEliminateBase + rank);
+      }
+    }
+  }
+  // Hold: every subset of at most four dice (ranks 0..30; rank 31 is all five).
+  for (int rank = 0; rank < 31; ++rank) out->push_back(kHoldBase + rank);
+}
+
+absl::Status KadiceState::NotYourTurnImpl(int seat, Action) const {
+  if (seat == last_player_) {
+    return Refuse(absl::StrCat("your turn has ended; it is ", SeatName(current_), "'s turn"));
+  }
+  return Refuse(absl::StrCat("it is ", SeatName(current_), "'s turn"));
+}
+
+absl::Status KadiceState::CheckActionImpl(int seat, Action code) const {
+  absl::StatusOr<DecodedAction> action = DecodeAction(code);
+  if (!action.ok()) return action.status();
+  return CheckDecoded(seat, *action);
+}
+
+absl::Status KadiceState::CheckDecoded(int seat, const DecodedAction& action) const {
+  const Player& me = players_[seat];
+  // (1) The action must belong to the current state.
+  if (phase_ == Phase::kAwaitRoll && action.kind != kRoll) {
+    return Refuse("roll first: a turn begins with a roll");
+  }
+  if (phase_ == Phase::kDecide && action.kind == kRoll) {
+    return Refuse(
+        "you have already rolled this turn: change dice, eliminate, or hold to end your turn");
+  }
+  // (2) Malformed fields.
+  if (action.kind == kEliminate) {
+    if (action.mask == 0) {
+      return absl::InvalidArgumentError("eliminate.targets: name at least one card to eliminate");
+    }
+    if (action.mask >> num_players() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("eliminate.targets: seat ", 31 - std::countl_zero(action.mask),
+                       " does not exist; this game has seats 0 to ", num_players() - 1));
+    }
+  }
+  if (action.kind == kHold && std::popcount(action.mask) > kMaxHeld) {
+    return absl::InvalidArgumentError("hold.dice: at most 4 dice may be held");
+  }
+  // (3) The action's own rules.
+  switch (action.kind) {
+    case kRoll: {
+      const uint32_t not_held = action.mask & ~static_cast<uint32_t>(me.held);
+      if (not_held != 0)
+        return Refuse(absl::StrCat("die ", std::countr_zero(not_held), " is not held"));
+      return absl::OkStatus();
+    }
+    case kSetDie:
+      return CheckSetDie(action.die, action.value);
+    case kShiftDie:
+      return CheckShiftDie(action.die, action.value);
+    case kEliminate:
+      return CheckEliminate(action.mask);
+    case kHold:
+      return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KadiceState::CheckSetDie(int die, int value) const {
+  const Player& me = players_[current_];
+  if (me.dice[die] == value) return Refuse(absl::StrCat("die ", die, " already shows ", value));
+  if (set_mask_ >> die & 1u) {
+    return Refuse(absl::StrCat("die ", die, " has already been set in this roll"));
+  }
+  if (five_of_a_kind_) return absl::OkStatus();
+  if (!(rolled_mask_ >> die & 1u)) {
+    return Refuse(absl::StrCat("die ", die, " was not rolled this turn"));
+  }
+  if (IsSinglePair(me.active)) {
+    const int n = WildNumber(me.active);
+    if (me.dice[die] != n) {
+      return Refuse(
+          absl::StrCat("die ", die, " shows ", me.dice[die], ", not your wild number ", n));
+    }
+    return absl::OkStatus();
+  }
+  return Refuse("your roll was not a five of a kind and your card gives no wild dice");
+}
+
+absl::Status KadiceState::CheckShiftDie(int die, int direction) const {
+  const Player& me = players_[current_];
+  const int card = me.active;
+  if (card != kThreeOfAKind && card != kTenOrUnder && card != kTwentyFiveOrOver) {
+    return Refuse("your card has no shift ability");
+  }
+  if (card == kTenOrUnder && direction == kUp) return Refuse("10 OR UNDER shifts down only");
+  if (card == kTwentyFiveOrOver && direction == kDown) return Refuse("25 OR OVER shifts up only");
+  if (!(rolled_mask_ >> die & 1u)) {
+    return Refuse(absl::StrCat("die ", die, " was not rolled this turn"));
+  }
+  if (direction == kUp && me.dice[die] >= 6) return Refuse("a 6 cannot be shifted up");
+  if (direction == kDown && me.dice[die] <= 1) return Refuse("a 1 cannot be shifted down");
+  if (card == kThreeOfAKind && turn_shift_used_) {
+    return Refuse("your 3 OF A KIND shift is already used this turn");
+  }
+  if (card != kThreeOfAKind && me.round_shift_used) {
+    return Refuse(absl::StrCat("your ", CardName(card), " shift is already used this round"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status KadiceState::CheckEliminate(uint32_t targets) const {
+  const Player& me = players_[current_];
+  if (targets >> current_ & 1u) return Refuse("you cannot eliminate your own card");
+  for (uint32_t m = targets; m != 0; m &= m - 1) {
+    const int s = std::countr_zero(m);
+    if (players_[s].active < 0) return Refuse(absl::StrCat(SeatName(s), " has no active card"));
+  }
+  for (uint32_t m = targets; m != 0; m &= m - 1) {
+    const int s = std::countr_zero(m);
+    if (players_[s].immune) {
+      return Refuse(absl::StrCat(SeatName(s), "'s ", CardName(players_[s].active),
+                                 " is immune until the end of this round"));
+    }
+  }
+  const uint32_t met = MetCards(me.dice);
+  if (KadiceSweep(met)) {
+    const uint32_t all = TargetableSeats();
+    if (targets != all) {
+      return Refuse(
+          absl::StrCat("a KA'DICE eliminates every other active card: name ", SeatListWords(all)));
+    }
+    return absl::OkStatus();
+  }
+  uint32_t unmet = 0;
+  for (uint32_t m = targets; m != 0; m &= m - 1) {
+    const int s = std::countr_zero(m);
+    if (!(met >> players_[s].active & 1u)) unmet |= 1u << s;
+  }
+  const int free = FreePicks(met);
+  if (std::popcount(unmet) <= free) return absl::OkStatus();
+  if (free == 0) {
+    const int s = std::countr_zero(unmet);
+    return Refuse(absl::StrCat(SeatName(s), "'s ", CardName(players_[s].active), " ",
+                               UnmetReason(players_[s].active, me.dice)));
+  }
+  return Refuse(absl::StrCat(CardName(me.active), " lets you eliminate ", free, " card",
+                             free == 1 ? "" : "s", " whose requirement is not met; ",
+                             std::popcount(unmet), " of your targets are not met"));
+}
+
+// ---- State: outcome, text, views -------------------------------------------------------------
+
+std::vector<int> KadiceState::RanksImpl() const {
+  // Players with cards first, by cards left (more is better); then ghosts, the later they
+  // became ghosts the better; equal keys share a rank.
+  auto key = [this](int s) {
+    const Player& p = players_[s];
+    return p.ghost ? std::pair<int, int>{1, -p.ghost_moment}
+                   : std::pair<int, int>{0, -p.cards_left()};
+  };
+  std::vector<int> ranks(num_players(), 1);
+  for (int s = 0; s < num_players(); ++s) {
+    for (int o = 0; o < num_players(); ++o) {
+      if (key(o) < key(s)) ++ranks[s];
+    }
+  }
+  return ranks;
+}
+
+std::vector<int64_t> KadiceState::ScoresImpl() const {
+  std::vector<int64_t> scores(num_players());
+  for (int s = 0; s < num_players(); ++s) scores[s] = players_[s].cards_left();
+  return scores;
+}
+
+std::string KadiceState::EndReasonImpl() const {
+  if (end_reason_ == EndReason::kRoundLimit) {
+    return absl::StrCat("round ", round_, " ended: the round limit; ranked by cards left");
+  }
+  for (int s = 0; s < num_players(); ++s) {
+    if (!players_[s].ghost) return absl::StrCat("only ", SeatName(s), " has cards left");
+  }
+  return "no player has cards left";
+}
+
+std::string KadiceState::ActionToStringImpl(int, Action code) const {
+  absl::StatusOr<DecodedAction> action = DecodeAction(code);
+  if (!action.ok()) return absl::StrCat("invalid action ", code);
+  switch (action->kind) {
+    case kRoll:
+      return action->mask == 0 ? "roll" : absl::StrCat("roll, releasing ", DiceList(action->mask));
+    case kSetDie:
+      return absl::StrCat("set die ", action->die, " to ", action->value);
+    case kShiftDie:
+      return absl::StrCat("shift die ", action->die, action->value == kUp ? " up" : " down");
+    case kEliminate:
+      return absl::StrCat("eliminate the card of ", SeatListWords(action->mask));
+    case kHold:
+      return action->mask == 0 ? "hold no dice" : absl::StrCat("hold ", DiceList(action->mask));
+  }
+  return "";
+}
+
+int KadiceState::ActionKindImpl(Action code) const {
+  absl::StatusOr<DecodedAction> action = DecodeAction(code);
+  return action.ok() ? action->kind : 0;
+}
+
+namespace {
+
+v1::KadiceCard CardProto(int card) {
+  return card < 0 ? v1::KADICE_CARD_UNSPECIFIED : static_cast<v1::KadiceCard>(card + 1);
+}
+
+}  // namespace
+
+std::unique_ptr<google::protobuf::Message> KadiceState::ViewImpl(
+    const engine::Viewer& viewer) const {
+  auto view = std::make_unique<v1::KadiceView>();
+  const bool all = viewer.kind == engine::Viewer::Kind::kAll;
+  view->set_viewer_seat(viewer.kind == engine::Viewer::Kind::kSeat ? viewer.seat : -1);
+  view->set_reveal_all(all);
+  view->set_phase(phase_ == Phase::kAwaitRoll ? v1::KADICE_PHASE_AWAIT_ROLL
+                  : phase_ == Phase::kDecide  ? v1::KADICE_PHASE_DECIDE
+                                              : v1::KADICE_PHASE_GAME_OVER);
+  view->set_round(round_);
+  view->set_max_rounds(max_rounds_);
+  view->set_dealer(dealer_);
+  view->set_current_seat(phase_ == Phase::kGameOver ? -1 : current_);
+  std::vector<int> ranks;
+  if (phase_ == Phase::kGameOver) {
+    view->set_end_reason(EndReasonImpl());
+    ranks = RanksImpl();
+  }
+  for (int s = 0; s < num_players(); ++s) {
+    const Player& p = players_[s];
+    v1::KadicePlayer* out = view->add_players();
+    out->set_seat(s);
+    out->set_active_card(CardProto(p.active));
+    out->set_deck_size(p.deck_size());
+    out->set_cards_left(p.cards_left());
+    for (int i = 0; i < p.discard_size; ++i) out->add_discard(CardProto(p.discard[i]));
+    for (int8_t d : p.dice) out->add_dice(d);
+    for (int d = 0; d < kNumDice; ++d) {
+      if (p.held >> d & 1u) out->add_held_dice(d);
+    }
+    out->set_ghost(p.ghost);
+    out->set_ghost_round(p.ghost_round);
+    out->set_turns_taken(p.turns_taken);
+    out->set_finished(p.finished);
+    out->set_immune(p.immune);
+    out->set_round_shift_used(p.round_shift_used);
+    out->set_eligible(phase_ != Phase::kGameOver && Eligible(s));
+    // The deck order is hidden from everyone, its owner included (rules 4).
+    if (all) {
+      for (int i = p.deck_top; i < kNumCards; ++i) out->add_deck_order(CardProto(p.deck[i]));
+    }
+    if (!ranks.empty()) out->set_rank(ranks[s]);
+  }
+  if (phase_ != Phase::kGameOver) {
+    v1::KadiceTurn* turn = view->mutable_turn();
+    turn->set_seat(current_);
+    for (int d = 0; d < kNumDice; ++d) {
+      if (rolled_mask_ >> d & 1u) turn->add_rolled_dice(d);
+      if (set_mask_ >> d & 1u) turn->add_set_dice(d);
+    }
+    turn->set_five_of_a_kind(five_of_a_kind_);
+    turn->set_turn_shift_used(turn_shift_used_);
+    turn->set_bonus_roll_next(bonus_pending_);
+  }
+  for (const Event& e : events_) {
+    v1::KadiceEvent* out = view->add_events();
+    switch (e.kind) {
+      case Event::kRollOff: {
+        v1::KadiceRollOff* roll_off = out->mutable_roll_off();
+        roll_off->set_card(CardProto(e.card));
+        for (uint32_t m = e.participants; m != 0; m &= m - 1) {
+          roll_off->add_participants(std::countr_zero(m));
+        }
+        // Rebuild the rolls from the dice in throw order: the tied seats throw one more die.
+        uint32_t tied = e.participants;
+        int dice_each = 1;
+        size_t next = 0;
+        while (next < e.dice.size()) {
+          v1::KadiceRollOffRound* roll = roll_off->add_rounds();
+          int best = -1;
+          uint32_t best_seats = 0;
+          for (uint32_t m = tied; m != 0; m &= m - 1) {
+            v1::KadiceRollOffThrow* thrown = roll->add_throws();
+            const int s = std::countr_zero(m);
+            thrown->set_seat(s);
+            int total = 0;
+            for (int d = 0; d < dice_each && next < e.dice.size(); ++d) {
+              thrown->add_dice(e.dice[next]);
+              total += e.dice[next++];
+            }
+            thrown->set_total(total);
+            if (total > best) {
+              best = total;
+              best_seats = 1u << s;
+            } else if (total == best) {
+              best_seats |= 1u << s;
+            }
+          }
+          tied = best_seats;
+          dice_each = std::min(dice_each + 1, kNumDice);
+        }
+        roll_off->set_winner(e.seat);
+        roll_off->set_decided_by_lot(e.flag);
+        break;
+      }
+      case Event::kGhostRoll: {
+        v1::KadiceGhostRoll* ghost = out->mutable_ghost_roll();
+        ghost->set_seat(e.seat);
+        for (int8_t d : e.dice) ghost->add_dice(d);
+        ghost->set_matched(e.flag);
+        ghost->set_revived_card(CardProto(e.card));
+        break;
+      }
+      case Event::kRoundStart:
+        out->mutable_round_start()->set_round(e.round);
+        out->mutable_round_start()->set_dealer(e.seat);
+        break;
+    }
+  }
+  return view;
+}
+
+double KadiceState::Heuristic(int seat) const {
+  if (phase_ == Phase::kGameOver) return engine::State::Heuristic(seat);
+  // Cards are what counts: own cards against the opponents' average.
+  double others = 0;
+  for (int s = 0; s < num_players(); ++s) {
+    if (s != seat) others += players_[s].cards_left();
+  }
+  double value = 10.0 * players_[seat].cards_left() - 10.0 * others / (num_players() - 1);
+  if (players_[seat].immune) value += 1.0;
+  // Held dice that already form part of a combination make the next roll likelier to hit.
+  const Player& me = players_[seat];
+  std::array<int, 7> count{};
+  for (int d = 0; d < kNumDice; ++d) {
+    if (me.held >> d & 1u) ++count[me.dice[d]];
+  }
+  const int best = *std::max_element(count.begin() + 1, count.end());
+  if (best >= 2) value += 0.5 * (best - 1);
+  return value;
+}
+
+void KadiceState::ResampleHiddenImpl(int, engine::Rng& rng) {
+  // Nobody sees any deck's order: every player's remaining deck is reshuffled.
+  for (int s = 0; s < num_players(); ++s) {
+    Player& p = players_[s];
+    rng.Shuffle(std::span<int8_t>(p.deck.data() + p.deck_top, p.deck.data() + kNumCards));
+  }
+}
+
+// ---- State: snapshot -------------------------------------------------------------------------
+
+void KadiceState::SaveImpl(google::protobuf::Any* out) const {
+  StateProto proto;
+  proto.set_round(round_);
+  proto.set_dealer(dealer_);
+  proto.set_phase(static_cast<int>(phase_));
+  proto.set_current(current_);
+  proto.set_last_player(last_player_);
+  proto.set_rolled_mask(rolled_mask_);
+  proto.set_set_mask(set_mask_);
+  proto.set_five_of_a_kind(five_of_a_kind_);
+  proto.set_turn_shift_used(turn_shift_used_);
+  proto.set_bonus_pending(bonus_pending_);
+  proto.set_end_reason(static_cast<int>(end_reason_));
+  proto.set_ghost_moments(ghost_moments_);
+  for (int s = 0; s < num_players(); ++s) {
+    const Player& p = players_[s];
+    KadiceState_Player* out_player = proto.add_players();
+    for (int i = p.deck_top; i < kNumCards; ++i) out_player->add_deck(p.deck[i]);
+    out_player->set_active(p.active);
+    for (int i = 0; i < p.discard_size; ++i) out_player->add_discard(p.discard[i]);
+    for (int8_t d : p.dice) out_player->add_dice(d);
+    out_player->set_held(p.held);
+    out_player->set_ghost(p.ghost);
+    out_player->set_ghost_round(p.ghost_round);
+    out_player->set_ghost_moment(p.ghost_moment);
+    out_player->set_turns_taken(p.turns_taken);
+    out_player->set_finished(p.finished);
+    out_player->set_immune(p.immune);
+    out_player->set_round_shift_used(p.round_shift_used);
+  }
+  for (const Event& e : events_) {
+    KadiceState_Event* out_event = proto.add_events();
+    out_event->set_kind(e.kind);
+    out_event->set_seat(e.seat);
+    out_event->set_card(e.card);
+    out_event->set_flag(e.flag);
+    out_event->set_participants(e.participants);
+    out_event->set_round(e.round);
+    for (int8_t d : e.dice) out_event->add_dice(d);
+  }
+  out->PackFrom(proto);
+}
+
+absl::Status KadiceState::LoadImpl(const google::protobuf::Any& in) {
+  StateProto proto;
+  if (!in.UnpackTo(&proto)) {
+    return absl::InvalidArgumentError("state is not a parlor.engine.kadice.KadiceState");
+  }
+  auto bad = [](absl::string_view what) { return absl::InvalidArgumentError(what); };
+  const int n = num_players();
+  if (proto.players_size() != n) {
+    return bad(
+        absl::StrCat("players: ", proto.players_size(), " players for a ", n, "-player game"));
+  }
+  if (proto.round() < 1 || proto.round() > max_rounds_) {
+    return bad(absl::StrCat("round: ", proto.round(), " is outside 1-", max_rounds_));
+  }
+  if (proto.dealer() < 0 || proto.dealer() >= n) return bad("dealer: no such seat");
+  if (proto.phase() < 0 || proto.phase() > 2) return bad("phase: unknown phase");
+  if (proto.last_player() < -1 || proto.last_player() >= n) return bad("last_player: no such seat");
+  if (proto.rolled_mask() > kAllDice || proto.set_mask() > kAllDice) {
+    return bad("rolled_mask/set_mask: only dice 0-4 exist");
+  }
+  if (proto.end_reason() < 0 || proto.end_reason() > 2) return bad("end_reason: unknown reason");
+  if ((proto.end_reason() != 0) != (proto.phase() == 2)) {
+    return bad("end_reason: must be set exactly when the game is over");
+  }
+  if (proto.ghost_moments() < 0 || proto.ghost_moments() > 10000) {
+    return bad("ghost_moments: out of range");
+  }
+  std::array<Player, kMaxPlayers> players{};
+  for (int s = 0; s < n; ++s) {
+    const KadiceState_Player& in_player = *FindPlayer(proto, s);
+    Player& p = players[s];
+    const std::string where = absl::StrCat("players[", s, "]: ");
+    uint32_t cards_seen = 0;
+    auto take = [&](int card) -> bool {
+      if (card < 0 || card >= kNumCards || (cards_seen >> card & 1u)) return false;
+      cards_seen |= 1u << card;
+      return true;
+    };
+    if (in_player.deck_size() > kNumCards) return bad(absl::StrCat(where, "deck too large"));
+    p.deck_top = static_cast<int8_t>(kNumCards - in_player.deck_size());
+    for (int i = 0; i < in_player.deck_size(); ++i) {
+      if (!take(in_player.deck(i))) return bad(absl::StrCat(where, "deck: bad or repeated card"));
+      p.deck[p.deck_top + i] = static_cast<int8_t>(in_player.deck(i));
+    }
+    if (in_player.active() != -1) {
+      if (!take(in_player.active()))
+        return bad(absl::StrCat(where, "active: bad or repeated card"));
+    }
+    p.active = static_cast<int8_t>(in_player.active());
+    if (in_player.discard_size() > kNumCards) return bad(absl::StrCat(where, "discard too large"));
+    for (int i = 0; i < in_player.discard_size(); ++i) {
+      if (!take(in_player.discard(i))) {
+        return bad(absl::StrCat(where, "discard: bad or repeated card"));
+      }
+      p.discard[i] = static_cast<int8_t>(in_player.discard(i));
+    }
+    p.discard_size = static_cast<int8_t>(in_player.discard_size());
+    if (cards_seen != (1u << kNumCards) - 1) {
+      return bad(absl::StrCat(where, "deck, active card and discard pile must hold the 17 cards"));
+    }
+    if (in_player.dice_size() != kNumDice) return bad(absl::StrCat(where, "dice: need 5 values"));
+    for (int d = 0; d < kNumDice; ++d) {
+      if (in_player.dice(d) < 0 || in_player.dice(d) > 6) {
+        return bad(absl::StrCat(where, "dice: values are 0-6"));
+      }
+      p.dice[d] = static_cast<int8_t>(in_player.dice(d));
+    }
+    if (in_player.held() > kAllDice || std::popcount(in_player.held()) > kMaxHeld) {
+      return bad(absl::StrCat(where, "held: at most 4 of dice 0-4"));
+    }
+    p.held = static_cast<uint8_t>(in_player.held());
+    for (int d = 0; d < kNumDice; ++d) {
+      if ((p.held >> d & 1u) && p.dice[d] == 0) {
+        return bad(absl::StrCat(where, "held: a held die must have a value"));
+      }
+    }
+    p.ghost = in_player.ghost();
+    if (in_player.ghost_round() < 0 || in_player.ghost_round() > proto.round()) {
+      return bad(absl::StrCat(where, "ghost_round: out of range"));
+    }
+    p.ghost_round = static_cast<int16_t>(in_player.ghost_round());
+    if (in_player.ghost_moment() < 0 || in_player.ghost_moment() > proto.ghost_moments()) {
+      return bad(absl::StrCat(where, "ghost_moment: out of range"));
+    }
+    p.ghost_moment = static_cast<int16_t>(in_player.ghost_moment());
+    if (in_player.turns_taken() < 0 || in_player.turns_taken() > kMaxTurnsPerRound) {
+      return bad(absl::StrCat(where, "turns_taken: outside 0-3"));
+    }
+    p.turns_taken = static_cast<int8_t>(in_player.turns_taken());
+    p.finished = in_player.finished();
+    p.immune = in_player.immune();
+    p.round_shift_used = in_player.round_shift_used();
+    if (p.ghost != (p.active < 0 && p.deck_size() == 0)) {
+      return bad(absl::StrCat(where, "ghost: a ghost is exactly a player with no card left"));
+    }
+    if (p.ghost && p.held != 0) return bad(absl::StrCat(where, "held: a ghost holds no dice"));
+    if (p.ghost && p.ghost_moment == 0) return bad(absl::StrCat(where, "ghost_moment: missing"));
+    if (p.immune && p.active != kTwoPairs) {
+      return bad(absl::StrCat(where, "immune: only an active 2 PAIRS can be immune"));
+    }
+  }
+  int non_ghosts = 0;
+  for (int s = 0; s < n; ++s) non_ghosts += players[s].ghost ? 0 : 1;
+  const Phase phase = static_cast<Phase>(proto.phase());
+  if (phase != Phase::kGameOver) {
+    if (non_ghosts < 2) return bad("players: a running game has at least two players with cards");
+    uint32_t active_cards = 0;
+    for (int s = 0; s < n; ++s) {
+      if (players[s].active < 0) continue;
+      if (active_cards >> players[s].active & 1u) return bad("players: duplicate active cards");
+      active_cards |= 1u << players[s].active;
+    }
+    const int current = proto.current();
+    if (current < 0 || current >= n) return bad("current: no such seat");
+    const Player& c = players[current];
+    if (c.ghost || c.active < 0 || c.finished) return bad("current: this player may not play now");
+    if (phase == Phase::kAwaitRoll && c.turns_taken >= kMaxTurnsPerRound) {
+      return bad("current: has no turn left");
+    }
+    if (phase == Phase::kDecide && c.turns_taken == 0) return bad("current: has not rolled");
+    if (phase == Phase::kAwaitRoll &&
+        (proto.rolled_mask() != 0 || proto.set_mask() != 0 || proto.five_of_a_kind() ||
+         proto.turn_shift_used() || proto.bonus_pending())) {
+      return bad("turn marks: must be clear before the roll");
+    }
+    if (phase == Phase::kDecide) {
+      if ((proto.set_mask() & ~proto.rolled_mask()) != 0 && !proto.five_of_a_kind()) {
+        return bad("set_mask: only rolled dice can be set");
+      }
+      for (int d = 0; d < kNumDice; ++d) {
+        if (c.dice[d] == 0) return bad("dice: the current player's dice must have values");
+      }
+      if (proto.rolled_mask() == 0) return bad("rolled_mask: nothing rolled");
+    }
+    if (proto.bonus_pending() && (c.active != kSmallStraight || c.turns_taken != 1)) {
+      return bad("bonus_pending: only on SMALL STRAIGHT's first turn");
+    }
+    if (proto.turn_shift_used() && c.active != kThreeOfAKind) {
+      return bad("turn_shift_used: only 3 OF A KIND shifts once per turn");
+    }
+  } else if (proto.rolled_mask() != 0 || proto.set_mask() != 0 || proto.five_of_a_kind() ||
+             proto.turn_shift_used() || proto.bonus_pending() || proto.current() != -1) {
+    return bad("turn marks: a finished game has no turn in progress");
+  }
+  if (proto.events_size() > 64) return bad("events: too many");
+  std::vector<Event> events;
+  for (const KadiceState_Event& in_event : proto.events()) {
+    Event e;
+    if (in_event.kind() < 1 || in_event.kind() > 3) return bad("events: unknown kind");
+    e.kind = static_cast<Event::Kind>(in_event.kind());
+    if (in_event.seat() < 0 || in_event.seat() >= n) return bad("events: no such seat");
+    e.seat = static_cast<int8_t>(in_event.seat());
+    if (in_event.card() < -1 || in_event.card() >= kNumCards) return bad("events: no such card");
+    e.card = static_cast<int8_t>(in_event.card());
+    e.flag = in_event.flag();
+    if (in_event.participants() >= (1u << n)) return bad("events: no such participant");
+    e.participants = static_cast<uint8_t>(in_event.participants());
+    if (in_event.round() < 0 || in_event.round() > max_rounds_) return bad("events: bad round");
+    e.round = static_cast<int16_t>(in_event.round());
+    // A roll-off throws at most 1 + 2 + 3 + 4 + 5 * 46 dice per participant.
+    if (in_event.dice_size() > kMaxPlayers * 240) return bad("events: too many dice");
+    for (int32_t d : in_event.dice()) {
+      if (d < 1 || d > 6) return bad("events: dice are 1-6");
+      e.dice.push_back(static_cast<int8_t>(d));
+    }
+    if (e.kind == Event::kGhostRoll && e.dice.size() != kNumDice) {
+      return bad("events: a ghost roll has five dice");
+    }
+    events.push_back(std::move(e));
+  }
+  players_ = players;
+  round_ = static_cast<int16_t>(proto.round());
+  dealer_ = static_cast<int8_t>(proto.dealer());
+  phase_ = phase;
+  current_ = static_cast<int8_t>(proto.current());
+  last_player_ = static_cast<int8_t>(proto.last_player());
+  rolled_mask_ = static_cast<uint8_t>(proto.rolled_mask());
+  set_mask_ = static_cast<uint8_t>(proto.set_mask());
+  five_of_a_kind_ = proto.five_of_a_kind();
+  turn_shift_used_ = proto.turn_shift_used();
+  bonus_pending_ = proto.bonus_pending();
+  end_reason_ = static_cast<EndReason>(proto.end_reason());
+  ghost_moments_ = static_cast<int16_t>(proto.ghost_moments());
+  events_ = std::move(events);
+  return absl::OkStatus();
+}
+
+void Register(engine::Registry& registry) { registry.Add(std::make_unique<KadiceGame>()); }
+
+}  // namespace parlor::games::kadice
