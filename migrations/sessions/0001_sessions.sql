@@ -56,7 +56,8 @@ CREATE INDEX games_deadline_idx ON sessions.games (deadline) WHERE status = 'act
 -- a match id.
 CREATE TABLE sessions.matches (
   match_id     TEXT PRIMARY KEY CHECK (char_length(match_id) BETWEEN 1 AND 200),
-  game_id      UUID NOT NULL REFERENCES sessions.games (game_id),
+  -- Deferred: CreateGame claims the match id before it inserts the game.
+  game_id      UUID NOT NULL REFERENCES sessions.games (game_id) DEFERRABLE INITIALLY DEFERRED,
   request_hash BYTEA NOT NULL CHECK (octet_length(request_hash) = 32),
   created_at   TIMESTAMPTZ NOT NULL
 );

@@ -1,0 +1,968 @@
+#include "services/sessions/domain/sessions.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "engine/bots/bot.h"
+#include "engine/core/rng.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/core/crypto.h"
+#include "services/common/core/logging.h"
+#include "services/common/core/status_macros.h"
+#include "services/sessions/domain/engine_glue.h"
+
+namespace parlor::sessions {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr int64_t kHour = 3600;
+constexpr int64_t kDay = 86400;
+constexpr size_t kMaxKeyLength = 128;
+constexpr size_t kMaxNameLength = 64;
+constexpr size_t kMaxActionBytes = 16 * 1024;
+constexpr int kMaxSeats = 32;
+
+std::string Deterministic(const google::protobuf::Message& message) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return out;
+}
+
+bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
+
+bool IsUuid(absl::string_view s) {
+  if (s.size() != 36) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (s[i] != '-') return false;
+    } else if (!IsLowerHex(s[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string NewUuid() {
+  std::string b = RandomBytes(16);
+  b[6] = static_cast<char>((b[6] & 0x0f) | 0x40);
+  b[8] = static_cast<char>((b[8] & 0x3f) | 0x80);
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[(static_cast<unsigned char>(b[i]) >> 4) & 0xf];
+    out += kHex[static_cast<unsigned char>(b[i]) & 0xf];
+  }
+  return out;
+}
+
+absl::Status CheckText(absl::string_view field, absl::string_view value, size_t max,
+                       bool required) {
+  if (value.empty()) {
+    if (required) return absl::InvalidArgumentError(absl::StrCat(field, " is required"));
+    return absl::OkStatus();
+  }
+  if (value.size() > max) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, " is too long (", value.size(), " bytes; at most ", max, ")"));
+  }
+  for (char c : value) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      return absl::InvalidArgumentError(absl::StrCat(field, " contains control characters"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc) {
+  TimeControlRow row;
+  if (tc.vacation_days() < 0 || tc.vacation_days() > 30) {
+    return absl::InvalidArgumentError("time_control.vacation_days must be 0 to 30");
+  }
+  row.vacation_days = tc.vacation_days();
+  auto whole_seconds = [](const google::protobuf::Duration& d, absl::string_view field,
+                          int64_t lo, int64_t hi) -> absl::StatusOr<int64_t> {
+    if (d.nanos() != 0 || d.seconds() < lo || d.seconds() > hi) {
+      return absl::InvalidArgumentError(absl::StrCat(field, " must be whole seconds from ", lo,
+                                                     " to ", hi, " (got ", d.seconds(), "s)"));
+    }
+    return d.seconds();
+  };
+  switch (tc.kind_case()) {
+    case v1::TimeControl::kPerMove: {
+      row.kind = TimeControlRow::Kind::kPerMove;
+      PARLOR_ASSIGN_OR_RETURN(row.per_move_s, whole_seconds(tc.per_move().limit(),
+                                                            "time_control.per_move.limit", kHour,
+                                                            14 * kDay));
+      return row;
+    }
+    case v1::TimeControl::kTimeBank: {
+      row.kind = TimeControlRow::Kind::kTimeBank;
+      PARLOR_ASSIGN_OR_RETURN(row.bank_initial_s,
+                              whole_seconds(tc.time_bank().initial(),
+                                            "time_control.time_bank.initial", kHour, 30 * kDay));
+      PARLOR_ASSIGN_OR_RETURN(
+          row.bank_increment_s,
+          whole_seconds(tc.time_bank().increment(), "time_control.time_bank.increment", 0,
+                        row.bank_initial_s));
+      return row;
+    }
+    default:
+      return absl::InvalidArgumentError("time_control must set per_move or time_bank");
+  }
+}
+
+v1::TimeControl TimeControlProto(const TimeControlRow& row) {
+  v1::TimeControl tc;
+  tc.set_vacation_days(row.vacation_days);
+  if (row.kind == TimeControlRow::Kind::kPerMove) {
+    tc.mutable_per_move()->mutable_limit()->set_seconds(row.per_move_s);
+  } else {
+    tc.mutable_time_bank()->mutable_initial()->set_seconds(row.bank_initial_s);
+    tc.mutable_time_bank()->mutable_increment()->set_seconds(row.bank_increment_s);
+  }
+  return tc;
+}
+
+google::protobuf::Timestamp ToTimestamp(absl::Time t) {
+  return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
+}
+
+// The bots' random stream for one decision: reproducible (a retried transaction decides the
+// same), independent of the game's secret seed.
+engine::Rng BotRng(absl::string_view game_id, int64_t version) {
+  const std::string digest = Sha256(absl::StrCat("bot:", game_id, ":", version));
+  uint64_t seed = 0;
+  std::memcpy(&seed, digest.data(), sizeof(seed));
+  return engine::Rng(seed);
+}
+
+std::string JsonString(absl::string_view s) {
+  return absl::StrCat("\"", JsonEscape(s), "\"");
+}
+
+absl::string_view CodeName(absl::StatusCode code) {
+  switch (code) {
+    case absl::StatusCode::kOk:
+      return "ok";
+    case absl::StatusCode::kInvalidArgument:
+      return "invalid_argument";
+    case absl::StatusCode::kFailedPrecondition:
+      return "failed_precondition";
+    case absl::StatusCode::kPermissionDenied:
+      return "permission_denied";
+    case absl::StatusCode::kAborted:
+      return "aborted";
+    case absl::StatusCode::kNotFound:
+      return "not_found";
+    case absl::StatusCode::kUnavailable:
+      return "unavailable";
+    default:
+      return "error";
+  }
+}
+
+// One state change being built inside a transaction.
+struct Change {
+  const GameRow* locked = nullptr;
+  const engine::Game* game = nullptr;
+  std::unique_ptr<engine::State> state;
+  absl::Time now;
+  GameRow after;
+  std::vector<LogRow> log;
+  std::vector<NotificationRow> notes;
+  engine::SeatSet movers;
+  std::vector<std::string> timed_out;  // for the observer
+};
+
+int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
+
+// Applies one action or forfeit and logs it; charges the mover's time bank.
+absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action action,
+                         LogRow::Cause cause, const std::string& account_id) {
+  absl::Status status = kind == LogRow::Kind::kForfeit ? c.state->Forfeit(seat)
+                                                        : c.state->Apply(seat, action);
+  if (!status.ok()) return status;
+  const engine::v1::GameRecord record = c.state->Serialize();
+  LogRow row;
+  row.version = c.state->NumMoves();
+  row.kind = kind;
+  row.cause = cause;
+  row.seat = seat;
+  row.action = kind == LogRow::Kind::kForfeit ? 0 : action;
+  row.account_id = account_id;
+  row.entry = record.log(record.log_size() - 1).SerializeAsString();
+  row.created_at = c.now;
+  c.log.push_back(std::move(row));
+  SeatRow& s = c.after.seats[seat];
+  if (kind == LogRow::Kind::kAction &&
+      c.after.time_control.kind == TimeControlRow::Kind::kTimeBank && s.my_turn &&
+      s.turn_started_at && s.time_bank_ms && !c.movers.Contains(seat)) {
+    const int64_t cap = c.after.time_control.bank_initial_s * 1000;
+    int64_t bank = std::max<int64_t>(0, *s.time_bank_ms - Ms(c.now - *s.turn_started_at));
+    bank = std::min(cap, bank + c.after.time_control.bank_increment_s * 1000);
+    s.time_bank_ms = bank;
+  }
+  c.movers.Insert(seat);
+  return absl::OkStatus();
+}
+
+// Computer seats, and forfeited seats in games that go on, move at once.
+absl::Status AutoPlay(Change& c) {
+  const int64_t limit =
+      c.game->MaxMoves(c.state->num_players(), c.state->options()) + c.state->num_players() + 1;
+  while (!c.state->IsTerminal() && c.state->NumMoves() <= limit) {
+    int auto_seat = -1;
+    for (int seat : c.state->ActingSeats().ToVector()) {
+      const SeatRow& s = c.after.seats[seat];
+      if (!s.bot.empty() || c.state->IsForfeited(seat)) {
+        auto_seat = seat;
+        break;
+      }
+    }
+    if (auto_seat < 0) return absl::OkStatus();
+    const SeatRow& s = c.after.seats[auto_seat];
+    const std::string bot_name = c.state->IsForfeited(auto_seat) || s.bot.empty() ? "random" : s.bot;
+    absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(bot_name);
+    if (!bot.ok()) return absl::InternalError(absl::StrCat("bot ", bot_name, ": ", bot.status().message()));
+    engine::Rng rng = BotRng(c.after.game_id, c.state->NumMoves());
+    absl::StatusOr<engine::Action> action = (*bot)->Choose(*c.state, auto_seat, rng);
+    if (!action.ok()) return absl::InternalError(absl::StrCat("bot failed: ", action.status().message()));
+    PARLOR_RETURN_IF_ERROR(
+        ApplyLogged(c, LogRow::Kind::kAction, auto_seat, *action, LogRow::Cause::kBot, ""));
+  }
+  return absl::OkStatus();
+}
+
+absl::Duration TurnTime(const GameRow& g, const SeatRow& s) {
+  if (g.time_control.kind == TimeControlRow::Kind::kPerMove) {
+    return absl::Seconds(g.time_control.per_move_s);
+  }
+  return absl::Milliseconds(s.time_bank_ms.value_or(g.time_control.bank_initial_s * 1000));
+}
+
+std::string ResultJson(const GameRow& g) {
+  std::vector<std::string> seats;
+  for (const SeatRow& s : g.seats) {
+    seats.push_back(absl::StrCat("{\"seat\":", s.seat, ",\"account_id\":", JsonString(s.account_id),
+                                 ",\"bot\":", JsonString(s.bot), ",\"team\":", s.team,
+                                 ",\"forfeited\":", s.forfeited ? "true" : "false", ",\"rank\":",
+                                 g.ranks[s.seat], ",\"score\":", g.scores[s.seat], "}"));
+  }
+  return absl::StrCat("{\"game_id\":", JsonString(g.game_id), ",\"game\":", JsonString(g.game),
+                      ",\"ranked\":", g.ranked ? "true" : "false", ",\"reason\":",
+                      JsonString(g.end_reason), ",\"seats\":[", absl::StrJoin(seats, ","), "]}");
+}
+
+NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
+                     absl::string_view dedupe, absl::string_view text) {
+  NotificationRow n;
+  n.account_id = s.account_id;
+  n.kind = std::string(kind);
+  n.version = g.version;
+  n.dedupe_key = std::string(dedupe);
+  n.payload_json = absl::StrCat("{\"game_id\":", JsonString(g.game_id), ",\"game\":",
+                                JsonString(g.game), ",\"version\":", g.version, ",\"seat\":",
+                                s.seat, ",\"text\":", JsonString(text), "}");
+  return n;
+}
+
+// Builds the rows after the change: snapshot, version, clocks, outcome, notifications.
+Mutation Finish(Change& c) {
+  GameRow& g = c.after;
+  const engine::State& st = *c.state;
+  g.version = st.NumMoves();
+  g.snapshot = st.Serialize().SerializeAsString();
+  g.acting_seats = ActingBits(st);
+  g.updated_at = c.now;
+  g.deadline.reset();
+  const bool moved = !c.log.empty();
+  if (st.IsTerminal()) {
+    g.finished = true;
+    g.acting_seats = 0;
+    const engine::Outcome outcome = st.GetOutcome();
+    g.ranks = outcome.ranks;
+    g.scores = outcome.scores;
+    g.end_reason = outcome.reason;
+  }
+  for (SeatRow& s : g.seats) {
+    s.forfeited = st.IsForfeited(s.seat);
+    const bool acting = !g.finished && st.ActingSeats().Contains(s.seat);
+    const bool was_acting = c.locked->seats[s.seat].my_turn;
+    if (!acting) {
+      s.my_turn = false;
+      s.turn_started_at.reset();
+      s.deadline.reset();
+      s.reminders_sent = 0;
+    } else if (!was_acting || c.movers.Contains(s.seat)) {
+      s.my_turn = true;
+      s.turn_started_at = c.now;
+      s.deadline = c.now + TurnTime(g, s);
+      s.reminders_sent = 0;
+      if (s.bot.empty()) {
+        c.notes.push_back(Note(g, s, "your_turn",
+                               absl::StrCat("turn:", g.game_id, ":", g.version, ":", s.seat),
+                               "It is your turn"));
+      }
+    }
+    if (s.deadline && (!g.deadline || *s.deadline < *g.deadline)) g.deadline = s.deadline;
+  }
+  Mutation m;
+  if (g.finished && moved) {
+    for (const SeatRow& s : g.seats) {
+      if (s.bot.empty()) {
+        c.notes.push_back(Note(g, s, "game_over", absl::StrCat("over:", g.game_id, ":", s.seat),
+                               absl::StrCat("The game has ended: ", g.end_reason)));
+      }
+    }
+    m.result = ResultRow{ResultJson(g)};
+  }
+  m.after = g;
+  m.log = std::move(c.log);
+  m.notifications = std::move(c.notes);
+  std::vector<std::string> accounts;
+  for (const SeatRow& s : g.seats) {
+    if (!s.account_id.empty()) accounts.push_back(s.account_id);
+  }
+  m.notify_payload = absl::StrCat(g.game_id, ":", g.version, ":", absl::StrJoin(accounts, ","));
+  return m;
+}
+
+}  // namespace
+
+Sessions::Sessions(GameStore* store, const engine::Registry* games,
+                   std::function<absl::Time()> clock, Options options,
+                   SessionsObserver* observer)
+    : store_(store),
+      games_(games),
+      clock_(std::move(clock)),
+      options_(std::move(options)),
+      observer_(observer != nullptr ? observer : &null_observer_),
+      page_tokens_(options_.page_token_secret) {}
+
+absl::Status Sessions::ValidateGameId(absl::string_view game_id) {
+  if (game_id.empty()) return absl::InvalidArgumentError("game_id is required");
+  if (!IsUuid(game_id)) {
+    return absl::InvalidArgumentError("game_id must be a lower-case UUID (as Game.game_id)");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const engine::Game*> Sessions::FindGame(absl::string_view name) const {
+  absl::StatusOr<const engine::Game*> game = games_->Find(name);
+  if (!game.ok()) return absl::InvalidArgumentError(game.status().message());
+  return game;
+}
+
+int Sessions::SeatOf(const GameRow& row, const std::string& account_id) const {
+  for (const SeatRow& s : row.seats) {
+    if (!s.account_id.empty() && s.account_id == account_id) return s.seat;
+  }
+  return -1;
+}
+
+absl::StatusOr<v1::Game> Sessions::Summary(const GameRow& row, int my_seat) const {
+  v1::Game out;
+  out.set_game_id(row.game_id);
+  out.set_game(row.game);
+  for (const auto& [k, v] : row.options) (*out.mutable_options())[k] = v;
+  out.set_ranked(row.ranked);
+  out.set_status(row.finished ? v1::GAME_STATUS_FINISHED : v1::GAME_STATUS_ACTIVE);
+  out.set_version(row.version);
+  for (const SeatRow& s : row.seats) {
+    v1::Seat* seat = out.add_seats();
+    seat->set_seat(s.seat);
+    seat->set_account_id(s.account_id);
+    seat->set_display_name(s.display_name);
+    seat->set_team(s.team);
+    seat->set_bot(s.bot);
+    seat->set_forfeited(s.forfeited);
+    if (s.time_bank_ms) {
+      int64_t remaining = *s.time_bank_ms;
+      if (s.my_turn && s.turn_started_at) {
+        remaining = std::max<int64_t>(0, remaining - Ms(clock_() - *s.turn_started_at));
+      }
+      *seat->mutable_time_bank_remaining() = TimeUtil::MillisecondsToDuration(remaining);
+    }
+    *seat->mutable_vacation_used() = TimeUtil::MillisecondsToDuration(s.vacation_used_ms);
+    if (s.my_turn) out.add_acting_seats(s.seat);
+  }
+  out.set_my_seat(my_seat);
+  out.set_my_turn(my_seat >= 0 && (row.acting_seats >> my_seat & 1u) != 0);
+  *out.mutable_time_control() = TimeControlProto(row.time_control);
+  if (row.deadline) *out.mutable_deadline() = ToTimestamp(*row.deadline);
+  out.set_seed_commitment(row.seed_commitment);
+  if (row.finished) {
+    PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
+    PARLOR_ASSIGN_OR_RETURN(engine::Seed seed, engine::Seed::FromBytes(record.seed()));
+    out.set_seed(seed.ToHex());
+    v1::Outcome* outcome = out.mutable_outcome();
+    for (int r : row.ranks) outcome->add_ranks(r);
+    for (int64_t s : row.scores) outcome->add_scores(s);
+    outcome->set_reason(row.end_reason);
+  }
+  *out.mutable_create_time() = ToTimestamp(row.created_at);
+  *out.mutable_update_time() = ToTimestamp(row.updated_at);
+  out.set_match_id(row.match_id);
+  return out;
+}
+
+absl::Status Sessions::Create(const std::string& match_key, const std::string& request_hash,
+                              const std::string& match_id, const engine::Game& game,
+                              const std::map<std::string, std::string>& raw_options,
+                              std::vector<SeatRow> seats, bool ranked, const v1::TimeControl& tc,
+                              v1::Game* out, bool* created) {
+  const int n = static_cast<int>(seats.size());
+  PARLOR_ASSIGN_OR_RETURN(engine::Options options, game.ParseOptions(raw_options, n));
+  PARLOR_ASSIGN_OR_RETURN(TimeControlRow time_control, ParseTimeControl(tc));
+  PARLOR_ASSIGN_OR_RETURN(engine::Seed seed, engine::Seed::FromBytes(RandomBytes(32)));
+  PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, game.NewGame(n, options, seed));
+  for (SeatRow& s : seats) {
+    const int team = state->TeamOf(s.seat);
+    if (s.team >= 0 && s.team != team) {
+      return absl::InvalidArgumentError(absl::StrCat("seats[", s.seat, "].team is ", s.team,
+                                                     " but the game's options put that seat on team ",
+                                                     team));
+    }
+    s.team = team;
+    if (time_control.kind == TimeControlRow::Kind::kTimeBank) {
+      s.time_bank_ms = time_control.bank_initial_s * 1000;
+    }
+  }
+  const absl::Time now = clock_();
+  GameRow locked;  // "before": nobody acting
+  locked.seats = seats;
+  Change c;
+  c.locked = &locked;
+  c.game = &game;
+  c.state = std::move(state);
+  c.now = now;
+  c.after.game_id = NewUuid();
+  c.after.game = game.name();
+  c.after.match_id = match_id;
+  c.after.ranked = ranked;
+  c.after.num_players = n;
+  for (const engine::OptionSpec& spec : game.info().options) {
+    c.after.options[spec.name] = engine::FormatOptionValue(spec, options.Get(spec.name));
+  }
+  c.after.seed_commitment = engine::SeedCommitment(seed);
+  c.after.time_control = time_control;
+  c.after.created_at = now;
+  c.after.seats = seats;
+  PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+  const engine::v1::GameRecord record = c.state->Serialize();
+  LogRow setup;
+  setup.version = 0;
+  setup.kind = LogRow::Kind::kSetup;
+  setup.cause = LogRow::Cause::kSystem;
+  setup.seat = -1;
+  setup.entry = record.log(0).SerializeAsString();
+  setup.created_at = now;
+  c.log.insert(c.log.begin(), std::move(setup));
+  Mutation m = Finish(c);
+  NewGame ng;
+  ng.game = m.after;
+  ng.log = std::move(m.log);
+  ng.request_hash = request_hash;
+  ng.notifications = std::move(m.notifications);
+  ng.notify_payload = m.notify_payload;
+  PARLOR_ASSIGN_OR_RETURN(GameRow stored, store_->CreateGame(ng, match_key, created));
+  int my_seat = -1;
+  PARLOR_ASSIGN_OR_RETURN(*out, Summary(stored, my_seat));
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
+                                  v1::CreateGameResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(CheckText("match_id", request.match_id(), kMaxKeyLength, true));
+  if (request.game().empty()) return absl::InvalidArgumentError("game is required");
+  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game()));
+  if (request.seats_size() < 1 || request.seats_size() > kMaxSeats) {
+    return absl::InvalidArgumentError(absl::StrCat("seats: between 1 and ", kMaxSeats,
+                                                   " seats are needed (got ",
+                                                   request.seats_size(), ")"));
+  }
+  if (!request.has_time_control()) return absl::InvalidArgumentError("time_control is required");
+  std::vector<SeatRow> seats;
+  for (int i = 0; i < request.seats_size(); ++i) {
+    const v1::SeatSpec& spec = request.seats(i);
+    const std::string field = absl::StrCat("seats[", i, "]");
+    SeatRow s;
+    s.seat = i;
+    s.team = spec.has_team() ? spec.team() : -1;
+    if (spec.account_id().empty() == spec.bot().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": set exactly one of account_id and bot"));
+    }
+    if (!spec.account_id().empty()) {
+      if (!IsUuid(spec.account_id())) {
+        return absl::InvalidArgumentError(absl::StrCat(field, ".account_id must be a lower-case UUID"));
+      }
+      for (const SeatRow& other : seats) {
+        if (other.account_id == spec.account_id()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(field, ".account_id is already seated at seat ", other.seat));
+        }
+      }
+      s.account_id = spec.account_id();
+      PARLOR_RETURN_IF_ERROR(
+          CheckText(absl::StrCat(field, ".display_name"), spec.display_name(), kMaxNameLength, true));
+      s.display_name = spec.display_name();
+    } else {
+      if (request.ranked()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ": ranked games cannot have computer seats"));
+      }
+      absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(spec.bot());
+      if (!bot.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(field, ".bot: ", bot.status().message()));
+      }
+      s.bot = spec.bot();
+      PARLOR_RETURN_IF_ERROR(
+          CheckText(absl::StrCat(field, ".display_name"), spec.display_name(), kMaxNameLength, false));
+      s.display_name = spec.display_name().empty() ? absl::StrCat("Computer (", s.bot, ")")
+                                                   : spec.display_name();
+    }
+    if (spec.has_team() && (spec.team() < 0 || spec.team() >= kMaxSeats)) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ".team must be 0 to 31"));
+    }
+    seats.push_back(std::move(s));
+  }
+  const std::string hash = Sha256(Deterministic(request));
+  std::map<std::string, std::string> raw(request.options().begin(), request.options().end());
+  bool created = false;
+  PARLOR_RETURN_IF_ERROR(Create(request.match_id(), hash, request.match_id(), *game, raw,
+                                std::move(seats), request.ranked(), request.time_control(),
+                                response->mutable_game(), &created));
+  response->set_created(created);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::CreateBotGame(const std::string& account_id,
+                                     const v1::CreateBotGameRequest& request,
+                                     v1::CreateBotGameResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(CheckText("request_id", request.request_id(), kMaxKeyLength, true));
+  if (request.game().empty()) return absl::InvalidArgumentError("game is required");
+  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game()));
+  const int n = request.num_players();
+  if (n < game->info().min_players || n > game->info().max_players) {
+    return absl::InvalidArgumentError(absl::StrCat("num_players must be ", game->info().min_players,
+                                                   " to ", game->info().max_players, " for ",
+                                                   game->name(), " (got ", n, ")"));
+  }
+  if (request.my_seat() < 0 || request.my_seat() >= n) {
+    return absl::InvalidArgumentError(absl::StrCat("my_seat must be 0 to ", n - 1));
+  }
+  const std::string bot = request.bot().empty() ? "random" : request.bot();
+  if (absl::StatusOr<std::unique_ptr<bots::Bot>> b = bots::MakeBot(bot); !b.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("bot: ", b.status().message()));
+  }
+  PARLOR_RETURN_IF_ERROR(CheckText("display_name", request.display_name(), kMaxNameLength, false));
+  v1::TimeControl tc = request.time_control();
+  if (!request.has_time_control()) tc.mutable_per_move()->mutable_limit()->set_seconds(7 * kDay);
+  std::vector<SeatRow> seats;
+  for (int i = 0; i < n; ++i) {
+    SeatRow s;
+    s.seat = i;
+    s.team = -1;
+    if (i == request.my_seat()) {
+      s.account_id = account_id;
+      s.display_name = request.display_name().empty() ? "Player" : request.display_name();
+    } else {
+      s.bot = bot;
+      s.display_name = absl::StrCat("Computer (", bot, ")");
+    }
+    seats.push_back(std::move(s));
+  }
+  v1::CreateBotGameRequest canonical = request;
+  const std::string hash = Sha256(absl::StrCat(account_id, "\n", Deterministic(canonical)));
+  std::map<std::string, std::string> raw(request.options().begin(), request.options().end());
+  bool created = false;
+  PARLOR_RETURN_IF_ERROR(Create(absl::StrCat("bot:", account_id, ":", request.request_id()), hash,
+                                "", *game, raw, std::move(seats), false, tc,
+                                response->mutable_game(), &created));
+  response->mutable_game()->set_my_seat(request.my_seat());
+  response->set_created(created);
+  // Refresh the summary for the caller (my_turn, and any computer moves made at creation).
+  PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(),
+                          GameSummary(account_id, response->game().game_id()));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Game> Sessions::GameSummary(const std::string& account_id,
+                                               absl::string_view game_id) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
+  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
+  const int seat = SeatOf(row, account_id);
+  if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", game_id));
+  return Summary(row, seat);
+}
+
+absl::Status Sessions::GetGame(const std::string& account_id, const v1::GetGameRequest& request,
+                               v1::GetGameResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(request.game_id()));
+  const int seat = SeatOf(row, account_id);
+  if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
+  PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LoadState(*game, row.snapshot));
+  PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(row, seat));
+  *response->mutable_view() = ViewAny(*state, engine::Viewer::Seat(seat));
+  if (!row.finished && !row.seats[seat].forfeited) {
+    for (auto& a : LegalActionsAny(*state, seat)) *response->add_legal_actions() = std::move(a);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::ListMyGames(const std::string& account_id,
+                                   const v1::ListMyGamesRequest& request,
+                                   v1::ListMyGamesResponse* response) {
+  response->Clear();
+  if (!v1::GameFilter_IsValid(request.filter())) {
+    return absl::InvalidArgumentError("filter is not a known GameFilter value");
+  }
+  if (request.page_size() < 0 || request.page_size() > 100) {
+    return absl::InvalidArgumentError("page_size must be 0 to 100");
+  }
+  const int page_size = request.page_size() == 0 ? 20 : request.page_size();
+  const std::string fingerprint = absl::StrCat(account_id, "/", request.filter());
+  std::optional<ListCursor> cursor;
+  if (!request.page_token().empty()) {
+    if (request.page_token().size() > 512) {
+      return absl::InvalidArgumentError("page_token is not one this server issued");
+    }
+    PARLOR_ASSIGN_OR_RETURN(std::string raw, page_tokens_.Decode(request.page_token(), fingerprint));
+    std::pair<std::string, std::string> parts = absl::StrSplit(raw, absl::MaxSplits('|', 1));
+    int64_t micros = 0;
+    if (!absl::SimpleAtoi(parts.first, &micros) || !IsUuid(parts.second)) {
+      return absl::InvalidArgumentError("page_token is not one this server issued");
+    }
+    cursor = ListCursor{absl::FromUnixMicros(micros), parts.second};
+  }
+  PARLOR_ASSIGN_OR_RETURN(std::vector<GameRow> rows,
+                          store_->ListGames(account_id, static_cast<ListFilter>(request.filter()),
+                                            cursor, page_size + 1));
+  const bool more = static_cast<int>(rows.size()) > page_size;
+  if (more) rows.resize(page_size);
+  for (const GameRow& row : rows) {
+    PARLOR_ASSIGN_OR_RETURN(*response->add_games(), Summary(row, SeatOf(row, account_id)));
+  }
+  if (more && !rows.empty()) {
+    // The seat rows carry the game's updated_at, which is the sort key.
+    response->set_next_page_token(page_tokens_.Encode(
+        absl::StrCat(absl::ToUnixMicros(rows.back().updated_at), "|", rows.back().game_id),
+        fingerprint));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::SubmitAction(const std::string& account_id,
+                                    const v1::SubmitActionRequest& request,
+                                    v1::SubmitActionResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  PARLOR_RETURN_IF_ERROR(
+      CheckText("idempotency_key", request.idempotency_key(), kMaxKeyLength, true));
+  if (request.expected_version() < 0) {
+    return absl::InvalidArgumentError("expected_version must be >= 0");
+  }
+  if (!request.has_action() || request.action().type_url().empty()) {
+    return absl::InvalidArgumentError("action is required (an Any holding the game's Action)");
+  }
+  if (request.action().ByteSizeLong() > kMaxActionBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("action is too large (at most ", kMaxActionBytes, " bytes)"));
+  }
+  const std::string hash = Sha256(absl::StrCat(request.game_id(), "\n", request.expected_version(),
+                                               "\n", Deterministic(request.action())));
+  std::string game_name;
+  v1::SubmitActionResponse answer;
+  const absl::Time started = absl::Now();
+  absl::Status status = store_->UpdateGame(
+      "sessions.submit_action", request.game_id(),
+      IdempotencyKeyRef{account_id, request.idempotency_key()},
+      [&](const GameRow& locked, const std::optional<StoredAnswer>& stored)
+          -> absl::StatusOr<std::optional<Mutation>> {
+        game_name = locked.game;
+        answer.Clear();
+        const int seat = SeatOf(locked, account_id);
+        if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
+        if (stored) {
+          if (stored->request_hash != hash) {
+            return absl::InvalidArgumentError(
+                "idempotency_key was already used for a different request; use a fresh key per "
+                "move");
+          }
+          if (!answer.ParseFromString(stored->response)) {
+            return absl::DataLossError("stored answer does not parse");
+          }
+          return std::optional<Mutation>();
+        }
+        if (locked.version != request.expected_version()) {
+          return absl::AbortedError(absl::StrCat("expected_version ", request.expected_version(),
+                                                 " is stale: the game is at version ",
+                                                 locked.version));
+        }
+        if (locked.finished) return absl::FailedPreconditionError("the game has ended");
+        if (locked.seats[seat].forfeited) {
+          return absl::PermissionDeniedError("your seat has forfeited this game");
+        }
+        if ((locked.acting_seats >> seat & 1u) == 0) {
+          std::vector<int> acting;
+          for (const SeatRow& s : locked.seats) {
+            if (s.my_turn) acting.push_back(s.seat);
+          }
+          return absl::PermissionDeniedError(absl::StrCat(
+              "it is not your turn (you are seat ", seat, "; waiting for seat ",
+              absl::StrJoin(acting, ", "), ")"));
+        }
+        PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
+        PARLOR_ASSIGN_OR_RETURN(engine::Action action, game->ActionFromAny(request.action()));
+        Change c;
+        c.locked = &locked;
+        c.game = game;
+        PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
+        c.now = clock_();
+        c.after = locked;
+        PARLOR_RETURN_IF_ERROR(
+            ApplyLogged(c, LogRow::Kind::kAction, seat, action, LogRow::Cause::kPlayer, account_id));
+        PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+        Mutation m = Finish(c);
+        PARLOR_ASSIGN_OR_RETURN(*answer.mutable_game(), Summary(m.after, seat));
+        *answer.mutable_view() = ViewAny(*c.state, engine::Viewer::Seat(seat));
+        if (!m.after.finished) {
+          for (auto& a : LegalActionsAny(*c.state, seat)) *answer.add_legal_actions() = std::move(a);
+        }
+        m.answer = StoredAnswer{hash, m.after.version, answer.SerializeAsString()};
+        return std::optional<Mutation>(std::move(m));
+      });
+  observer_->ActionResult(game_name.empty() ? "unknown" : game_name, CodeName(status.code()));
+  if (!status.ok()) return status;
+  observer_->CommitDuration(absl::Now() - started);
+  *response = std::move(answer);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignRequest& request,
+                              v1::ResignResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  return store_->UpdateGame(
+      "sessions.resign", request.game_id(), std::nullopt,
+      [&](const GameRow& locked, const std::optional<StoredAnswer>&)
+          -> absl::StatusOr<std::optional<Mutation>> {
+        const int seat = SeatOf(locked, account_id);
+        if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
+        if (locked.finished) return absl::FailedPreconditionError("the game has ended");
+        if (locked.seats[seat].forfeited) {
+          return absl::FailedPreconditionError("your seat has already forfeited this game");
+        }
+        PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
+        Change c;
+        c.locked = &locked;
+        c.game = game;
+        PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
+        c.now = clock_();
+        c.after = locked;
+        PARLOR_RETURN_IF_ERROR(
+            ApplyLogged(c, LogRow::Kind::kForfeit, seat, 0, LogRow::Cause::kPlayer, account_id));
+        PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+        Mutation m = Finish(c);
+        PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(m.after, seat));
+        return std::optional<Mutation>(std::move(m));
+      });
+}
+
+absl::Status Sessions::WatchEvents(const std::string& account_id, absl::string_view game_id,
+                                   int64_t after_version, int limit,
+                                   std::vector<v1::WatchGameResponse>* out) {
+  v1::GetHistoryRequest request;
+  request.set_game_id(std::string(game_id));
+  request.set_from_version(after_version + 1);
+  request.set_page_size(limit);
+  v1::GetHistoryResponse history;
+  PARLOR_RETURN_IF_ERROR(GetHistory(account_id, request, &history));
+  if (history.events().empty()) return absl::OkStatus();
+  PARLOR_ASSIGN_OR_RETURN(v1::Game summary, GameSummary(account_id, game_id));
+  for (const v1::HistoryEvent& event : history.events()) {
+    v1::WatchGameResponse r;
+    *r.mutable_event() = event;
+    *r.mutable_game() = summary;
+    out->push_back(std::move(r));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::GetHistory(const std::string& account_id,
+                                  const v1::GetHistoryRequest& request,
+                                  v1::GetHistoryResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  if (request.from_version() < 0) return absl::InvalidArgumentError("from_version must be >= 0");
+  if (request.page_size() < 0 || request.page_size() > 200) {
+    return absl::InvalidArgumentError("page_size must be 0 to 200");
+  }
+  const int page_size = request.page_size() == 0 ? 50 : request.page_size();
+  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(request.game_id()));
+  const int seat = SeatOf(row, account_id);
+  if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", request.game_id()));
+  response->set_current_version(row.version);
+  if (request.from_version() > row.version) return absl::OkStatus();
+  const int64_t to = std::min<int64_t>(row.version, request.from_version() + page_size - 1);
+  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
+  PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
+  const int64_t first = std::max<int64_t>(0, request.from_version() - 1);
+  PARLOR_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<engine::State>> states,
+                          StatesBetween(*game, record, first, to));
+  PARLOR_ASSIGN_OR_RETURN(std::vector<LogRow> log,
+                          store_->GetLog(request.game_id(), request.from_version(),
+                                         static_cast<int>(to - request.from_version() + 1)));
+  const engine::Viewer viewer = row.finished ? engine::Viewer::All() : engine::Viewer::Seat(seat);
+  for (const LogRow& entry : log) {
+    const int64_t v = entry.version;
+    if (v - first >= static_cast<int64_t>(states.size())) break;
+    v1::HistoryEvent* event = response->add_events();
+    event->set_version(v);
+    event->set_seat(entry.seat);
+    switch (entry.kind) {
+      case LogRow::Kind::kSetup:
+        event->set_kind(v1::EVENT_KIND_SETUP);
+        break;
+      case LogRow::Kind::kAction:
+        event->set_kind(v1::EVENT_KIND_ACTION);
+        break;
+      case LogRow::Kind::kForfeit:
+        event->set_kind(v1::EVENT_KIND_FORFEIT);
+        break;
+    }
+    switch (entry.cause) {
+      case LogRow::Cause::kSystem:
+        event->set_cause(v1::EVENT_CAUSE_SYSTEM);
+        break;
+      case LogRow::Cause::kPlayer:
+        event->set_cause(v1::EVENT_CAUSE_PLAYER);
+        break;
+      case LogRow::Cause::kBot:
+        event->set_cause(v1::EVENT_CAUSE_BOT);
+        break;
+      case LogRow::Cause::kTimeout:
+        event->set_cause(v1::EVENT_CAUSE_TIMEOUT);
+        break;
+    }
+    const engine::State& at = *states[v - first];
+    if (v == 0) {
+      event->set_description("the game was set up");
+    } else {
+      event->set_description(DescribeMove(*states[v - first - 1], record.log(static_cast<int>(v)),
+                                          viewer));
+    }
+    // While the game runs, the caller sees its own seat's view; afterwards, everything.
+    *event->mutable_view() = ViewAny(at, row.finished ? engine::Viewer::All()
+                                                      : engine::Viewer::Seat(seat));
+    *event->mutable_time() = ToTimestamp(entry.created_at);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int> Sessions::Sweep(int limit) {
+  const absl::Time now = clock_();
+  PARLOR_ASSIGN_OR_RETURN(std::vector<std::string> ids, store_->DueGames(now, limit));
+  int changed = 0;
+  for (const std::string& id : ids) {
+    std::vector<std::pair<std::string, std::string>> timeouts;
+    absl::Status status = store_->UpdateGame(
+        "sessions.sweep", id, std::nullopt,
+        [&](const GameRow& locked, const std::optional<StoredAnswer>&)
+            -> absl::StatusOr<std::optional<Mutation>> {
+          timeouts.clear();
+          if (locked.finished) return std::optional<Mutation>();
+          PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
+          Change c;
+          c.locked = &locked;
+          c.game = game;
+          PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
+          c.now = now;
+          c.after = locked;
+          bool touched = false;
+          for (const SeatRow& s : locked.seats) {
+            if (!s.my_turn || !s.deadline || !s.turn_started_at) continue;
+            SeatRow& seat = c.after.seats[s.seat];
+            if (*s.deadline <= now) {
+              if (c.state->IsTerminal() || !c.state->ActingSeats().Contains(s.seat)) continue;
+              touched = true;
+              if (locked.ranked) {
+                PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kForfeit, s.seat, 0,
+                                                   LogRow::Cause::kTimeout, ""));
+                timeouts.push_back({locked.game, "forfeit"});
+              } else {
+                PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<bots::Bot> bot,
+                                        bots::MakeBot(options_.timeout_bot));
+                engine::Rng rng = BotRng(locked.game_id, c.state->NumMoves());
+                PARLOR_ASSIGN_OR_RETURN(engine::Action action, bot->Choose(*c.state, s.seat, rng));
+                PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kAction, s.seat, action,
+                                                   LogRow::Cause::kTimeout, ""));
+                timeouts.push_back({locked.game, "bot"});
+              }
+              if (!s.account_id.empty()) {
+                c.notes.push_back(Note(locked, s, "timeout",
+                                       absl::StrCat("timeout:", locked.game_id, ":",
+                                                    locked.version, ":", s.seat),
+                                       locked.ranked ? "Your time ran out: you forfeited"
+                                                     : "Your time ran out: the computer moved "
+                                                       "for you"));
+              }
+              continue;
+            }
+            const absl::Duration total = *s.deadline - *s.turn_started_at;
+            int due = 0;
+            if (now >= *s.turn_started_at + total * options_.second_reminder) {
+              due = 2;
+            } else if (now >= *s.turn_started_at + total * options_.first_reminder) {
+              due = 1;
+            }
+            if (due > s.reminders_sent) {
+              touched = true;
+              seat.reminders_sent = due;
+              if (!s.account_id.empty()) {
+                c.notes.push_back(Note(
+                    locked, s, "reminder",
+                    absl::StrCat("reminder:", locked.game_id, ":", locked.version, ":", s.seat,
+                                 ":", due),
+                    due == 1 ? "Half of your time for this move has passed"
+                             : "Your time for this move is nearly up"));
+              }
+            }
+          }
+          if (!touched) return std::optional<Mutation>();
+          PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+          Mutation m = Finish(c);
+          return std::optional<Mutation>(std::move(m));
+        });
+    if (!status.ok()) {
+      spdlog::warn("sweeper: game {}: {}", id, status.ToString());
+      continue;
+    }
+    for (const auto& [game, policy] : timeouts) observer_->Timeout(game, policy);
+    ++changed;
+  }
+  return changed;
+}
+
+}  // namespace parlor::sessions

@@ -1,0 +1,102 @@
+#ifndef PARLOR_SERVICES_SESSIONS_DOMAIN_SESSIONS_H_
+#define PARLOR_SERVICES_SESSIONS_DOMAIN_SESSIONS_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "engine/core/registry.h"
+#include "parlor/sessions/v1/sessions.pb.h"
+#include "services/common/core/page_token.h"
+#include "services/sessions/store/store.h"
+
+namespace parlor::sessions {
+
+// Counters the domain reports (the api layer backs them with Prometheus).
+class SessionsObserver {
+ public:
+  virtual ~SessionsObserver() = default;
+  // result: "ok" or the lower-case status code name.
+  virtual void ActionResult(absl::string_view /*game*/, absl::string_view /*result*/) {}
+  virtual void CommitDuration(absl::Duration /*d*/) {}
+  // policy: "bot" (casual) or "forfeit" (ranked).
+  virtual void Timeout(absl::string_view /*game*/, absl::string_view /*policy*/) {}
+};
+
+// The sessions domain: validation, the engine, time controls and the timeout policy, over the
+// store. Every public method blocks (it runs transactions); call it from a worker pool.
+class Sessions {
+ public:
+  struct Options {
+    // The secret behind ListMyGames page tokens (same on every replica).
+    std::string page_token_secret = "parlor-sessions";
+    // Bot used for the timed-out seat of a casual game.
+    std::string timeout_bot = "greedy";
+    // Reminders at these fractions of the move's time.
+    double first_reminder = 0.5;
+    double second_reminder = 0.9;
+  };
+
+  Sessions(GameStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
+           Options options, SessionsObserver* observer = nullptr);
+
+  // SessionsInternalService.CreateGame (a service caller).
+  absl::Status CreateGame(const v1::CreateGameRequest& request, v1::CreateGameResponse* response);
+  // Player-facing RPCs; `account_id` is the authenticated caller.
+  absl::Status CreateBotGame(const std::string& account_id, const v1::CreateBotGameRequest& request,
+                             v1::CreateBotGameResponse* response);
+  absl::Status GetGame(const std::string& account_id, const v1::GetGameRequest& request,
+                       v1::GetGameResponse* response);
+  absl::Status ListMyGames(const std::string& account_id, const v1::ListMyGamesRequest& request,
+                           v1::ListMyGamesResponse* response);
+  absl::Status SubmitAction(const std::string& account_id, const v1::SubmitActionRequest& request,
+                            v1::SubmitActionResponse* response);
+  absl::Status Resign(const std::string& account_id, const v1::ResignRequest& request,
+                      v1::ResignResponse* response);
+  absl::Status GetHistory(const std::string& account_id, const v1::GetHistoryRequest& request,
+                          v1::GetHistoryResponse* response);
+
+  // The events of versions after `after_version` (at most `limit`) for a seated caller, with
+  // the game's summary, as WatchGame sends them. NOT_FOUND when the caller is not seated.
+  absl::Status WatchEvents(const std::string& account_id, absl::string_view game_id,
+                           int64_t after_version, int limit,
+                           std::vector<v1::WatchGameResponse>* out);
+  // The game's summary as the given account sees it (WatchMyGames).
+  absl::StatusOr<v1::Game> GameSummary(const std::string& account_id, absl::string_view game_id);
+
+  // Handles every due deadline and reminder at the clock's now; returns how many games it
+  // changed. Safe on every replica at once.
+  absl::StatusOr<int> Sweep(int limit = 100);
+
+  // Validation shared with the api layer.
+  static absl::Status ValidateGameId(absl::string_view game_id);
+
+ private:
+  struct Prepared;
+  absl::StatusOr<const engine::Game*> FindGame(absl::string_view name) const;
+  absl::Status Create(const std::string& match_key, const std::string& request_hash,
+                      const std::string& match_id, const engine::Game& game,
+                      const std::map<std::string, std::string>& raw_options,
+                      std::vector<SeatRow> seats, bool ranked, const v1::TimeControl& tc,
+                      v1::Game* out, bool* created);
+  absl::StatusOr<v1::Game> Summary(const GameRow& row, int my_seat) const;
+  int SeatOf(const GameRow& row, const std::string& account_id) const;
+
+  GameStore* store_;
+  const engine::Registry* games_;
+  std::function<absl::Time()> clock_;
+  Options options_;
+  SessionsObserver* observer_;
+  SessionsObserver null_observer_;
+  PageTokens page_tokens_;
+};
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_DOMAIN_SESSIONS_H_

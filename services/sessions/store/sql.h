@@ -1,0 +1,155 @@
+#ifndef PARLOR_SERVICES_SESSIONS_STORE_SQL_H_
+#define PARLOR_SERVICES_SESSIONS_STORE_SQL_H_
+
+// Every SQL statement of the sessions service, in one place. All are parameterized. Times travel
+// as microseconds since the Unix epoch (BIGINT) to keep libpqxx conversions exact.
+namespace parlor::sessions::sql {
+
+// The columns of a game row, in the order GameStore's row reader expects.
+#define PARLOR_SESSIONS_GAME_COLUMNS                                                          \
+  "g.game_id::text, g.game, coalesce(g.match_id, ''), g.ranked, g.status, g.version, "        \
+  "g.num_players, g.options::text, g.snapshot, g.seed_commitment, g.acting_seats, g.tc_kind, " \
+  "coalesce(g.tc_per_move_s, 0), coalesce(g.tc_bank_initial_s, 0), "                          \
+  "coalesce(g.tc_bank_increment_s, 0), g.vacation_days, "                                     \
+  "coalesce((extract(epoch from g.deadline) * 1000000)::bigint, 0), "                         \
+  "coalesce(array_to_string(g.ranks, ','), ''), coalesce(array_to_string(g.scores, ','), ''), " \
+  "coalesce(g.end_reason, ''), (extract(epoch from g.created_at) * 1000000)::bigint, "        \
+  "(extract(epoch from g.updated_at) * 1000000)::bigint"
+
+#define PARLOR_SESSIONS_SEAT_COLUMNS                                                        \
+  "s.seat, coalesce(s.account_id::text, ''), coalesce(s.bot, ''), s.display_name, s.team, " \
+  "s.forfeited, s.my_turn, "                                                                \
+  "coalesce((extract(epoch from s.turn_started_at) * 1000000)::bigint, 0), "                \
+  "coalesce((extract(epoch from s.deadline) * 1000000)::bigint, 0), s.reminders_sent, "     \
+  "coalesce(s.time_bank_ms, -1), s.vacation_used_ms"
+
+inline constexpr char kInsertGame[] =
+    "INSERT INTO sessions.games (game_id, game, match_id, ranked, status, version, num_players, "
+    "options, snapshot, seed_commitment, acting_seats, tc_kind, tc_per_move_s, tc_bank_initial_s, "
+    "tc_bank_increment_s, vacation_days, deadline, created_at, updated_at) "
+    "VALUES ($1::uuid, $2, NULLIF($3, ''), $4, 'active', 0, $5, $6::jsonb, $7, $8, $9, $10, "
+    "NULLIF($11::bigint, 0), NULLIF($12::bigint, 0), CASE WHEN $10 = 'time_bank' THEN $13::bigint END, $14, "
+    "to_timestamp($15::double precision / 1000000), to_timestamp($16::double precision / 1000000), "
+    "to_timestamp($16::double precision / 1000000))";
+
+inline constexpr char kInsertSeat[] =
+    "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "
+    "my_turn, turn_started_at, deadline, time_bank_ms, updated_at) "
+    "VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, ''), $5, $6, 'active', $7, "
+    "CASE WHEN $8::bigint = 0 THEN NULL ELSE to_timestamp($8::double precision / 1000000) END, "
+    "CASE WHEN $9::bigint = 0 THEN NULL ELSE to_timestamp($9::double precision / 1000000) END, "
+    "NULLIF($10::bigint, -1), to_timestamp($11::double precision / 1000000))";
+
+// Claims a match id; returns no row when it was already claimed.
+inline constexpr char kInsertMatch[] =
+    "INSERT INTO sessions.matches (match_id, game_id, request_hash, created_at) "
+    "VALUES ($1, $2::uuid, $3, to_timestamp($4::double precision / 1000000)) "
+    "ON CONFLICT (match_id) DO NOTHING RETURNING match_id";
+
+inline constexpr char kSelectMatch[] =
+    "SELECT game_id::text, request_hash FROM sessions.matches WHERE match_id = $1";
+
+inline constexpr char kSelectGame[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS " FROM sessions.games g WHERE g.game_id = $1::uuid";
+
+inline constexpr char kSelectGameForUpdate[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
+    " FROM sessions.games g WHERE g.game_id = $1::uuid FOR UPDATE";
+
+inline constexpr char kSelectSeats[] =
+    "SELECT " PARLOR_SESSIONS_SEAT_COLUMNS
+    " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";
+
+inline constexpr char kUpdateGame[] =
+    "UPDATE sessions.games SET status = $2, version = $3, snapshot = $4, acting_seats = $5, "
+    "deadline = CASE WHEN $6::bigint = 0 THEN NULL ELSE to_timestamp($6::double precision / 1000000) END, "
+    "ranks = NULLIF($7, '')::integer[], scores = NULLIF($8, '')::bigint[], "
+    "end_reason = NULLIF($9, ''), updated_at = to_timestamp($10::double precision / 1000000), "
+    "finished_at = CASE WHEN $2 = 'finished' THEN to_timestamp($10::double precision / 1000000) "
+    "END WHERE game_id = $1::uuid";
+
+inline constexpr char kUpdateSeat[] =
+    "UPDATE sessions.seats SET forfeited = $3, status = $4, my_turn = $5, "
+    "turn_started_at = CASE WHEN $6::bigint = 0 THEN NULL "
+    "ELSE to_timestamp($6::double precision / 1000000) END, "
+    "deadline = CASE WHEN $7::bigint = 0 THEN NULL ELSE to_timestamp($7::double precision / 1000000) END, "
+    "reminders_sent = $8, time_bank_ms = NULLIF($9::bigint, -1), vacation_used_ms = $10, "
+    "updated_at = to_timestamp($11::double precision / 1000000) "
+    "WHERE game_id = $1::uuid AND seat = $2";
+
+inline constexpr char kInsertAction[] =
+    "INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, entry, "
+    "created_at) VALUES ($1::uuid, $2, $3, $4, $5, $6, NULLIF($7, '')::uuid, $8, "
+    "to_timestamp($9::double precision / 1000000))";
+
+inline constexpr char kSelectActions[] =
+    "SELECT version, kind, cause, seat, action, coalesce(account_id::text, ''), entry, "
+    "(extract(epoch from created_at) * 1000000)::bigint FROM sessions.actions "
+    "WHERE game_id = $1::uuid AND version >= $2 ORDER BY version LIMIT $3";
+
+inline constexpr char kSelectIdempotencyKey[] =
+    "SELECT request_hash, version, response FROM sessions.idempotency_keys "
+    "WHERE game_id = $1::uuid AND account_id = $2::uuid AND key = $3";
+
+inline constexpr char kInsertIdempotencyKey[] =
+    "INSERT INTO sessions.idempotency_keys (game_id, account_id, key, request_hash, version, "
+    "response, created_at) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, "
+    "to_timestamp($7::double precision / 1000000))";
+
+inline constexpr char kInsertNotification[] =
+    "INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, dedupe_key, "
+    "payload, created_at, next_attempt_at) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::jsonb, "
+    "to_timestamp($7::double precision / 1000000), to_timestamp($7::double precision / 1000000)) "
+    "ON CONFLICT (dedupe_key) DO NOTHING";
+
+inline constexpr char kInsertResult[] =
+    "INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at, "
+    "next_attempt_at) VALUES ($1::uuid, $2, $3, $4::jsonb, "
+    "to_timestamp($5::double precision / 1000000), to_timestamp($5::double precision / 1000000))";
+
+// Announces a committed change to every replica's listener (delivered at commit).
+inline constexpr char kNotifyChannel[] = "parlor_sessions";
+inline constexpr char kNotify[] = "SELECT pg_notify('parlor_sessions', $1)";
+
+// ListMyGames: keyset pagination on (updated_at DESC, game_id DESC). $2 = filter: 0 all,
+// 1 my turn, 2 waiting, 3 finished. $3/$4 = cursor (0/'' for the first page). $5 = limit.
+inline constexpr char kListMyGames[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
+    " FROM sessions.seats s JOIN sessions.games g ON g.game_id = s.game_id "
+    "WHERE s.account_id = $1::uuid "
+    "AND ($2::int = 0 OR ($2::int = 1 AND s.status = 'active' AND s.my_turn) "
+    "OR ($2::int = 2 AND s.status = 'active' AND NOT s.my_turn) OR ($2::int = 3 AND s.status = 'finished')) "
+    "AND ($3::bigint = 0 OR (s.updated_at, s.game_id) < "
+    "(to_timestamp($3::double precision / 1000000), $4::uuid)) "
+    "ORDER BY s.updated_at DESC, s.game_id DESC LIMIT $5";
+
+// Games whose earliest deadline or next reminder is due, skipping games another replica's
+// sweeper holds.
+inline constexpr char kSelectDueGames[] =
+    "SELECT g.game_id::text FROM sessions.games g WHERE g.status = 'active' AND EXISTS ("
+    "SELECT 1 FROM sessions.seats s WHERE s.game_id = g.game_id AND s.my_turn AND ("
+    "s.deadline <= to_timestamp($1::double precision / 1000000) OR "
+    "(s.reminders_sent = 0 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.5 <= "
+    "to_timestamp($1::double precision / 1000000)) OR "
+    "(s.reminders_sent = 1 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.9 <= "
+    "to_timestamp($1::double precision / 1000000)))) "
+    "ORDER BY g.deadline LIMIT $2 FOR UPDATE OF g SKIP LOCKED";
+
+inline constexpr char kSelectVacation[] =
+    "SELECT (extract(epoch from started_at) * 1000000)::bigint, "
+    "(extract(epoch from ends_at) * 1000000)::bigint FROM sessions.vacations "
+    "WHERE account_id = $1::uuid";
+
+inline constexpr char kCountPendingOutbox[] =
+    "SELECT (SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL), "
+    "(SELECT count(*) FROM sessions.result_outbox WHERE acked_at IS NULL)";
+
+inline constexpr char kCountGames[] =
+    "SELECT game, status, count(*) FROM sessions.games GROUP BY game, status";
+
+#undef PARLOR_SESSIONS_GAME_COLUMNS
+#undef PARLOR_SESSIONS_SEAT_COLUMNS
+
+}  // namespace parlor::sessions::sql
+
+#endif  // PARLOR_SERVICES_SESSIONS_STORE_SQL_H_

@@ -1,0 +1,418 @@
+#include "services/sessions/store/store.h"
+
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "pqxx/pqxx"
+#include "services/sessions/store/sql.h"
+
+namespace parlor::sessions {
+namespace {
+
+int64_t Micros(absl::Time t) { return absl::ToUnixMicros(t); }
+int64_t MicrosOrZero(const std::optional<absl::Time>& t) { return t ? absl::ToUnixMicros(*t) : 0; }
+std::optional<absl::Time> TimeOrNull(int64_t micros) {
+  if (micros == 0) return std::nullopt;
+  return absl::FromUnixMicros(micros);
+}
+
+const char* KindName(LogRow::Kind kind) {
+  switch (kind) {
+    case LogRow::Kind::kSetup:
+      return "setup";
+    case LogRow::Kind::kAction:
+      return "action";
+    case LogRow::Kind::kForfeit:
+      return "forfeit";
+  }
+  return "action";
+}
+
+const char* CauseName(LogRow::Cause cause) {
+  switch (cause) {
+    case LogRow::Cause::kSystem:
+      return "system";
+    case LogRow::Cause::kPlayer:
+      return "player";
+    case LogRow::Cause::kBot:
+      return "bot";
+    case LogRow::Cause::kTimeout:
+      return "timeout";
+  }
+  return "system";
+}
+
+LogRow::Kind ParseKind(const std::string& s) {
+  if (s == "setup") return LogRow::Kind::kSetup;
+  if (s == "forfeit") return LogRow::Kind::kForfeit;
+  return LogRow::Kind::kAction;
+}
+
+LogRow::Cause ParseCause(const std::string& s) {
+  if (s == "player") return LogRow::Cause::kPlayer;
+  if (s == "bot") return LogRow::Cause::kBot;
+  if (s == "timeout") return LogRow::Cause::kTimeout;
+  return LogRow::Cause::kSystem;
+}
+
+template <typename T>
+std::vector<T> ParseList(const std::string& text) {
+  std::vector<T> out;
+  if (text.empty()) return out;
+  for (absl::string_view part : absl::StrSplit(text, ',')) {
+    int64_t v = 0;
+    (void)absl::SimpleAtoi(part, &v);
+    out.push_back(static_cast<T>(v));
+  }
+  return out;
+}
+
+std::string PgArray(const std::vector<int64_t>& values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
+}
+std::string PgArray(const std::vector<int>& values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
+}
+
+// The options map as a JSON object (keys and values are validated names/values; escaped anyway).
+std::string JsonEscapeString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          absl::StrAppend(&out, "\\u00", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += "\"";
+  return out;
+}
+
+std::string OptionsJson(const std::map<std::string, std::string>& options) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : options) {
+    parts.push_back(absl::StrCat(JsonEscapeString(k), ":", JsonEscapeString(v)));
+  }
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
+// Parses the flat {"k":"v",...} object PostgreSQL prints for the options column.
+std::map<std::string, std::string> ParseOptionsJson(const std::string& json) {
+  std::map<std::string, std::string> out;
+  size_t i = 0;
+  auto read_string = [&](std::string* s) -> bool {
+    while (i < json.size() && json[i] != '"') ++i;
+    if (i >= json.size()) return false;
+    ++i;
+    s->clear();
+    while (i < json.size() && json[i] != '"') {
+      if (json[i] == '\\' && i + 1 < json.size()) ++i;
+      s->push_back(json[i++]);
+    }
+    ++i;
+    return true;
+  };
+  std::string key, value;
+  while (read_string(&key) && read_string(&value)) out[key] = value;
+  return out;
+}
+
+GameRow ReadGame(const pqxx::row& r) {
+  GameRow g;
+  g.game_id = r[0].as<std::string>();
+  g.game = r[1].as<std::string>();
+  g.match_id = r[2].as<std::string>();
+  g.ranked = r[3].as<bool>();
+  g.finished = r[4].as<std::string>() == "finished";
+  g.version = r[5].as<int64_t>();
+  g.num_players = r[6].as<int>();
+  g.options = ParseOptionsJson(r[7].as<std::string>());
+  g.snapshot = pqxx::binarystring(r[8]).str();
+  g.seed_commitment = r[9].as<std::string>();
+  g.acting_seats = static_cast<uint32_t>(r[10].as<int64_t>());
+  g.time_control.kind = r[11].as<std::string>() == "time_bank" ? TimeControlRow::Kind::kTimeBank
+                                                               : TimeControlRow::Kind::kPerMove;
+  g.time_control.per_move_s = r[12].as<int64_t>();
+  g.time_control.bank_initial_s = r[13].as<int64_t>();
+  g.time_control.bank_increment_s = r[14].as<int64_t>();
+  g.time_control.vacation_days = r[15].as<int>();
+  g.deadline = TimeOrNull(r[16].as<int64_t>());
+  g.ranks = ParseList<int>(r[17].as<std::string>());
+  g.scores = ParseList<int64_t>(r[18].as<std::string>());
+  g.end_reason = r[19].as<std::string>();
+  g.created_at = absl::FromUnixMicros(r[20].as<int64_t>());
+  g.updated_at = absl::FromUnixMicros(r[21].as<int64_t>());
+  return g;
+}
+
+SeatRow ReadSeat(const pqxx::row& r) {
+  SeatRow s;
+  s.seat = r[0].as<int>();
+  s.account_id = r[1].as<std::string>();
+  s.bot = r[2].as<std::string>();
+  s.display_name = r[3].as<std::string>();
+  s.team = r[4].as<int>();
+  s.forfeited = r[5].as<bool>();
+  s.my_turn = r[6].as<bool>();
+  s.turn_started_at = TimeOrNull(r[7].as<int64_t>());
+  s.deadline = TimeOrNull(r[8].as<int64_t>());
+  s.reminders_sent = r[9].as<int>();
+  const int64_t bank = r[10].as<int64_t>();
+  if (bank >= 0) s.time_bank_ms = bank;
+  s.vacation_used_ms = r[11].as<int64_t>();
+  return s;
+}
+
+void ReadSeats(pqxx::work& txn, GameRow* game) {
+  game->seats.clear();
+  for (const pqxx::row& r : txn.exec_params(sql::kSelectSeats, game->game_id)) {
+    game->seats.push_back(ReadSeat(r));
+  }
+}
+
+void InsertLog(pqxx::work& txn, const std::string& game_id, const LogRow& row) {
+  txn.exec_params0(sql::kInsertAction, game_id, row.version, KindName(row.kind),
+                   CauseName(row.cause), row.seat, row.action, row.account_id,
+                   pqxx::binarystring(row.entry), Micros(row.created_at));
+}
+
+void InsertNotifications(pqxx::work& txn, const std::string& game_id,
+                         const std::vector<NotificationRow>& rows, absl::Time now) {
+  for (const NotificationRow& n : rows) {
+    txn.exec_params0(sql::kInsertNotification, game_id, n.account_id, n.kind, n.version,
+                     n.dedupe_key, n.payload_json, Micros(now));
+  }
+}
+
+void Notify(pqxx::work& txn, const std::string& payload) {
+  if (!payload.empty()) txn.exec_params(sql::kNotify, payload);
+}
+
+}  // namespace
+
+absl::StatusOr<GameRow> GameStore::CreateGame(const NewGame& game, absl::string_view match_key,
+                                              bool* created) {
+  GameRow result;
+  *created = false;
+  const std::string key(match_key);
+  absl::Status status = db_->Transact("sessions.create_game", [&](pqxx::work& txn) -> absl::Status {
+    const GameRow& g = game.game;
+    const absl::Time now = g.created_at;
+    if (!key.empty()) {
+      // Claim the match id first: a concurrent duplicate waits on the unique key, then sees it.
+      pqxx::result claimed = txn.exec_params(sql::kInsertMatch, key, g.game_id,
+                                             pqxx::binarystring(game.request_hash), Micros(now));
+      if (claimed.empty()) {
+        pqxx::row existing = txn.exec_params1(sql::kSelectMatch, key);
+        if (pqxx::binarystring(existing[1]).str() != game.request_hash) {
+          return absl::AlreadyExistsError(absl::StrCat(
+              "match_id '", key, "' was already used to create a game with different settings"));
+        }
+        pqxx::result rows = txn.exec_params(sql::kSelectGame, existing[0].as<std::string>());
+        if (rows.empty()) return absl::InternalError("match refers to a missing game");
+        result = ReadGame(rows[0]);
+        ReadSeats(txn, &result);
+        *created = false;
+        return absl::OkStatus();
+      }
+    }
+    const TimeControlRow& tc = g.time_control;
+    txn.exec_params0(sql::kInsertGame, g.game_id, g.game, g.match_id, g.ranked, g.num_players,
+                     OptionsJson(g.options), pqxx::binarystring(g.snapshot), g.seed_commitment,
+                     static_cast<int64_t>(g.acting_seats),
+                     tc.kind == TimeControlRow::Kind::kTimeBank ? "time_bank" : "per_move",
+                     tc.kind == TimeControlRow::Kind::kPerMove ? tc.per_move_s : 0,
+                     tc.kind == TimeControlRow::Kind::kTimeBank ? tc.bank_initial_s : 0,
+                     tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now));
+    for (const SeatRow& s : g.seats) {
+      txn.exec_params0(sql::kInsertSeat, g.game_id, s.seat, s.account_id, s.bot, s.display_name,
+                       s.team, s.my_turn, MicrosOrZero(s.turn_started_at),
+                       MicrosOrZero(s.deadline), s.time_bank_ms.value_or(-1), Micros(now));
+    }
+    for (const LogRow& row : game.log) InsertLog(txn, g.game_id, row);
+    InsertNotifications(txn, g.game_id, game.notifications, now);
+    Notify(txn, game.notify_payload);
+    result = g;
+    *created = true;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<GameRow> GameStore::GetGame(absl::string_view game_id) {
+  GameRow result;
+  const std::string id(game_id);
+  absl::Status status = db_->Transact("sessions.get_game", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result rows = txn.exec_params(sql::kSelectGame, id);
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
+    result = ReadGame(rows[0]);
+    ReadSeats(txn, &result);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::vector<GameRow>> GameStore::ListGames(absl::string_view account_id,
+                                                          ListFilter filter,
+                                                          const std::optional<ListCursor>& cursor,
+                                                          int limit) {
+  std::vector<GameRow> result;
+  const std::string account(account_id);
+  absl::Status status = db_->Transact("sessions.list_games", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    pqxx::result rows = txn.exec_params(
+        sql::kListMyGames, account, static_cast<int>(filter),
+        cursor ? Micros(cursor->updated_at) : int64_t{0},
+        cursor ? cursor->game_id : std::string("00000000-0000-0000-0000-000000000000"), limit);
+    for (const pqxx::row& r : rows) {
+      result.push_back(ReadGame(r));
+      ReadSeats(txn, &result.back());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::vector<LogRow>> GameStore::GetLog(absl::string_view game_id,
+                                                      int64_t from_version, int limit) {
+  std::vector<LogRow> result;
+  const std::string id(game_id);
+  absl::Status status = db_->Transact("sessions.get_log", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    for (const pqxx::row& r : txn.exec_params(sql::kSelectActions, id, from_version, limit)) {
+      LogRow row;
+      row.version = r[0].as<int64_t>();
+      row.kind = ParseKind(r[1].as<std::string>());
+      row.cause = ParseCause(r[2].as<std::string>());
+      row.seat = r[3].as<int>();
+      row.action = r[4].as<int64_t>();
+      row.account_id = r[5].as<std::string>();
+      row.entry = pqxx::binarystring(r[6]).str();
+      row.created_at = absl::FromUnixMicros(r[7].as<int64_t>());
+      result.push_back(std::move(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view game_id,
+                                   const std::optional<IdempotencyKeyRef>& key,
+                                   const Decide& decide) {
+  const std::string id(game_id);
+  return db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result rows = txn.exec_params(sql::kSelectGameForUpdate, id);
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
+    GameRow locked = ReadGame(rows[0]);
+    ReadSeats(txn, &locked);
+    std::optional<StoredAnswer> stored;
+    if (key) {
+      pqxx::result k = txn.exec_params(sql::kSelectIdempotencyKey, id, key->account_id, key->key);
+      if (!k.empty()) {
+        stored = StoredAnswer{pqxx::binarystring(k[0][0]).str(), k[0][1].as<int64_t>(),
+                              pqxx::binarystring(k[0][2]).str()};
+      }
+    }
+    absl::StatusOr<std::optional<Mutation>> decided = decide(locked, stored);
+    if (!decided.ok()) return decided.status();
+    if (!decided->has_value()) return absl::OkStatus();
+    const Mutation& m = **decided;
+    const GameRow& g = m.after;
+    const absl::Time now = g.updated_at;
+    txn.exec_params0(sql::kUpdateGame, id, g.finished ? "finished" : "active", g.version,
+                     pqxx::binarystring(g.snapshot), static_cast<int64_t>(g.acting_seats),
+                     MicrosOrZero(g.deadline), g.finished ? PgArray(g.ranks) : std::string(),
+                     g.finished ? PgArray(g.scores) : std::string(), g.end_reason, Micros(now));
+    for (const SeatRow& s : g.seats) {
+      txn.exec_params0(sql::kUpdateSeat, id, s.seat, s.forfeited,
+                       g.finished ? "finished" : "active", s.my_turn,
+                       MicrosOrZero(s.turn_started_at), MicrosOrZero(s.deadline), s.reminders_sent,
+                       s.time_bank_ms.value_or(-1), s.vacation_used_ms, Micros(now));
+    }
+    for (const LogRow& row : m.log) InsertLog(txn, id, row);
+    if (key && m.answer) {
+      txn.exec_params0(sql::kInsertIdempotencyKey, id, key->account_id, key->key,
+                       pqxx::binarystring(m.answer->request_hash), m.answer->version,
+                       pqxx::binarystring(m.answer->response), Micros(now));
+    }
+    InsertNotifications(txn, id, m.notifications, now);
+    if (m.result) {
+      txn.exec_params0(sql::kInsertResult, id, g.game, g.ranked, m.result->payload_json,
+                       Micros(now));
+    }
+    Notify(txn, m.notify_payload);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<std::string>> GameStore::DueGames(absl::Time now, int limit) {
+  std::vector<std::string> ids;
+  absl::Status status = db_->Transact("sessions.due_games", [&](pqxx::work& txn) -> absl::Status {
+    ids.clear();
+    for (const pqxx::row& r : txn.exec_params(sql::kSelectDueGames, Micros(now), limit)) {
+      ids.push_back(r[0].as<std::string>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return ids;
+}
+
+absl::StatusOr<std::optional<GameStore::Vacation>> GameStore::GetVacation(
+    absl::string_view account_id) {
+  std::optional<Vacation> result;
+  const std::string account(account_id);
+  absl::Status status = db_->Transact("sessions.get_vacation", [&](pqxx::work& txn) {
+    pqxx::result rows = txn.exec_params(sql::kSelectVacation, account);
+    result.reset();
+    if (!rows.empty()) {
+      result = Vacation{absl::FromUnixMicros(rows[0][0].as<int64_t>()),
+                        absl::FromUnixMicros(rows[0][1].as<int64_t>())};
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::pair<int64_t, int64_t>> GameStore::PendingOutbox() {
+  std::pair<int64_t, int64_t> result;
+  absl::Status status = db_->Transact("sessions.pending_outbox", [&](pqxx::work& txn) {
+    pqxx::row r = txn.exec1(sql::kCountPendingOutbox);
+    result = {r[0].as<int64_t>(), r[1].as<int64_t>()};
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> GameStore::CountGames() {
+  std::map<std::pair<std::string, std::string>, int64_t> result;
+  absl::Status status = db_->Transact("sessions.count_games", [&](pqxx::work& txn) {
+    result.clear();
+    for (const pqxx::row& r : txn.exec(sql::kCountGames)) {
+      result[{r[0].as<std::string>(), r[1].as<std::string>()}] = r[2].as<int64_t>();
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+}  // namespace parlor::sessions

@@ -1,0 +1,196 @@
+#ifndef PARLOR_SERVICES_SESSIONS_STORE_STORE_H_
+#define PARLOR_SERVICES_SESSIONS_STORE_STORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "services/common/db/pool.h"
+
+namespace parlor::sessions {
+
+// One seat of a stored game.
+struct SeatRow {
+  int seat = 0;
+  std::string account_id;  // empty for a computer seat
+  std::string bot;         // empty for a player
+  std::string display_name;
+  int team = 0;
+  bool forfeited = false;
+  bool my_turn = false;
+  std::optional<absl::Time> turn_started_at;
+  std::optional<absl::Time> deadline;
+  int reminders_sent = 0;
+  std::optional<int64_t> time_bank_ms;
+  int64_t vacation_used_ms = 0;
+};
+
+struct TimeControlRow {
+  enum class Kind { kPerMove, kTimeBank };
+  Kind kind = Kind::kPerMove;
+  int64_t per_move_s = 0;
+  int64_t bank_initial_s = 0;
+  int64_t bank_increment_s = 0;
+  int vacation_days = 0;
+};
+
+// A stored game (games row plus its seats).
+struct GameRow {
+  std::string game_id;
+  std::string game;
+  std::string match_id;
+  bool ranked = false;
+  bool finished = false;
+  int64_t version = 0;
+  int num_players = 0;
+  std::map<std::string, std::string> options;  // readable values
+  std::string snapshot;                        // engine GameRecord bytes
+  std::string seed_commitment;
+  uint32_t acting_seats = 0;
+  TimeControlRow time_control;
+  std::optional<absl::Time> deadline;
+  std::vector<int> ranks;
+  std::vector<int64_t> scores;
+  std::string end_reason;
+  absl::Time created_at;
+  absl::Time updated_at;
+  std::vector<SeatRow> seats;
+};
+
+// One entry of the append-only action log.
+struct LogRow {
+  enum class Kind { kSetup, kAction, kForfeit };
+  enum class Cause { kSystem, kPlayer, kBot, kTimeout };
+  int64_t version = 0;
+  Kind kind = Kind::kSetup;
+  Cause cause = Cause::kSystem;
+  int seat = -1;
+  int64_t action = 0;
+  std::string account_id;  // the submitting player, if any
+  std::string entry;       // engine LogEntry bytes
+  absl::Time created_at;
+};
+
+struct NotificationRow {
+  std::string account_id;
+  std::string kind;  // your_turn, reminder, game_over, timeout
+  int64_t version = 0;
+  std::string dedupe_key;
+  std::string payload_json;
+};
+
+struct ResultRow {
+  std::string payload_json;
+};
+
+// An answer stored under an idempotency key.
+struct StoredAnswer {
+  std::string request_hash;  // 32 bytes
+  int64_t version = 0;
+  std::string response;  // serialized response message
+};
+
+struct IdempotencyKeyRef {
+  std::string account_id;
+  std::string key;
+};
+
+// Everything one state change writes, in one transaction.
+struct Mutation {
+  // The game row and every seat as they are after the change.
+  GameRow after;
+  std::vector<LogRow> log;
+  std::vector<NotificationRow> notifications;
+  std::optional<ResultRow> result;
+  // Stored under the request's idempotency key (SubmitAction).
+  std::optional<StoredAnswer> answer;
+  // Sent on the NOTIFY channel at commit (the streams' wake-up).
+  std::string notify_payload;
+};
+
+// What CreateGame writes.
+struct NewGame {
+  GameRow game;
+  // The setup entry (version 0), then any computer moves made at once.
+  std::vector<LogRow> log;
+  std::string request_hash;  // of the creating request, for match idempotency
+  std::vector<NotificationRow> notifications;
+  std::string notify_payload;
+};
+
+enum class ListFilter { kAll = 0, kMyTurn = 1, kWaiting = 2, kFinished = 3 };
+
+struct ListCursor {
+  absl::Time updated_at;
+  std::string game_id;
+};
+
+// The sessions schema, behind named transactions. Every method blocks (worker pool only) and
+// returns absl::Status; no libpqxx exception escapes.
+class GameStore {
+ public:
+  explicit GameStore(DbPool* db) : db_(db) {}
+
+  // Inserts the game, its seats and its setup log entry. When `match_key` (a match id) is already
+  // taken, nothing is written and the existing game is returned with *created = false; a
+  // different request under the same key is ALREADY_EXISTS.
+  absl::StatusOr<GameRow> CreateGame(const NewGame& game, absl::string_view match_key,
+                                     bool* created);
+
+  // NOT_FOUND when there is no such game.
+  absl::StatusOr<GameRow> GetGame(absl::string_view game_id);
+
+  // The caller's games, newest activity first; `cursor` continues after a previous page.
+  absl::StatusOr<std::vector<GameRow>> ListGames(absl::string_view account_id, ListFilter filter,
+                                                 const std::optional<ListCursor>& cursor,
+                                                 int limit);
+
+  // Log entries with version >= from_version, in order, at most `limit`.
+  absl::StatusOr<std::vector<LogRow>> GetLog(absl::string_view game_id, int64_t from_version,
+                                             int limit);
+
+  // The decision inside a state-change transaction: given the locked game (and the answer
+  // already stored under the request's idempotency key, if any), either a Mutation to write, or
+  // nullopt to write nothing, or an error that rolls back. It may run more than once (the
+  // transaction is retried on serialization failures), so it must have no other effects.
+  using Decide = std::function<absl::StatusOr<std::optional<Mutation>>(
+      const GameRow& locked, const std::optional<StoredAnswer>& stored)>;
+
+  // One transaction: lock the game row FOR UPDATE, read its seats and the idempotency key,
+  // decide, then write the game row, seats, log entries, idempotency answer, outbox rows and the
+  // NOTIFY, and commit. NOT_FOUND when the game does not exist.
+  absl::Status UpdateGame(absl::string_view txn_name, absl::string_view game_id,
+                          const std::optional<IdempotencyKeyRef>& key, const Decide& decide);
+
+  // Ids of active games with a deadline or reminder due at `now`, locked FOR UPDATE SKIP LOCKED
+  // only for the duration of the listing (each is then handled with UpdateGame).
+  absl::StatusOr<std::vector<std::string>> DueGames(absl::Time now, int limit);
+
+  // The account's running or planned vacation.
+  struct Vacation {
+    absl::Time started_at;
+    absl::Time ends_at;
+  };
+  absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id);
+
+  // Outbox rows not yet delivered: {notifications, results}.
+  absl::StatusOr<std::pair<int64_t, int64_t>> PendingOutbox();
+  // Games per (game, status).
+  absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> CountGames();
+
+  DbPool& db() { return *db_; }
+
+ private:
+  DbPool* db_;
+};
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_STORE_STORE_H_
