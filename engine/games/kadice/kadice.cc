@@ -1148,6 +1148,19 @@ double KadiceState::Heuristic(int seat) const {
   }
   const int best = *std::max_element(count.begin() + 1, count.end());
   if (best >= 2) value += 0.5 * (best - 1);
+  // Deciding with dice that already meet opponents' cards: worth a little less than the
+  // elimination itself, so that abilities which set one up are preferred and eliminating wins.
+  if (phase_ == Phase::kDecide && current_ == seat) {
+    const uint32_t met = MetCards(me.dice);
+    const uint32_t targetable = TargetableSeats();
+    int hits = 0;
+    for (uint32_t m = targetable; m != 0; m &= m - 1) {
+      hits += (met >> players_[std::countr_zero(m)].active) & 1u;
+    }
+    if (KadiceSweep(met)) hits = std::popcount(targetable);
+    hits = std::min(std::popcount(targetable), hits + FreePicks(met));
+    value += 2.0 * hits;
+  }
   return value;
 }
 
