@@ -783,6 +783,47 @@ TEST_F(PictTest, Case27PaintbrushRefusals) {
   ExpectMalformed(no_colour, "the paintbrush needs a colour");
 }
 
+TEST_F(PictTest, AnOldLoneSquareTouchedFromTheSideScoresNothing) {
+  // Yellow at (0,0) is a lone square already; a red placed beside it is a new lone square: 1.
+  std::unique_ptr<PictState> state = AnnPaints(
+      "Y . . ."
+      "...."
+      "...."
+      "....");
+  Play(*state, kAnn, Paint({S(0, 0, 0, 1)}));
+  EXPECT_EQ(state->board().score[kAnn], 1);
+}
+
+TEST_F(PictTest, ATripleCanScoreSeveralChainsOfDifferentColours) {
+  // The palette's column 0 (R, Y, B) goes into canvas column 1, beside R, Y, B in column 0 and
+  // above a blue at (3,1).
+  std::unique_ptr<PictState> state = AnnPaints(
+      "R . . ."
+      "Y . . ."
+      "B . . ."
+      ". B . .");
+  Play(*state, kAnn, Paint({S(0, 0, 0, 1), S(1, 0, 1, 1), S(2, 0, 2, 1)}));
+  // Red run 2 + yellow run 2 + blue runs (2,0)–(2,1) and (2,1)–(3,1): 2 + 2 + 2 + 2.
+  EXPECT_EQ(state->board().score[kAnn], 8);
+  EXPECT_EQ(state->history().back().num_chains, 4);
+}
+
+TEST_F(PictTest, LegalPaintsAreListedInTheDocsOrder) {
+  std::unique_ptr<PictState> state = NewGame();
+  const std::vector<Action> legal = state->LegalActions(kAnn);
+  ASSERT_EQ(legal.size(), 480u);
+  // Singles first, the top-left square first, its shifts in ascending (row, col) order.
+  EXPECT_EQ(legal[0], Paint({S(0, 0, 0, 0)}));
+  EXPECT_EQ(legal[1], Paint({S(0, 0, 0, 1)}));
+  EXPECT_EQ(legal[4], Paint({S(0, 0, 1, 0)}));
+  EXPECT_EQ(legal[16], Paint({S(0, 1, 0, 0)}));
+  // The first pair is (0,0)+(0,1); the last Paint is the bottom row (2,0), (2,1), (2,2) moved
+  // by its largest shift, (1,1).
+  EXPECT_EQ(legal[144], Paint({S(0, 0, 0, 0), S(0, 1, 0, 1)}));
+  EXPECT_EQ(legal.back(), Paint({S(2, 0, 3, 1), S(2, 1, 3, 2), S(2, 2, 3, 3)}));
+  EXPECT_TRUE(std::is_sorted(legal.begin(), legal.end()));
+}
+
 // ---- Every refusal of the rules doc's tables ---------------------------------------------------
 
 TEST_F(PictTest, PaintTableChecksComeInTheDocsOrder) {
