@@ -21,8 +21,8 @@ TEST(PicadiceConformance, RandomPlayoutsKeepEveryContract) {
 // Every playout with random options: doubles, match play and short turn limits far more often.
 TEST(PicadiceConformance, RandomOptionsOnly) {
   PicadiceGame game;
-  const conformance::ConformanceFigures figures = conformance::RunConformance(
-      game, {.playouts = 1000, .seed = 66, .random_options_share = 1.0});
+  const conformance::ConformanceFigures figures =
+      conformance::RunConformance(game, {.playouts = 300, .seed = 66, .random_options_share = 1.0});
   EXPECT_EQ(figures.failures, 0);
 }
 
