@@ -1244,6 +1244,11 @@ absl::Status PescadoState::LoadImpl(const google::protobuf::Any& in) {
     return bad("grey_dice_bought out of range");
   }
   if (!mid_turn && p.grey_dice_bought() != 0) return bad("grey dice are bought only during a turn");
+  int flipped = 0;
+  for (const auto& s : p.pool()) flipped += s.flipped();
+  if (flipped > 2 * p.grey_dice_bought()) {
+    return bad("pool: more tiles flipped than the grey dice bought paid for");
+  }
   int expected_dice = 0;
   if (phase == Phase::kFirstThrowResolved) expected_dice = kWhiteDice;
   if (phase == Phase::kSecondThrowResolved) expected_dice = kWhiteDice + p.grey_dice_bought();

@@ -1144,6 +1144,11 @@ TEST(PescadoSnapshot, DamagedSnapshotsAreRejectedNeverLoaded) {
       },
       [](auto& p) { p.set_phase(3); },
       [](auto& p) {
+        p.set_phase(2);
+        for (int i = 0; i < 5; ++i) p.add_dice(1);
+        p.mutable_pool(0)->set_flipped(true);  // no grey die was bought
+      },
+      [](auto& p) {
         auto* sn = p.mutable_snatch();
         sn->set_thrower_seat(0);
         for (int i = 0; i < 5; ++i) sn->add_snatch_dice(0);
@@ -1160,6 +1165,45 @@ TEST(PescadoSnapshot, DamagedSnapshotsAreRejectedNeverLoaded) {
   engine::v1::GameRecord wrong_type = good;
   wrong_type.mutable_state()->PackFrom(good);
   EXPECT_FALSE(Game().Deserialize(wrong_type).ok());
+}
+
+TEST(PescadoSnapshot, RandomlyCorruptedSnapshotsNeverCrashAndLoadOnlyIfPlayable) {
+  // A snatch window in the middle of a game, then random byte damage to its snapshot.
+  auto s = Case15Game();
+  Accept(*s, kAnn, EncodeThrowFirst());
+  Accept(*s, kBen, EncodeSnatchClaim(std::vector<int>{3, 11}));
+  const engine::v1::GameRecord good = s->Serialize();
+  engine::Rng rng(2024);
+  int loaded_count = 0;
+  for (int i = 0; i < 3000; ++i) {
+    engine::v1::GameRecord record = good;
+    std::string bytes = record.state().value();
+    const int flips = 1 + static_cast<int>(rng.Uniform(4));
+    for (int f = 0; f < flips; ++f) {
+      bytes[rng.Uniform(bytes.size())] = static_cast<char>(rng.Uniform(256));
+    }
+    record.mutable_state()->set_value(bytes);
+    auto loaded = Game().Deserialize(record);
+    if (!loaded.ok()) {
+      EXPECT_EQ(loaded.status().code(), absl::StatusCode::kInvalidArgument);
+      continue;
+    }
+    ++loaded_count;
+    engine::State& state = **loaded;
+    for (int seat = 0; seat < 3; ++seat) {
+      for (Action a : state.LegalActions(seat)) {
+        EXPECT_TRUE(state.CheckAction(seat, a).ok());
+        auto copy = state.Clone();
+        EXPECT_TRUE(copy->Apply(seat, a).ok());
+      }
+      state.View(engine::Viewer::Seat(seat));
+    }
+    state.View(engine::Viewer::All());
+    auto again = Game().Deserialize(state.Serialize());
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_EQ((*again)->SerializeToString(), state.SerializeToString());
+  }
+  EXPECT_GT(loaded_count, 0) << "some damage (e.g. to a claim) still gives a valid position";
 }
 
 // ---- Seeded random playouts --------------------------------------------------------------------
