@@ -1,0 +1,276 @@
+#include "services/ratings/domain/ratings_service.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "services/common/core/logging.h"
+#include "services/ratings/domain/validation.h"
+
+namespace parlor::ratings {
+namespace {
+
+const std::vector<double>& DurationBuckets() {
+  static const std::vector<double> b = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                                        0.05,   0.1,   0.25,   0.5,   1,    2.5};
+  return b;
+}
+
+}  // namespace
+
+RatingsMetrics::RatingsMetrics(prometheus::Registry& registry) {
+  updates_ = &prometheus::BuildCounter()
+                  .Name("parlor_ratings_updates_total")
+                  .Help("Rated games applied to a ladder")
+                  .Register(registry);
+  duration_ = &prometheus::BuildHistogram()
+                   .Name("parlor_ratings_update_duration_seconds")
+                   .Help("Time to process one ReportResult, database transaction included")
+                   .Register(registry)
+                   .Add({}, DurationBuckets());
+  players_ = &prometheus::BuildGauge()
+                  .Name("parlor_ratings_players")
+                  .Help("Players with a rating on the ladder in the current season")
+                  .Register(registry);
+  rejected_ = &prometheus::BuildCounter()
+                   .Name("parlor_ratings_rejected_reports_total")
+                   .Help("ReportResult calls refused, by reason")
+                   .Register(registry);
+  snapshot_build_ = &prometheus::BuildHistogram()
+                         .Name("parlor_ratings_snapshot_build_seconds")
+                         .Help("Time to build one leaderboard snapshot")
+                         .Register(registry)
+                         .Add({}, std::vector<double>{0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30});
+}
+
+void RatingsMetrics::Updated(const std::string& ladder, double seconds) {
+  updates_->Add({{"ladder", ladder}}).Increment();
+  duration_->Observe(seconds);
+}
+
+void RatingsMetrics::Rejected(RejectReason reason) {
+  rejected_->Add({{"reason", RejectReasonName(reason)}}).Increment();
+}
+
+void RatingsMetrics::Players(const std::string& ladder, int64_t players) {
+  players_->Add({{"ladder", ladder}}).Set(static_cast<double>(players));
+}
+
+void RatingsMetrics::SnapshotBuilt(double seconds) { snapshot_build_->Observe(seconds); }
+
+RatingsService::RatingsService(const model::LadderRegistry* ladders, RatingsStore* store,
+                               RatingsMetrics* metrics, Clock clock, Options options)
+    : ladders_(ladders),
+      store_(store),
+      metrics_(metrics),
+      clock_(std::move(clock)),
+      options_(options) {}
+
+RatingsService::~RatingsService() { StopRefresher(); }
+
+absl::StatusOr<ReportOutcome> RatingsService::ReportResult(const GameResult& result) {
+  const absl::Time start = absl::Now();
+  RejectReason reason = RejectReason::kNone;
+  absl::StatusOr<ValidatedResult> valid = ValidateResult(result, *ladders_, Now(), &reason);
+  if (!valid.ok()) {
+    if (metrics_ != nullptr) metrics_->Rejected(reason);
+    return valid.status();
+  }
+  absl::StatusOr<ReportOutcome> outcome = store_->ApplyResult(*valid, Now());
+  if (!outcome.ok()) {
+    if (metrics_ != nullptr && outcome.status().code() == absl::StatusCode::kFailedPrecondition) {
+      metrics_->Rejected(RejectReason::kConflict);
+    }
+    return outcome.status();
+  }
+  if (metrics_ != nullptr && outcome->applied && !outcome->replayed) {
+    metrics_->Updated(outcome->ladder, absl::ToDoubleSeconds(absl::Now() - start));
+  }
+  return outcome;
+}
+
+absl::StatusOr<Season> RatingsService::ResolveSeason(const std::string& season_id) {
+  if (!season_id.empty() && !ValidSeasonId(season_id)) {
+    return absl::InvalidArgumentError("season_id must be 1-32 characters of a-z, 0-9 and '-'");
+  }
+  return store_->ResolveSeason(season_id, Now());
+}
+
+absl::StatusOr<RatingRecord> RatingsService::GetRating(const std::string& account_id,
+                                                       const std::string& ladder,
+                                                       const std::string& season_id) {
+  absl::StatusOr<std::string> account = CanonicalAccountId(account_id, "account_id");
+  if (!account.ok()) return account.status();
+  absl::StatusOr<const model::LadderSpec*> spec = ladders_->Find(ladder);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<Season> season = ResolveSeason(season_id);
+  if (!season.ok()) return season.status();
+  return store_->GetRating(**spec, *season, *account);
+}
+
+absl::StatusOr<std::vector<RatingRecord>> RatingsService::GetMyRatings(
+    const std::string& account_id, const std::string& season_id) {
+  absl::StatusOr<std::string> account = CanonicalAccountId(account_id, "caller");
+  if (!account.ok()) return account.status();
+  absl::StatusOr<Season> season = ResolveSeason(season_id);
+  if (!season.ok()) return season.status();
+  return store_->GetRatings(*ladders_, *season, *account);
+}
+
+absl::StatusOr<BoardPage> RatingsService::GetLeaderboard(const std::string& ladder,
+                                                         const std::string& season_id,
+                                                         int64_t snapshot_id,
+                                                         int64_t after_position, int page_size) {
+  absl::StatusOr<const model::LadderSpec*> spec = ladders_->Find(ladder);
+  if (!spec.ok()) return spec.status();
+  BoardPage page;
+  if (snapshot_id == 0) {
+    absl::StatusOr<Season> season = ResolveSeason(season_id);
+    if (!season.ok()) return season.status();
+    page.season_id = season->season_id;
+    absl::StatusOr<std::optional<BoardSnapshot>> latest =
+        store_->LatestSnapshot(ladder, season->season_id);
+    if (!latest.ok()) return latest.status();
+    page.snapshot = *latest;
+  } else {
+    absl::StatusOr<BoardSnapshot> snapshot = store_->GetSnapshot(snapshot_id);
+    if (!snapshot.ok()) return snapshot.status();
+    if (snapshot->ladder != ladder || (!season_id.empty() && snapshot->season_id != season_id)) {
+      return absl::InvalidArgumentError("page_token belongs to another leaderboard");
+    }
+    page.snapshot = *snapshot;
+    page.season_id = snapshot->season_id;
+  }
+  if (!page.snapshot) return page;
+  absl::StatusOr<std::vector<BoardEntry>> entries =
+      store_->BoardRange(*page.snapshot, after_position + 1, after_position + page_size);
+  if (!entries.ok()) return entries.status();
+  page.entries = *std::move(entries);
+  const int64_t last = after_position + static_cast<int64_t>(page.entries.size());
+  if (static_cast<int>(page.entries.size()) == page_size && last < page.snapshot->players) {
+    page.next_position = last;
+  }
+  return page;
+}
+
+absl::StatusOr<AroundMe> RatingsService::GetLeaderboardAroundMe(const std::string& ladder,
+                                                                const Season& season,
+                                                                const std::string& account_id,
+                                                                int before, int after) {
+  absl::StatusOr<const model::LadderSpec*> spec = ladders_->Find(ladder);
+  if (!spec.ok()) return spec.status();
+  absl::StatusOr<std::string> account = CanonicalAccountId(account_id, "caller");
+  if (!account.ok()) return account.status();
+  AroundMe out;
+  absl::StatusOr<RatingRecord> mine = store_->GetRating(**spec, season, *account);
+  if (!mine.ok()) return mine.status();
+  out.my_rating = *std::move(mine);
+  absl::StatusOr<std::optional<BoardSnapshot>> latest =
+      store_->LatestSnapshot(ladder, season.season_id);
+  if (!latest.ok()) return latest.status();
+  out.snapshot = *latest;
+  if (!out.snapshot) return out;
+  absl::StatusOr<int64_t> position = store_->BoardPosition(*out.snapshot, *account);
+  if (!position.ok()) return position.status();
+  out.my_position = *position;
+  if (out.my_position == 0) return out;
+  absl::StatusOr<std::vector<BoardEntry>> entries = store_->BoardRange(
+      *out.snapshot, std::max<int64_t>(1, out.my_position - before), out.my_position + after);
+  if (!entries.ok()) return entries.status();
+  out.entries = *std::move(entries);
+  return out;
+}
+
+absl::StatusOr<HistoryPage> RatingsService::GetRatingHistory(const std::string& account_id,
+                                                             const std::string& ladder,
+                                                             const std::string& season_id,
+                                                             int64_t before_seq, int page_size) {
+  absl::StatusOr<std::string> account = CanonicalAccountId(account_id, "account_id");
+  if (!account.ok()) return account.status();
+  absl::StatusOr<const model::LadderSpec*> spec = ladders_->Find(ladder);
+  if (!spec.ok()) return spec.status();
+  if (!season_id.empty()) {
+    absl::StatusOr<Season> season = ResolveSeason(season_id);
+    if (!season.ok()) return season.status();
+  }
+  absl::StatusOr<std::vector<HistoryEntry>> entries =
+      store_->GetHistory(*account, ladder, season_id, before_seq, page_size + 1);
+  if (!entries.ok()) return entries.status();
+  HistoryPage page;
+  page.entries = *std::move(entries);
+  if (static_cast<int>(page.entries.size()) > page_size) {
+    page.entries.resize(page_size);
+    page.next_before_seq = page.entries.back().seq;
+  }
+  return page;
+}
+
+absl::StatusOr<std::vector<Season>> RatingsService::ListSeasons() {
+  return store_->ListSeasons(Now());
+}
+
+absl::Status RatingsService::AddSeason(const std::string& season_id,
+                                       const std::string& display_name, absl::Time start_time) {
+  if (!ValidSeasonId(season_id)) {
+    return absl::InvalidArgumentError("season_id must be 1-32 characters of a-z, 0-9 and '-'");
+  }
+  if (display_name.empty() || display_name.size() > 64) {
+    return absl::InvalidArgumentError("display_name must be 1-64 characters");
+  }
+  return store_->AddSeason(season_id, display_name, start_time);
+}
+
+absl::StatusOr<int> RatingsService::RefreshBoards() {
+  const absl::Time now = Now();
+  absl::StatusOr<std::vector<Season>> seasons = store_->ListSeasons(now);
+  if (!seasons.ok()) return seasons.status();
+  int built = 0;
+  for (const Season& season : *seasons) {
+    if (season.start_time > now) continue;
+    for (const model::LadderSpec& ladder : ladders_->ladders()) {
+      const absl::Time start = absl::Now();
+      absl::StatusOr<bool> b = store_->BuildSnapshot(ladder.name, season.season_id, now);
+      if (!b.ok()) return b.status();
+      if (!*b) continue;
+      ++built;
+      if (metrics_ != nullptr) {
+        metrics_->SnapshotBuilt(absl::ToDoubleSeconds(absl::Now() - start));
+        if (season.current) {
+          absl::StatusOr<int64_t> players = store_->CountPlayers(ladder.name, season.season_id);
+          if (players.ok()) metrics_->Players(ladder.name, *players);
+        }
+      }
+    }
+  }
+  absl::Status dropped = store_->DropSnapshotsSupersededBefore(now - options_.snapshot_retention);
+  if (!dropped.ok()) return dropped;
+  return built;
+}
+
+void RatingsService::StartRefresher() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (refresher_.joinable()) return;
+  stopping_ = false;
+  refresher_ = std::thread([this] {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+      lock.unlock();
+      absl::StatusOr<int> built = RefreshBoards();
+      if (!built.ok()) spdlog::warn("leaderboard refresh failed: {}", built.status().ToString());
+      lock.lock();
+      wake_.wait_for(lock, absl::ToChronoMilliseconds(options_.refresh_interval),
+                     [this] { return stopping_; });
+    }
+  });
+}
+
+void RatingsService::StopRefresher() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (refresher_.joinable()) refresher_.join();
+}
+
+}  // namespace parlor::ratings

@@ -1,0 +1,135 @@
+#ifndef PARLOR_SERVICES_RATINGS_DOMAIN_RATINGS_SERVICE_H_
+#define PARLOR_SERVICES_RATINGS_DOMAIN_RATINGS_SERVICE_H_
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "services/ratings/domain/types.h"
+#include "services/ratings/model/ladder.h"
+#include "services/ratings/store/ratings_store.h"
+
+namespace parlor::ratings {
+
+// The ratings metrics:
+//   parlor_ratings_updates_total{ladder}                 rated games applied
+//   parlor_ratings_update_duration_seconds               ReportResult processing time
+//   parlor_ratings_players{ladder}                       players rated this season
+//   parlor_ratings_rejected_reports_total{reason}        refused reports
+//   parlor_ratings_snapshot_build_seconds                leaderboard snapshot build time
+class RatingsMetrics {
+ public:
+  explicit RatingsMetrics(prometheus::Registry& registry);
+  void Updated(const std::string& ladder, double seconds);
+  void Rejected(RejectReason reason);
+  void Players(const std::string& ladder, int64_t players);
+  void SnapshotBuilt(double seconds);
+
+ private:
+  prometheus::Family<prometheus::Counter>* updates_;
+  prometheus::Histogram* duration_;
+  prometheus::Family<prometheus::Gauge>* players_;
+  prometheus::Family<prometheus::Counter>* rejected_;
+  prometheus::Histogram* snapshot_build_;
+};
+
+struct BoardPage {
+  std::string season_id;
+  std::optional<BoardSnapshot> snapshot;  // unset when the board has no snapshot yet
+  std::vector<BoardEntry> entries;
+  int64_t next_position = 0;  // 0 when this is the last page
+};
+
+struct AroundMe {
+  std::optional<BoardSnapshot> snapshot;
+  std::vector<BoardEntry> entries;
+  int64_t my_position = 0;
+  RatingRecord my_rating;
+};
+
+struct HistoryPage {
+  std::vector<HistoryEntry> entries;
+  int64_t next_before_seq = 0;  // 0 when this is the last page
+};
+
+// The ratings domain: validates results, applies them through the store, serves ratings,
+// boards and history, and keeps leaderboard snapshots fresh. No gRPC here.
+class RatingsService {
+ public:
+  using Clock = std::function<absl::Time()>;
+  struct Options {
+    // A snapshot replaced by a newer one stays readable this long (page walks in progress).
+    absl::Duration snapshot_retention = absl::Minutes(10);
+    // How often the background refresher looks for changed boards.
+    absl::Duration refresh_interval = absl::Seconds(15);
+  };
+
+  RatingsService(const model::LadderRegistry* ladders, RatingsStore* store, RatingsMetrics* metrics,
+                 Clock clock, Options options);
+  ~RatingsService();
+
+  const model::LadderRegistry& ladders() const { return *ladders_; }
+
+  absl::StatusOr<ReportOutcome> ReportResult(const GameResult& result);
+
+  absl::StatusOr<RatingRecord> GetRating(const std::string& account_id, const std::string& ladder,
+                                         const std::string& season_id);
+  absl::StatusOr<std::vector<RatingRecord>> GetMyRatings(const std::string& account_id,
+                                                         const std::string& season_id);
+  // `snapshot_id` 0 = the latest snapshot of (ladder, season_id; "" = current); otherwise that
+  // snapshot (a page token pins it, and so its season, even after a new season began), which
+  // must belong to `ladder` (and `season_id` if given). Positions start after `after_position`.
+  absl::StatusOr<BoardPage> GetLeaderboard(const std::string& ladder, const std::string& season_id,
+                                           int64_t snapshot_id, int64_t after_position,
+                                           int page_size);
+  absl::StatusOr<AroundMe> GetLeaderboardAroundMe(const std::string& ladder, const Season& season,
+                                                  const std::string& account_id, int before,
+                                                  int after);
+  absl::StatusOr<HistoryPage> GetRatingHistory(const std::string& account_id,
+                                               const std::string& ladder,
+                                               const std::string& season_id, int64_t before_seq,
+                                               int page_size);
+  absl::StatusOr<std::vector<Season>> ListSeasons();
+  // Season `season_id` ("" = current); NOT_FOUND if unknown.
+  absl::StatusOr<Season> ResolveSeason(const std::string& season_id);
+  absl::Status AddSeason(const std::string& season_id, const std::string& display_name,
+                         absl::Time start_time);
+
+  // Builds a snapshot of every board that changed (every ladder, every season), drops expired
+  // snapshots and refreshes the player gauges. Returns how many snapshots were built.
+  absl::StatusOr<int> RefreshBoards();
+  // Runs RefreshBoards every options.refresh_interval on a background thread until destroyed.
+  void StartRefresher();
+  void StopRefresher();
+
+ private:
+  absl::Time Now() const { return clock_(); }
+
+  const model::LadderRegistry* ladders_;
+  RatingsStore* store_;
+  RatingsMetrics* metrics_;
+  Clock clock_;
+  Options options_;
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread refresher_;
+};
+
+}  // namespace parlor::ratings
+
+#endif  // PARLOR_SERVICES_RATINGS_DOMAIN_RATINGS_SERVICE_H_

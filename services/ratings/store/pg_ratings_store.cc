@@ -1,0 +1,484 @@
+#include "services/ratings/store/pg_ratings_store.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "services/ratings/store/sql.h"
+
+namespace parlor::ratings {
+namespace {
+
+int64_t Micros(absl::Time t) { return absl::ToUnixMicros(t); }
+
+std::optional<absl::Time> OptTime(int64_t micros) {
+  if (micros < 0) return std::nullopt;
+  return absl::FromUnixMicros(micros);
+}
+
+// '{a,b,c}' for validated UUIDs (hex digits and dashes only).
+std::string UuidArray(const std::vector<std::string>& ids) {
+  return absl::StrCat("{", absl::StrJoin(ids, ","), "}");
+}
+
+std::string BoardTable(int64_t snapshot_id) { return absl::StrCat("ratings.board_", snapshot_id); }
+
+// Reads PARLOR_RATING_COLUMNS starting at column `at`.
+RatingRecord ToRecord(const pqxx::row& row, int at, const std::string& ladder) {
+  RatingRecord r;
+  r.ladder = ladder;
+  r.account_id = row[at].as<std::string>();
+  r.rating.value = row[at + 1].as<double>();
+  r.rating.deviation = row[at + 2].as<double>();
+  r.rating.volatility = row[at + 3].as<double>();
+  r.rating.games = row[at + 4].as<int64_t>();
+  r.season_games = row[at + 5].as<int64_t>();
+  r.last_game_time = OptTime(row[at + 6].as<int64_t>());
+  r.conservative = row[at + 7].as<double>();
+  r.provisional = row[at + 8].as<bool>();
+  r.season_id = row[at + 9].as<std::string>();
+  return r;
+}
+
+// The record a player starts a season with: the latest earlier season's, soft-reset, or the
+// ladder's starting rating.
+RatingRecord StartOfSeason(const model::LadderSpec& ladder, const std::string& season_id,
+                           const std::string& account_id, const RatingRecord* earlier) {
+  RatingRecord r;
+  r.ladder = ladder.name;
+  r.season_id = season_id;
+  r.account_id = account_id;
+  if (earlier != nullptr) {
+    r.rating = ladder.ApplySeasonReset(earlier->rating);
+    r.last_game_time = earlier->last_game_time;
+  } else {
+    r.rating = ladder.Initial();
+  }
+  r.conservative = ladder.Conservative(r.rating);
+  r.provisional = ladder.Provisional(r.rating);
+  r.season_games = 0;
+  return r;
+}
+
+HistoryEntry ToHistory(const pqxx::row& row) {
+  HistoryEntry h;
+  h.game_id = row[0].as<std::string>();
+  h.ladder = row[1].as<std::string>();
+  h.season_id = row[2].as<std::string>();
+  h.seq = row[3].as<int64_t>();
+  h.finish_time = absl::FromUnixMicros(row[4].as<int64_t>());
+  h.change.seat = row[5].as<int>();
+  h.change.account_id = row[6].as<std::string>();
+  h.change.rank = row[7].as<int>();
+  h.change.before.value = row[8].as<double>();
+  h.change.before.deviation = row[9].as<double>();
+  h.change.after.value = row[10].as<double>();
+  h.change.after.deviation = row[11].as<double>();
+  h.change.after.volatility = row[12].as<double>();
+  h.change.conservative_after = row[13].as<double>();
+  return h;
+}
+
+BoardSnapshot ToSnapshot(const pqxx::row& row) {
+  BoardSnapshot s;
+  s.snapshot_id = row[0].as<int64_t>();
+  s.ladder = row[1].as<std::string>();
+  s.season_id = row[2].as<std::string>();
+  s.players = row[3].as<int64_t>();
+  s.take_time = absl::FromUnixMicros(row[4].as<int64_t>());
+  return s;
+}
+
+absl::Status SnapshotExpired() {
+  return absl::FailedPreconditionError(
+      "the leaderboard snapshot of this page token has expired; start again from the first page");
+}
+
+}  // namespace
+
+absl::Status PgRatingsStore::SyncLadders(const model::LadderRegistry& ladders) {
+  return db_->Transact("sync_ladders", [&](pqxx::work& txn) {
+    for (const model::LadderSpec& l : ladders.ladders()) {
+      txn.exec_params0(sql::kUpsertLadder, l.name, l.game,
+                       std::string(model::ModelKindName(l.model)));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult& result,
+                                                          absl::Time now) {
+  const model::LadderSpec& ladder = *result.ladder;
+  ReportOutcome out;
+  absl::Status status = db_->Transact("apply_result", [&](pqxx::work& txn) -> absl::Status {
+    out = ReportOutcome();
+    out.ladder = ladder.name;
+    // The season current now.
+    std::string season_id;
+    for (const pqxx::row& row : txn.exec(sql::kListSeasons)) {
+      if (absl::FromUnixMicros(row[2].as<int64_t>()) <= now) season_id = row[0].as<std::string>();
+    }
+    if (season_id.empty()) return absl::FailedPreconditionError("no season has started yet");
+    out.season_id = season_id;
+
+    const std::string digest_hex = absl::BytesToHexString(result.digest);
+    if (txn.exec_params(sql::kInsertProcessed, result.game_id, digest_hex, result.game, ladder.name,
+                        season_id, result.ranked, Micros(result.finish_time))
+            .empty()) {
+      // Already processed (possibly by a concurrent call that has just committed).
+      pqxx::row first = txn.exec_params1(sql::kFindProcessed, result.game_id);
+      if (first[0].as<std::string>() != digest_hex) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "game ", result.game_id,
+            " was already reported with a different result; a game's result is final"));
+      }
+      out.replayed = true;
+      out.ladder = first[1].as<std::string>();
+      out.season_id = first[2].as<std::string>();
+      out.applied = first[3].as<bool>();
+      for (const pqxx::row& row : txn.exec_params(sql::kHistoryOfGame, result.game_id)) {
+        out.changes.push_back(ToHistory(row).change);
+      }
+      return absl::OkStatus();
+    }
+    if (!result.ranked) return absl::OkStatus();
+
+    std::vector<std::string> accounts;
+    for (const SeatedPlayer& p : result.seats) accounts.push_back(p.account_id);
+    std::sort(accounts.begin(), accounts.end());
+    const std::string array = UuidArray(accounts);
+
+    // Create missing rows first, in account-id order.
+    std::set<std::string> existing;
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kExistingRows, ladder.name, season_id, array)) {
+      existing.insert(row[0].as<std::string>());
+    }
+    if (existing.size() < accounts.size()) {
+      std::map<std::string, RatingRecord> earlier;
+      for (const pqxx::row& row :
+           txn.exec_params(sql::kEarlierRows, ladder.name, array, season_id)) {
+        RatingRecord r = ToRecord(row, 0, ladder.name);
+        earlier.emplace(r.account_id, std::move(r));
+      }
+      for (const std::string& account : accounts) {
+        if (existing.contains(account)) continue;
+        auto it = earlier.find(account);
+        const RatingRecord start =
+            StartOfSeason(ladder, season_id, account, it == earlier.end() ? nullptr : &it->second);
+        txn.exec_params0(sql::kInsertRating, ladder.name, season_id, account, start.rating.value,
+                         start.rating.deviation, start.rating.volatility, start.conservative,
+                         start.rating.games, start.provisional,
+                         start.last_game_time ? Micros(*start.last_game_time) : int64_t{-1});
+      }
+    }
+
+    // Lock every player's row, in account-id order.
+    std::map<std::string, RatingRecord> locked;
+    for (const pqxx::row& row : txn.exec_params(sql::kLockRows, ladder.name, season_id, array)) {
+      RatingRecord r = ToRecord(row, 0, ladder.name);
+      locked.emplace(r.account_id, std::move(r));
+    }
+    if (locked.size() != accounts.size()) {
+      return absl::AbortedError("a player's rating row vanished; retry");
+    }
+
+    std::vector<model::Participant> participants;
+    for (const SeatedPlayer& p : result.seats) {
+      const RatingRecord& r = locked.at(p.account_id);
+      double idle_days = 0;
+      if (r.last_game_time && result.finish_time > *r.last_game_time) {
+        idle_days = absl::ToDoubleHours(result.finish_time - *r.last_game_time) / 24.0;
+      }
+      participants.push_back({r.rating, idle_days, p.side, p.rank});
+    }
+    absl::StatusOr<std::vector<model::Rating>> rated = model::Rate(ladder, participants);
+    if (!rated.ok()) return rated.status();
+
+    const int64_t seq = txn.exec1(sql::kNextSeq)[0].as<int64_t>();
+    for (size_t i = 0; i < result.seats.size(); ++i) {
+      const SeatedPlayer& p = result.seats[i];
+      const model::Rating& after = (*rated)[i];
+      RatingChange change;
+      change.seat = p.seat;
+      change.account_id = p.account_id;
+      change.rank = p.rank;
+      change.before = ladder.Idle(participants[i].rating, participants[i].idle_days);
+      change.after = after;
+      change.conservative_after = ladder.Conservative(after);
+      txn.exec_params0(sql::kUpdateRating, ladder.name, season_id, p.account_id, after.value,
+                       after.deviation, after.volatility, change.conservative_after, after.games,
+                       ladder.Provisional(after), Micros(result.finish_time));
+      txn.exec_params0(sql::kInsertHistory, p.account_id, ladder.name, season_id, seq,
+                       result.game_id, p.seat, p.rank, change.before.value, change.before.deviation,
+                       after.value, after.deviation, after.volatility, change.conservative_after,
+                       Micros(result.finish_time));
+      out.changes.push_back(std::move(change));
+    }
+    txn.exec_params0(sql::kSetProcessedSeq, result.game_id, seq);
+    const int shard = static_cast<unsigned char>(result.digest[0]) % kChangeShards;
+    txn.exec_params0(sql::kBumpBoardChanges, ladder.name, season_id, shard);
+    out.applied = true;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<std::vector<Season>> PgRatingsStore::ListSeasons(absl::Time now) {
+  std::vector<Season> seasons;
+  absl::Status status = db_->Transact("list_seasons", [&](pqxx::work& txn) {
+    seasons.clear();
+    for (const pqxx::row& row : txn.exec(sql::kListSeasons)) {
+      Season s;
+      s.season_id = row[0].as<std::string>();
+      s.display_name = row[1].as<std::string>();
+      s.start_time = absl::FromUnixMicros(row[2].as<int64_t>());
+      s.end_time = OptTime(row[3].as<int64_t>());
+      s.current = s.start_time <= now && (!s.end_time || now < *s.end_time);
+      seasons.push_back(std::move(s));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return seasons;
+}
+
+absl::StatusOr<Season> PgRatingsStore::ResolveSeason(const std::string& season_id, absl::Time now) {
+  absl::StatusOr<std::vector<Season>> seasons = ListSeasons(now);
+  if (!seasons.ok()) return seasons.status();
+  for (const Season& s : *seasons) {
+    if (season_id.empty() ? s.current : s.season_id == season_id) return s;
+  }
+  if (season_id.empty()) return absl::FailedPreconditionError("no season has started yet");
+  return absl::NotFoundError(absl::StrCat("no season \"", season_id, "\""));
+}
+
+absl::Status PgRatingsStore::AddSeason(const std::string& season_id,
+                                       const std::string& display_name, absl::Time start_time) {
+  return db_->Transact("add_season", [&](pqxx::work& txn) -> absl::Status {
+    // Serialise season scheduling so two schedulers cannot both pass the "latest start" check.
+    txn.exec0("LOCK TABLE ratings.seasons IN SHARE ROW EXCLUSIVE MODE");
+    if (!txn.exec_params(sql::kSeasonExists, season_id).empty()) {
+      return absl::AlreadyExistsError(absl::StrCat("season \"", season_id, "\" exists"));
+    }
+    if (txn.exec_params(sql::kInsertSeason, season_id, display_name, Micros(start_time)).empty()) {
+      return absl::FailedPreconditionError(
+          "a new season must start after every existing season's start");
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<RatingRecord> PgRatingsStore::GetRating(const model::LadderSpec& ladder,
+                                                       const Season& season,
+                                                       const std::string& account_id) {
+  RatingRecord out;
+  absl::Status status = db_->Transact("get_rating", [&](pqxx::work& txn) {
+    pqxx::result row = txn.exec_params(sql::kGetRow, ladder.name, season.season_id, account_id);
+    if (!row.empty()) {
+      out = ToRecord(row[0], 0, ladder.name);
+      return absl::OkStatus();
+    }
+    pqxx::result earlier =
+        txn.exec_params(sql::kEarlierRows, ladder.name, UuidArray({account_id}), season.season_id);
+    if (earlier.empty()) {
+      out = StartOfSeason(ladder, season.season_id, account_id, nullptr);
+    } else {
+      const RatingRecord prev = ToRecord(earlier[0], 0, ladder.name);
+      out = StartOfSeason(ladder, season.season_id, account_id, &prev);
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<std::vector<RatingRecord>> PgRatingsStore::GetRatings(
+    const model::LadderRegistry& ladders, const Season& season, const std::string& account_id) {
+  std::vector<RatingRecord> out;
+  absl::Status status = db_->Transact("get_ratings", [&](pqxx::work& txn) {
+    out.clear();
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kLatestRowsUpTo, account_id, season.season_id)) {
+      const std::string name = row[0].as<std::string>();
+      absl::StatusOr<const model::LadderSpec*> ladder = ladders.Find(name);
+      if (!ladder.ok()) continue;  // a ladder no longer offered
+      RatingRecord r = ToRecord(row, 1, name);
+      if (r.season_id != season.season_id) {
+        r = StartOfSeason(**ladder, season.season_id, account_id, &r);
+      }
+      out.push_back(std::move(r));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<std::vector<HistoryEntry>> PgRatingsStore::GetHistory(const std::string& account_id,
+                                                                     const std::string& ladder,
+                                                                     const std::string& season_id,
+                                                                     int64_t before_seq,
+                                                                     int limit) {
+  std::vector<HistoryEntry> out;
+  absl::Status status = db_->Transact("get_history", [&](pqxx::work& txn) {
+    out.clear();
+    const int64_t before = before_seq > 0 ? before_seq : std::numeric_limits<int64_t>::max();
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kHistoryOfPlayer, account_id, ladder, season_id, before, limit)) {
+      out.push_back(ToHistory(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
+                                                   const std::string& season_id, absl::Time now) {
+  bool built = false;
+  absl::Status status = db_->Transact("build_snapshot", [&](pqxx::work& txn) {
+    built = false;
+    // One consistent view for the change count and the board's rows.
+    txn.exec0("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    if (!txn.exec_params1(sql::kSnapshotLock, ladder, season_id)[0].as<bool>()) {
+      return absl::OkStatus();  // another replica is building this board
+    }
+    const int64_t changes =
+        txn.exec_params1(sql::kBoardChanges, ladder, season_id)[0].as<int64_t>();
+    pqxx::result latest = txn.exec_params(sql::kLatestSnapshot, ladder, season_id);
+    if (!latest.empty() && latest[0][5].as<int64_t>() == changes) return absl::OkStatus();
+    const int64_t id =
+        txn.exec_params1(sql::kInsertSnapshot, ladder, season_id, changes, Micros(now))[0]
+            .as<int64_t>();
+    const std::string table = BoardTable(id);
+    txn.exec0(absl::StrCat(
+        "CREATE TABLE ", table,
+        " AS SELECT row_number() OVER (ORDER BY conservative DESC, account_id)::bigint AS "
+        "position, "
+        "account_id, rating, deviation, volatility, games, season_games, last_game_time, "
+        "conservative FROM ratings.ratings WHERE ladder = ",
+        txn.quote(ladder), " AND season_id = ", txn.quote(season_id),
+        " AND NOT provisional ORDER BY conservative DESC, account_id"));
+    txn.exec0(absl::StrCat("ALTER TABLE ", table, " ADD PRIMARY KEY (position)"));
+    txn.exec0(absl::StrCat("CREATE UNIQUE INDEX ON ", table, " (account_id) INCLUDE (position)"));
+    const int64_t players =
+        txn.exec1(absl::StrCat("SELECT count(*) FROM ", table))[0].as<int64_t>();
+    txn.exec_params0(sql::kSetSnapshotPlayers, id, players);
+    txn.exec_params0(sql::kSupersede, ladder, season_id, id, Micros(now));
+    built = true;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return built;
+}
+
+absl::Status PgRatingsStore::DropSnapshotsSupersededBefore(absl::Time cutoff) {
+  return db_->Transact("drop_snapshots", [&](pqxx::work& txn) {
+    for (const pqxx::row& row : txn.exec_params(sql::kExpiredSnapshots, Micros(cutoff))) {
+      const int64_t id = row[0].as<int64_t>();
+      txn.exec0(absl::StrCat("DROP TABLE IF EXISTS ", BoardTable(id)));
+      txn.exec_params0(sql::kDeleteSnapshot, id);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::optional<BoardSnapshot>> PgRatingsStore::LatestSnapshot(
+    const std::string& ladder, const std::string& season_id) {
+  std::optional<BoardSnapshot> out;
+  absl::Status status = db_->Transact("latest_snapshot", [&](pqxx::work& txn) {
+    out.reset();
+    pqxx::result r = txn.exec_params(sql::kLatestSnapshot, ladder, season_id);
+    if (!r.empty()) out = ToSnapshot(r[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<BoardSnapshot> PgRatingsStore::GetSnapshot(int64_t snapshot_id) {
+  BoardSnapshot out;
+  absl::Status status = db_->Transact("get_snapshot", [&](pqxx::work& txn) {
+    pqxx::result r = txn.exec_params(sql::kGetSnapshot, snapshot_id);
+    if (r.empty()) return SnapshotExpired();
+    out = ToSnapshot(r[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<std::vector<BoardEntry>> PgRatingsStore::BoardRange(const BoardSnapshot& snapshot,
+                                                                   int64_t first, int64_t last) {
+  std::vector<BoardEntry> out;
+  absl::Status status = db_->Transact("board_range", [&](pqxx::work& txn) -> absl::Status {
+    out.clear();
+    pqxx::result rows;
+    try {
+      rows = txn.exec_params(
+          absl::StrCat("SELECT " PARLOR_BOARD_COLUMNS " FROM ", BoardTable(snapshot.snapshot_id),
+                       " WHERE position BETWEEN $1 AND $2 ORDER BY position"),
+          first, last);
+    } catch (const pqxx::undefined_table&) {
+      return SnapshotExpired();
+    }
+    for (const pqxx::row& row : rows) {
+      BoardEntry e;
+      e.position = row[0].as<int64_t>();
+      RatingRecord& r = e.record;
+      r.ladder = snapshot.ladder;
+      r.season_id = snapshot.season_id;
+      r.account_id = row[1].as<std::string>();
+      r.rating.value = row[2].as<double>();
+      r.rating.deviation = row[3].as<double>();
+      r.rating.volatility = row[4].as<double>();
+      r.rating.games = row[5].as<int64_t>();
+      r.season_games = row[6].as<int64_t>();
+      r.last_game_time = OptTime(row[7].as<int64_t>());
+      r.conservative = row[8].as<double>();
+      r.provisional = false;
+      out.push_back(std::move(e));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::StatusOr<int64_t> PgRatingsStore::BoardPosition(const BoardSnapshot& snapshot,
+                                                      const std::string& account_id) {
+  int64_t position = 0;
+  absl::Status status = db_->Transact("board_position", [&](pqxx::work& txn) -> absl::Status {
+    position = 0;
+    pqxx::result r;
+    try {
+      r = txn.exec_params(absl::StrCat("SELECT position FROM ", BoardTable(snapshot.snapshot_id),
+                                       " WHERE account_id = $1::uuid"),
+                          account_id);
+    } catch (const pqxx::undefined_table&) {
+      return SnapshotExpired();
+    }
+    if (!r.empty()) position = r[0][0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return position;
+}
+
+absl::StatusOr<int64_t> PgRatingsStore::CountPlayers(const std::string& ladder,
+                                                     const std::string& season_id) {
+  int64_t n = 0;
+  absl::Status status = db_->Transact("count_players", [&](pqxx::work& txn) {
+    n = txn.exec_params1(sql::kCountPlayers, ladder, season_id)[0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return n;
+}
+
+}  // namespace parlor::ratings

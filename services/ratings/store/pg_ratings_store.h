@@ -1,0 +1,51 @@
+#ifndef PARLOR_SERVICES_RATINGS_STORE_PG_RATINGS_STORE_H_
+#define PARLOR_SERVICES_RATINGS_STORE_PG_RATINGS_STORE_H_
+
+#include "services/common/db/pool.h"
+#include "services/ratings/store/ratings_store.h"
+
+namespace parlor::ratings {
+
+// RatingsStore on PostgreSQL (schema `ratings`, migrations/ratings). All SQL is in store/sql.h.
+class PgRatingsStore : public RatingsStore {
+ public:
+  // Board-change counters per board; results spread over them by game id.
+  static constexpr int kChangeShards = 16;
+
+  explicit PgRatingsStore(DbPool* db) : db_(db) {}
+
+  absl::Status SyncLadders(const model::LadderRegistry& ladders) override;
+  absl::StatusOr<ReportOutcome> ApplyResult(const ValidatedResult& result, absl::Time now) override;
+  absl::StatusOr<std::vector<Season>> ListSeasons(absl::Time now) override;
+  absl::StatusOr<Season> ResolveSeason(const std::string& season_id, absl::Time now) override;
+  absl::Status AddSeason(const std::string& season_id, const std::string& display_name,
+                         absl::Time start_time) override;
+  absl::StatusOr<RatingRecord> GetRating(const model::LadderSpec& ladder, const Season& season,
+                                         const std::string& account_id) override;
+  absl::StatusOr<std::vector<RatingRecord>> GetRatings(const model::LadderRegistry& ladders,
+                                                       const Season& season,
+                                                       const std::string& account_id) override;
+  absl::StatusOr<std::vector<HistoryEntry>> GetHistory(const std::string& account_id,
+                                                       const std::string& ladder,
+                                                       const std::string& season_id,
+                                                       int64_t before_seq, int limit) override;
+  absl::StatusOr<bool> BuildSnapshot(const std::string& ladder, const std::string& season_id,
+                                     absl::Time now) override;
+  absl::Status DropSnapshotsSupersededBefore(absl::Time cutoff) override;
+  absl::StatusOr<std::optional<BoardSnapshot>> LatestSnapshot(
+      const std::string& ladder, const std::string& season_id) override;
+  absl::StatusOr<BoardSnapshot> GetSnapshot(int64_t snapshot_id) override;
+  absl::StatusOr<std::vector<BoardEntry>> BoardRange(const BoardSnapshot& snapshot, int64_t first,
+                                                     int64_t last) override;
+  absl::StatusOr<int64_t> BoardPosition(const BoardSnapshot& snapshot,
+                                        const std::string& account_id) override;
+  absl::StatusOr<int64_t> CountPlayers(const std::string& ladder,
+                                       const std::string& season_id) override;
+
+ private:
+  DbPool* db_;
+};
+
+}  // namespace parlor::ratings
+
+#endif  // PARLOR_SERVICES_RATINGS_STORE_PG_RATINGS_STORE_H_

@@ -1,0 +1,476 @@
+// The ratings domain and its PostgreSQL store on a real, fresh database per test: idempotency,
+// concurrency (8 clients, 1,000 results, same ratings as serially), stable leaderboard pages
+// while ratings change, and a season reset.
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/common/db/migrations.h"
+#include "services/common/db/pool.h"
+#include "services/common/testing/status_matchers.h"
+#include "services/ratings/domain/ratings_service.h"
+#include "services/ratings/store/pg_ratings_store.h"
+#include "tests/pg/pg_test_database.h"
+
+namespace parlor::ratings {
+namespace {
+
+using ::parlor::testing::IsOk;
+using ::parlor::testing::StatusIs;
+using ::testing::HasSubstr;
+
+std::string Account(int i) { return absl::StrFormat("00000000-0000-4000-8000-%012d", i); }
+
+const absl::Time kStart = absl::FromUnixSeconds(1800000000);
+
+// One ratings domain over one database.
+struct Ratings {
+  explicit Ratings(const std::string& url, std::shared_ptr<absl::Time> clock)
+      : registry(model::LadderRegistry::Default()) {
+    DbOptions options;
+    options.url = url;
+    options.max_connections = 10;
+    db = std::make_unique<DbPool>(options, nullptr);
+    store = std::make_unique<PgRatingsStore>(db.get());
+    prometheus_registry = std::make_shared<prometheus::Registry>();
+    metrics = std::make_unique<RatingsMetrics>(*prometheus_registry);
+    service = std::make_unique<RatingsService>(
+        &registry, store.get(), metrics.get(), [clock] { return *clock; },
+        RatingsService::Options{});
+  }
+  model::LadderRegistry registry;
+  std::unique_ptr<DbPool> db;
+  std::unique_ptr<PgRatingsStore> store;
+  std::shared_ptr<prometheus::Registry> prometheus_registry;
+  std::unique_ptr<RatingsMetrics> metrics;
+  std::unique_ptr<RatingsService> service;
+};
+
+absl::Status Migrate(const std::string& url) {
+  absl::StatusOr<MigrationResult> r =
+      ApplyMigrations(url, MigrationSet{"ratings", PARLOR_SOURCE_DIR "/migrations/ratings"});
+  return r.ok() ? absl::OkStatus() : r.status();
+}
+
+GameResult TwoPlayer(const std::string& game, const std::string& id, int a, int b,
+                     int winner_rank_a, absl::Time finish) {
+  GameResult r;
+  r.game_id = id;
+  r.game = game;
+  r.ranked = true;
+  r.seats = {{0, Account(a), 0}, {1, Account(b), 1}};
+  r.placements = {{Account(a), winner_rank_a}, {Account(b), winner_rank_a == 1 ? 2 : 1}};
+  if (winner_rank_a == 0) r.placements = {{Account(a), 1}, {Account(b), 1}};
+  r.finish_time = finish;
+  return r;
+}
+
+class RatingsPgTest : public parlor::testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    ASSERT_THAT(Migrate(db_url()), IsOk());
+    ratings_ = std::make_unique<Ratings>(db_url(), clock_);
+    ASSERT_THAT(ratings_->store->SyncLadders(ratings_->registry), IsOk());
+  }
+  RatingsService& service() { return *ratings_->service; }
+  std::string Digest() {
+    absl::StatusOr<std::string> d = parlor::testing::SchemaContentDigest(db_url(), "ratings");
+    EXPECT_TRUE(d.ok()) << d.status();
+    return d.value_or("");
+  }
+
+  std::shared_ptr<absl::Time> clock_ = std::make_shared<absl::Time>(kStart);
+  std::unique_ptr<Ratings> ratings_;
+};
+
+TEST_F(RatingsPgTest, ReportAppliesAndReplayChangesNothing) {
+  const GameResult game = TwoPlayer("pico", "g1", 1, 2, 1, kStart - absl::Minutes(1));
+  absl::StatusOr<ReportOutcome> first = service().ReportResult(game);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_TRUE(first->applied);
+  EXPECT_FALSE(first->replayed);
+  EXPECT_EQ(first->ladder, "pico");
+  EXPECT_EQ(first->season_id, "s1");
+  ASSERT_EQ(first->changes.size(), 2u);
+  // Two new players: the Glicko-2 result of the model itself.
+  const model::Glicko2Pair want =
+      model::Glicko2RateGame({1500, 350, 0.06}, 0, {1500, 350, 0.06}, 0, 1.0,
+                             ratings_->registry.Find("pico").value()->glicko2);
+  EXPECT_DOUBLE_EQ(first->changes[0].after.value, want.a.rating);
+  EXPECT_DOUBLE_EQ(first->changes[1].after.deviation, want.b.deviation);
+
+  const std::string before = Digest();
+  absl::StatusOr<ReportOutcome> again = service().ReportResult(game);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_TRUE(again->replayed);
+  EXPECT_TRUE(again->applied);
+  ASSERT_EQ(again->changes.size(), 2u);
+  EXPECT_DOUBLE_EQ(again->changes[0].after.value, first->changes[0].after.value);
+  EXPECT_DOUBLE_EQ(again->changes[1].before.value, 1500);
+  EXPECT_EQ(Digest(), before);
+
+  // The same game id with another result: refused, nothing changed.
+  GameResult other = game;
+  other.placements = {{Account(1), 2}, {Account(2), 1}};
+  EXPECT_THAT(service().ReportResult(other),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("different result")));
+  EXPECT_EQ(Digest(), before);
+
+  absl::StatusOr<RatingRecord> r = service().GetRating(Account(1), "pico", "");
+  ASSERT_THAT(r, IsOk());
+  EXPECT_DOUBLE_EQ(r->rating.value, want.a.rating);
+  EXPECT_EQ(r->rating.games, 1);
+  EXPECT_EQ(r->season_games, 1);
+  EXPECT_TRUE(r->provisional);
+}
+
+TEST_F(RatingsPgTest, CasualResultIsRecordedButRatesNothing) {
+  GameResult game = TwoPlayer("pict", "casual-1", 1, 2, 1, kStart);
+  game.ranked = false;
+  absl::StatusOr<ReportOutcome> out = service().ReportResult(game);
+  ASSERT_THAT(out, IsOk());
+  EXPECT_FALSE(out->applied);
+  EXPECT_TRUE(out->changes.empty());
+  absl::StatusOr<RatingRecord> r = service().GetRating(Account(1), "pict", "");
+  ASSERT_THAT(r, IsOk());
+  EXPECT_EQ(r->rating.games, 0);
+  EXPECT_TRUE(service().ReportResult(game)->replayed);
+}
+
+TEST_F(RatingsPgTest, BadReportsChangeNothing) {
+  ASSERT_THAT(service().ReportResult(TwoPlayer("pico", "ok", 1, 2, 1, kStart)), IsOk());
+  const std::string before = Digest();
+  GameResult unknown = TwoPlayer("chess", "g2", 1, 2, 1, kStart);
+  EXPECT_THAT(service().ReportResult(unknown),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not rated")));
+  GameResult wrong_players = TwoPlayer("pico", "g3", 1, 2, 1, kStart);
+  wrong_players.placements[1].account_id = Account(9);
+  EXPECT_THAT(service().ReportResult(wrong_players),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not seated")));
+  EXPECT_EQ(Digest(), before);
+  const std::string metrics = [&] {
+    std::string out;
+    for (const auto& family : ratings_->prometheus_registry->Collect()) {
+      for (const auto& m : family.metric) {
+        for (const auto& l : m.label) absl::StrAppend(&out, family.name, "{", l.value, "} ");
+      }
+    }
+    return out;
+  }();
+  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_rejected_reports_total{unknown_game}"));
+  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_rejected_reports_total{bad_placements}"));
+  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_updates_total{pico}"));
+}
+
+// A mixed workload: 2-player Glicko-2 games, 2-4 player Weng-Lin games and doubles, over a small
+// pool of players so that concurrent results share players all the time.
+std::vector<GameResult> Workload(int n, int players, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<GameResult> out;
+  for (int i = 0; i < n; ++i) {
+    std::vector<int> pool(players);
+    for (int p = 0; p < players; ++p) pool[p] = p + 1;
+    std::shuffle(pool.begin(), pool.end(), rng);
+    GameResult r;
+    r.game_id = absl::StrCat("w", seed, "-", i);
+    r.ranked = true;
+    r.finish_time = kStart - absl::Hours(1000) + absl::Minutes(i);
+    const int kind = i % 4;
+    int seats = 2;
+    if (kind == 0) r.game = "pico";
+    if (kind == 1) {
+      r.game = "pescado";
+      seats = 2 + static_cast<int>(rng() % 3);
+    }
+    if (kind == 2) {
+      r.game = "picadice";
+      seats = 4;
+    }
+    if (kind == 3) r.game = "pict";
+    for (int s = 0; s < seats; ++s) {
+      const int team = kind == 2 ? s % 2 : s;
+      r.seats.push_back({s, Account(pool[s]), team});
+    }
+    std::vector<int> ranks(seats);
+    for (int s = 0; s < seats; ++s) ranks[s] = 1 + static_cast<int>(rng() % seats);
+    if (kind == 2) ranks[2] = ranks[0], ranks[3] = ranks[1];
+    for (int s = 0; s < seats; ++s) r.placements.push_back({Account(pool[s]), ranks[s]});
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<double>> AllRatings(const std::string& url) {
+  pqxx::connection c(url);
+  pqxx::work txn(c);
+  std::map<std::string, std::vector<double>> out;
+  for (const pqxx::row& row :
+       txn.exec("SELECT ladder || '/' || season_id || '/' || account_id::text, rating, deviation, "
+                "volatility, games FROM ratings.ratings")) {
+    out[row[0].as<std::string>()] = {row[1].as<double>(), row[2].as<double>(), row[3].as<double>(),
+                                     row[4].as<double>()};
+  }
+  return out;
+}
+
+TEST_F(RatingsPgTest, ThousandResultsFromEightClientsEndAsSerially) {
+  const std::vector<GameResult> work = Workload(1000, 24, 7);
+  std::atomic<int> next{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> clients;
+  for (int c = 0; c < 8; ++c) {
+    clients.emplace_back([&] {
+      for (int i = next++; i < static_cast<int>(work.size()); i = next++) {
+        absl::StatusOr<ReportOutcome> out = service().ReportResult(work[i]);
+        if (!out.ok() || !out->applied) {
+          ++failures;
+          ADD_FAILURE() << work[i].game_id << ": " << out.status();
+        }
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  ASSERT_EQ(failures.load(), 0);
+
+  // The order the concurrent run applied them in: for any two results sharing a player, seq
+  // orders them as their transactions committed.
+  std::vector<std::string> order;
+  {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    for (const pqxx::row& row :
+         txn.exec("SELECT game_id FROM ratings.processed_results ORDER BY seq")) {
+      order.push_back(row[0].as<std::string>());
+    }
+  }
+  ASSERT_EQ(order.size(), work.size());
+  std::map<std::string, const GameResult*> by_id;
+  for (const GameResult& r : work) by_id[r.game_id] = &r;
+
+  // The same results, one at a time, into a second fresh database.
+  absl::StatusOr<std::unique_ptr<parlor::testing::PgTestDatabase>> serial_db =
+      parlor::testing::PgTestDatabase::Create();
+  ASSERT_THAT(serial_db, IsOk());
+  ASSERT_THAT(Migrate((*serial_db)->url()), IsOk());
+  Ratings serial((*serial_db)->url(), clock_);
+  ASSERT_THAT(serial.store->SyncLadders(serial.registry), IsOk());
+  for (const std::string& id : order) {
+    ASSERT_THAT(serial.service->ReportResult(*by_id[id]), IsOk());
+  }
+
+  const auto concurrent_ratings = AllRatings(db_url());
+  const auto serial_ratings = AllRatings((*serial_db)->url());
+  ASSERT_EQ(concurrent_ratings.size(), serial_ratings.size());
+  EXPECT_GE(concurrent_ratings.size(), 24u * 3);
+  for (const auto& [key, values] : concurrent_ratings) {
+    auto it = serial_ratings.find(key);
+    ASSERT_NE(it, serial_ratings.end()) << key;
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_DOUBLE_EQ(values[i], it->second[i]) << key << " column " << i;
+    }
+  }
+  // Every game counted once per seat.
+  int64_t seats = 0;
+  for (const GameResult& r : work) seats += static_cast<int64_t>(r.seats.size());
+  int64_t games = 0;
+  for (const auto& [key, values] : concurrent_ratings) games += static_cast<int64_t>(values[3]);
+  EXPECT_EQ(games, seats);
+}
+
+// Fills a ladder with `n` established players directly (fast), spread-out ratings.
+void SeedBoard(const std::string& url, const std::string& ladder, const std::string& season,
+               int n) {
+  pqxx::connection c(url);
+  pqxx::work txn(c);
+  txn.exec_params0(
+      "INSERT INTO ratings.ratings (ladder, season_id, account_id, rating, deviation, volatility, "
+      "conservative, games, season_games, provisional, last_game_time) "
+      "SELECT $1, $2, ('00000000-0000-4000-8000-' || lpad(i::text, 12, '0'))::uuid, "
+      "1500 + (i * 7919 % 1000), 60, 0.06, 1500 + (i * 7919 % 1000) - 120, 30, 30, false, "
+      "now() FROM generate_series(1, $3) AS i",
+      ladder, season, n);
+  txn.exec_params0(
+      "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) VALUES ($1, $2, 0, 1)",
+      ladder, season);
+  txn.commit();
+}
+
+TEST_F(RatingsPgTest, LeaderboardPagesHaveNoDuplicatesOrGapsWhileRatingsChange) {
+  constexpr int kPlayers = 300;
+  SeedBoard(db_url(), "pico", "s1", kPlayers);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+
+  std::set<std::string> seen;
+  int64_t expected_position = 1;
+  int64_t snapshot = 0;
+  int64_t after = 0;
+  double last_conservative = 1e18;
+  int pages = 0;
+  int game = 0;
+  do {
+    absl::StatusOr<BoardPage> page = service().GetLeaderboard("pico", "", snapshot, after, 7);
+    ASSERT_THAT(page, IsOk());
+    ASSERT_TRUE(page->snapshot.has_value());
+    if (snapshot == 0) snapshot = page->snapshot->snapshot_id;
+    EXPECT_EQ(page->snapshot->snapshot_id, snapshot);
+    EXPECT_EQ(page->snapshot->players, kPlayers);
+    for (const BoardEntry& e : page->entries) {
+      EXPECT_EQ(e.position, expected_position++);
+      EXPECT_TRUE(seen.insert(e.record.account_id).second) << "duplicate " << e.record.account_id;
+      EXPECT_LE(e.record.conservative, last_conservative);
+      last_conservative = e.record.conservative;
+    }
+    after = page->next_position;
+    ++pages;
+    // Between pages: upsets that move players across pages, and a new snapshot.
+    for (int k = 0; k < 3; ++k, ++game) {
+      const int low = 1 + (game * 37) % kPlayers;
+      const int high = 1 + (game * 53 + 11) % kPlayers;
+      if (low == high) continue;
+      ASSERT_THAT(service().ReportResult(TwoPlayer("pico", absl::StrCat("p", game), low, high, 1,
+                                                   kStart - absl::Minutes(1))),
+                  IsOk());
+    }
+    ASSERT_THAT(service().RefreshBoards(), IsOk());
+  } while (after != 0);
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kPlayers));
+  EXPECT_EQ(pages, (kPlayers + 6) / 7);
+
+  // A fresh walk reads the newest snapshot, where the ratings have moved.
+  absl::StatusOr<BoardPage> fresh = service().GetLeaderboard("pico", "", 0, 0, 7);
+  ASSERT_THAT(fresh, IsOk());
+  EXPECT_GT(fresh->snapshot->snapshot_id, snapshot);
+
+  // Around me: the player at position 50 of the newest snapshot sees 49..55.
+  absl::StatusOr<BoardPage> at50 = service().GetLeaderboard("pico", "", 0, 49, 1);
+  ASSERT_THAT(at50, IsOk());
+  absl::StatusOr<Season> s1 = service().ResolveSeason("");
+  ASSERT_THAT(s1, IsOk());
+  absl::StatusOr<AroundMe> around =
+      service().GetLeaderboardAroundMe("pico", *s1, at50->entries[0].record.account_id, 1, 5);
+  ASSERT_THAT(around, IsOk());
+  EXPECT_EQ(around->my_position, 50);
+  ASSERT_EQ(around->entries.size(), 7u);
+  EXPECT_EQ(around->entries.front().position, 49);
+  EXPECT_EQ(around->entries.back().position, 55);
+
+  // Superseded snapshots expire after the retention; a page token of one then fails cleanly.
+  *clock_ += absl::Hours(1);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  EXPECT_THAT(service().GetLeaderboard("pico", "", snapshot, 7, 7),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("expired")));
+}
+
+TEST_F(RatingsPgTest, NoSnapshotYetMeansAnEmptyBoard) {
+  absl::StatusOr<BoardPage> page = service().GetLeaderboard("kadice", "", 0, 0, 10);
+  ASSERT_THAT(page, IsOk());
+  EXPECT_FALSE(page->snapshot.has_value());
+  EXPECT_TRUE(page->entries.empty());
+  EXPECT_THAT(service().GetLeaderboard("nope", "", 0, 0, 10),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("nope")));
+  EXPECT_THAT(service().GetLeaderboard("pico", "s9", 0, 0, 10),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("s9")));
+}
+
+TEST_F(RatingsPgTest, SeasonResetSoftResetsAndKeepsTheOldBoard) {
+  // Season 1: player 1 beats player 2 ten times, established enough for the board.
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_THAT(service().ReportResult(TwoPlayer("pico", absl::StrCat("s1-", i), 1, 2, 1,
+                                                 kStart - absl::Hours(20 - i))),
+                IsOk());
+  }
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  absl::StatusOr<RatingRecord> end_of_s1 = service().GetRating(Account(1), "pico", "s1");
+  ASSERT_THAT(end_of_s1, IsOk());
+  EXPECT_GT(end_of_s1->rating.value, 1700);
+  absl::StatusOr<BoardPage> s1_board = service().GetLeaderboard("pico", "s1", 0, 0, 10);
+  ASSERT_THAT(s1_board, IsOk());
+
+  // Season 2 starts now.
+  ASSERT_THAT(service().AddSeason("s2", "Season 2", kStart + absl::Hours(1)), IsOk());
+  EXPECT_THAT(service().AddSeason("s0", "Too early", kStart - absl::Hours(1)),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("after")));
+  EXPECT_THAT(service().AddSeason("s2", "Again", kStart + absl::Hours(5)),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("s2")));
+  *clock_ = kStart + absl::Hours(2);
+  absl::StatusOr<std::vector<Season>> seasons = service().ListSeasons();
+  ASSERT_THAT(seasons, IsOk());
+  ASSERT_EQ(seasons->size(), 2u);
+  EXPECT_FALSE((*seasons)[0].current);
+  EXPECT_EQ((*seasons)[0].end_time, kStart + absl::Hours(1));
+  EXPECT_TRUE((*seasons)[1].current);
+
+  // Before playing in season 2, the rating shown is season 1's, soft-reset.
+  const model::LadderSpec& pico = **ratings_->registry.Find("pico");
+  const model::Rating reset = pico.ApplySeasonReset(end_of_s1->rating);
+  absl::StatusOr<RatingRecord> carried = service().GetRating(Account(1), "pico", "");
+  ASSERT_THAT(carried, IsOk());
+  EXPECT_EQ(carried->season_id, "s2");
+  EXPECT_EQ(carried->season_games, 0);
+  EXPECT_DOUBLE_EQ(carried->rating.value, reset.value);
+  EXPECT_DOUBLE_EQ(carried->rating.deviation, reset.deviation);
+  EXPECT_DOUBLE_EQ(carried->rating.value, 1500 + (end_of_s1->rating.value - 1500) * 0.8);
+  EXPECT_GT(carried->rating.deviation, end_of_s1->rating.deviation);
+
+  // The first season-2 game starts from the reset rating.
+  absl::StatusOr<ReportOutcome> out =
+      service().ReportResult(TwoPlayer("pico", "s2-0", 1, 3, 0, kStart + absl::Hours(2)));
+  ASSERT_THAT(out, IsOk());
+  EXPECT_EQ(out->season_id, "s2");
+  const double idle_days = 13.0 / 24.0;  // last season-1 game 11 h before kStart
+  EXPECT_DOUBLE_EQ(out->changes[0].before.deviation, pico.Idle(reset, idle_days).deviation);
+  EXPECT_DOUBLE_EQ(out->changes[0].before.value, reset.value);
+  absl::StatusOr<RatingRecord> now_s2 = service().GetRating(Account(1), "pico", "");
+  EXPECT_EQ(now_s2->season_games, 1);
+  EXPECT_EQ(now_s2->rating.games, 11);
+
+  // Season 1 is untouched and its final board still readable.
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  absl::StatusOr<RatingRecord> still_s1 = service().GetRating(Account(1), "pico", "s1");
+  EXPECT_DOUBLE_EQ(still_s1->rating.value, end_of_s1->rating.value);
+  absl::StatusOr<BoardPage> s1_again = service().GetLeaderboard("pico", "s1", 0, 0, 10);
+  ASSERT_THAT(s1_again, IsOk());
+  ASSERT_TRUE(s1_again->snapshot.has_value());
+  EXPECT_EQ(s1_again->snapshot->snapshot_id, s1_board->snapshot->snapshot_id);
+  EXPECT_EQ(s1_again->season_id, "s1");
+  *clock_ += absl::Hours(48);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  EXPECT_THAT(service().GetLeaderboard("pico", "s1", 0, 0, 10), IsOk());
+
+  // GetMyRatings in season 2 lists pico (played).
+  absl::StatusOr<std::vector<RatingRecord>> mine = service().GetMyRatings(Account(2), "");
+  ASSERT_THAT(mine, IsOk());
+  ASSERT_EQ(mine->size(), 1u);
+  EXPECT_EQ((*mine)[0].season_id, "s2");
+  EXPECT_EQ((*mine)[0].season_games, 0);
+
+  // History spans both seasons, newest first, and pages.
+  absl::StatusOr<HistoryPage> h = service().GetRatingHistory(Account(1), "pico", "", 0, 4);
+  ASSERT_THAT(h, IsOk());
+  ASSERT_EQ(h->entries.size(), 4u);
+  EXPECT_EQ(h->entries[0].game_id, "s2-0");
+  EXPECT_EQ(h->entries[0].season_id, "s2");
+  int total = static_cast<int>(h->entries.size());
+  while (h->next_before_seq != 0) {
+    h = service().GetRatingHistory(Account(1), "pico", "", h->next_before_seq, 4);
+    ASSERT_THAT(h, IsOk());
+    total += static_cast<int>(h->entries.size());
+  }
+  EXPECT_EQ(total, 11);
+  absl::StatusOr<HistoryPage> only_s2 = service().GetRatingHistory(Account(1), "pico", "s2", 0, 50);
+  EXPECT_EQ(only_s2->entries.size(), 1u);
+}
+
+}  // namespace
+}  // namespace parlor::ratings

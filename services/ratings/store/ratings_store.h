@@ -1,0 +1,88 @@
+#ifndef PARLOR_SERVICES_RATINGS_STORE_RATINGS_STORE_H_
+#define PARLOR_SERVICES_RATINGS_STORE_RATINGS_STORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/ratings/domain/types.h"
+#include "services/ratings/model/ladder.h"
+
+namespace parlor::ratings {
+
+// Persistence of the ratings service. Every method is one transaction; all block (run them on a
+// worker pool). Errors: NOT_FOUND for an unknown season, FAILED_PRECONDITION as documented,
+// UNAVAILABLE / INTERNAL from the database.
+class RatingsStore {
+ public:
+  virtual ~RatingsStore() = default;
+
+  // Makes ratings.ladders list every ladder of the registry.
+  virtual absl::Status SyncLadders(const model::LadderRegistry& ladders) = 0;
+
+  // Applies one validated result in one transaction: records the game id (a replay with the same
+  // digest returns the first outcome with `replayed`; another digest is FAILED_PRECONDITION),
+  // then, for a ranked game, locks every player's row of the current season in account-id order
+  // (creating missing rows first, in the same order, from the player's latest earlier season
+  // soft-reset, or the ladder's starting rating), rates the game with the ladder's model, and
+  // writes the new ratings and one history row per player.
+  virtual absl::StatusOr<ReportOutcome> ApplyResult(const ValidatedResult& result,
+                                                    absl::Time now) = 0;
+
+  // Seasons, oldest first, the one current at `now` marked.
+  virtual absl::StatusOr<std::vector<Season>> ListSeasons(absl::Time now) = 0;
+  // The season with `season_id`, or the current one for an empty id. NOT_FOUND if unknown.
+  virtual absl::StatusOr<Season> ResolveSeason(const std::string& season_id, absl::Time now) = 0;
+  // Schedules a new season from `start_time`, which must be later than every existing season's
+  // start (FAILED_PRECONDITION otherwise; ALREADY_EXISTS for a used id).
+  virtual absl::Status AddSeason(const std::string& season_id, const std::string& display_name,
+                                 absl::Time start_time) = 0;
+
+  // The player's rating on `ladder` in `season`: the stored row, or (season_games 0) the latest
+  // earlier season's soft-reset, or the starting rating.
+  virtual absl::StatusOr<RatingRecord> GetRating(const model::LadderSpec& ladder,
+                                                 const Season& season,
+                                                 const std::string& account_id) = 0;
+  // The same for every ladder the player has a rating on up to `season`.
+  virtual absl::StatusOr<std::vector<RatingRecord>> GetRatings(const model::LadderRegistry& ladders,
+                                                               const Season& season,
+                                                               const std::string& account_id) = 0;
+
+  // History, newest first, entries with seq < before_seq (0 = from the newest). Empty
+  // season_id = every season.
+  virtual absl::StatusOr<std::vector<HistoryEntry>> GetHistory(const std::string& account_id,
+                                                               const std::string& ladder,
+                                                               const std::string& season_id,
+                                                               int64_t before_seq, int limit) = 0;
+
+  // Leaderboards.
+  // Builds a new snapshot of (ladder, season) if the board changed since the latest one (or has
+  // none); marks the previous one superseded. Returns whether one was built. Safe on every
+  // replica at once (an advisory lock lets one build; the others skip).
+  virtual absl::StatusOr<bool> BuildSnapshot(const std::string& ladder,
+                                             const std::string& season_id, absl::Time now) = 0;
+  // Drops snapshots superseded before `cutoff`.
+  virtual absl::Status DropSnapshotsSupersededBefore(absl::Time cutoff) = 0;
+  // The latest snapshot of a board, if any.
+  virtual absl::StatusOr<std::optional<BoardSnapshot>> LatestSnapshot(
+      const std::string& ladder, const std::string& season_id) = 0;
+  // FAILED_PRECONDITION when the snapshot no longer exists.
+  virtual absl::StatusOr<BoardSnapshot> GetSnapshot(int64_t snapshot_id) = 0;
+  // Entries with position in [first, last], in order. FAILED_PRECONDITION if dropped.
+  virtual absl::StatusOr<std::vector<BoardEntry>> BoardRange(const BoardSnapshot& snapshot,
+                                                             int64_t first, int64_t last) = 0;
+  // The player's position on the snapshot, or 0.
+  virtual absl::StatusOr<int64_t> BoardPosition(const BoardSnapshot& snapshot,
+                                                const std::string& account_id) = 0;
+  // Players with a rating on (ladder, season), provisional ones included.
+  virtual absl::StatusOr<int64_t> CountPlayers(const std::string& ladder,
+                                               const std::string& season_id) = 0;
+};
+
+}  // namespace parlor::ratings
+
+#endif  // PARLOR_SERVICES_RATINGS_STORE_RATINGS_STORE_H_

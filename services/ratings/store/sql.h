@@ -1,0 +1,161 @@
+#ifndef PARLOR_SERVICES_RATINGS_STORE_SQL_H_
+#define PARLOR_SERVICES_RATINGS_STORE_SQL_H_
+
+// Every SQL statement of the ratings service, in one place. Parameters are always bound ($1, $2,
+// ...), never spliced into the text, except the snapshot table names ratings.board_<id>, which
+// are built from a database-generated integer. Times travel as Unix microseconds (BIGINT);
+// account id lists as a PostgreSQL array literal of validated UUIDs.
+namespace parlor::ratings::sql {
+
+#define PARLOR_US(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
+#define PARLOR_TS(param) "to_timestamp(" param "::double precision / 1000000)"
+
+inline constexpr char kUpsertLadder[] =
+    "INSERT INTO ratings.ladders (ladder, game, model) VALUES ($1, $2, $3) "
+    "ON CONFLICT (ladder) DO UPDATE SET game = EXCLUDED.game, model = EXCLUDED.model";
+
+// Seasons with their end (the next season's start), oldest first.
+inline constexpr char kListSeasons[] =
+    "SELECT season_id, display_name, " PARLOR_US("start_time") ", "
+    "coalesce(" PARLOR_US("lead(start_time) OVER (ORDER BY start_time)") ", -1) "
+    "FROM ratings.seasons ORDER BY start_time";
+
+inline constexpr char kInsertSeason[] =
+    "INSERT INTO ratings.seasons (season_id, display_name, start_time) "
+    "SELECT $1, $2, " PARLOR_TS("$3") " "
+    "WHERE NOT EXISTS (SELECT 1 FROM ratings.seasons WHERE start_time >= " PARLOR_TS("$3") ") "
+    "ON CONFLICT (season_id) DO NOTHING RETURNING season_id";
+
+inline constexpr char kSeasonExists[] = "SELECT 1 FROM ratings.seasons WHERE season_id = $1";
+
+// Idempotency: the first report of a game id inserts; a replay finds the row.
+inline constexpr char kInsertProcessed[] =
+    "INSERT INTO ratings.processed_results "
+    "(game_id, digest, game, ladder, season_id, ranked, finish_time) "
+    "VALUES ($1, decode($2, 'hex'), $3, $4, $5, $6, " PARLOR_TS("$7") ") "
+    "ON CONFLICT (game_id) DO NOTHING RETURNING game_id";
+
+inline constexpr char kFindProcessed[] =
+    "SELECT encode(digest, 'hex'), ladder, season_id, ranked "
+    "FROM ratings.processed_results WHERE game_id = $1";
+
+inline constexpr char kSetProcessedSeq[] =
+    "UPDATE ratings.processed_results SET seq = $2 WHERE game_id = $1";
+
+inline constexpr char kNextSeq[] = "SELECT nextval('ratings.result_seq')";
+
+#define PARLOR_RATING_COLUMNS                                                          \
+  "r.account_id::text, r.rating, r.deviation, r.volatility, r.games, r.season_games, " \
+  "coalesce(" PARLOR_US("r.last_game_time") ", -1), r.conservative, r.provisional, r.season_id"
+
+// Which of the players already have a row this season (no lock).
+inline constexpr char kExistingRows[] =
+    "SELECT account_id::text FROM ratings.ratings "
+    "WHERE ladder = $1 AND season_id = $2 AND account_id = ANY($3::uuid[])";
+
+// Each player's latest row from a season that started before `season`.
+inline constexpr char kEarlierRows[] =
+    "SELECT DISTINCT ON (r.account_id) " PARLOR_RATING_COLUMNS
+    " "
+    "FROM ratings.ratings r JOIN ratings.seasons s USING (season_id) "
+    "WHERE r.ladder = $1 AND r.account_id = ANY($2::uuid[]) "
+    "AND s.start_time < (SELECT start_time FROM ratings.seasons WHERE season_id = $3) "
+    "ORDER BY r.account_id, s.start_time DESC";
+
+inline constexpr char kInsertRating[] =
+    "INSERT INTO ratings.ratings (ladder, season_id, account_id, rating, deviation, volatility, "
+    "conservative, games, season_games, provisional, last_game_time, update_time) "
+    "VALUES ($1, $2, $3::uuid, $4, $5, $6, $7, $8, 0, $9, "
+    "CASE WHEN $10::bigint < 0 THEN NULL ELSE " PARLOR_TS("$10") " END, now()) "
+    "ON CONFLICT (ladder, season_id, account_id) DO NOTHING";
+
+// The row locks, always in account-id order: concurrent results sharing players wait for each
+// other instead of deadlocking.
+inline constexpr char kLockRows[] =
+    "SELECT " PARLOR_RATING_COLUMNS
+    " FROM ratings.ratings r "
+    "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = ANY($3::uuid[]) "
+    "ORDER BY r.account_id FOR UPDATE";
+
+inline constexpr char kUpdateRating[] =
+    "UPDATE ratings.ratings SET rating = $4, deviation = $5, volatility = $6, conservative = $7, "
+    "games = $8, season_games = season_games + 1, provisional = $9, "
+    "last_game_time = greatest(last_game_time, " PARLOR_TS("$10") "), update_time = now() "
+    "WHERE ladder = $1 AND season_id = $2 AND account_id = $3::uuid";
+
+inline constexpr char kInsertHistory[] =
+    "INSERT INTO ratings.rating_history (account_id, ladder, season_id, seq, game_id, seat, rank, "
+    "rating_before, deviation_before, rating_after, deviation_after, volatility_after, "
+    "conservative_after, finish_time) "
+    "VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, " PARLOR_TS("$14") ")";
+
+inline constexpr char kBumpBoardChanges[] =
+    "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) VALUES ($1, $2, $3, 1) "
+    "ON CONFLICT (ladder, season_id, shard) DO UPDATE "
+    "SET changes = ratings.board_changes.changes + 1";
+
+#define PARLOR_HISTORY_COLUMNS \
+  "h.game_id, h.ladder, h.season_id, h.seq, " PARLOR_US("h.finish_time") ", h.seat, "     \
+  "h.account_id::text, h.rank, h.rating_before, h.deviation_before, h.rating_after, "      \
+  "h.deviation_after, h.volatility_after, h.conservative_after"
+
+inline constexpr char kHistoryOfGame[] = "SELECT " PARLOR_HISTORY_COLUMNS
+                                         " FROM ratings.rating_history h WHERE h.game_id = $1 "
+                                         "ORDER BY h.seat";
+
+inline constexpr char kHistoryOfPlayer[] =
+    "SELECT " PARLOR_HISTORY_COLUMNS
+    " FROM ratings.rating_history h "
+    "WHERE h.account_id = $1::uuid AND h.ladder = $2 AND ($3 = '' OR h.season_id = $3) "
+    "AND h.seq < $4 ORDER BY h.seq DESC LIMIT $5";
+
+inline constexpr char kGetRow[] =
+    "SELECT " PARLOR_RATING_COLUMNS
+    " FROM ratings.ratings r "
+    "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = $3::uuid";
+
+// The player's latest row per ladder from `season` or earlier.
+inline constexpr char kLatestRowsUpTo[] =
+    "SELECT DISTINCT ON (r.ladder) r.ladder, " PARLOR_RATING_COLUMNS
+    " "
+    "FROM ratings.ratings r JOIN ratings.seasons s USING (season_id) "
+    "WHERE r.account_id = $1::uuid "
+    "AND s.start_time <= (SELECT start_time FROM ratings.seasons WHERE season_id = $2) "
+    "ORDER BY r.ladder, s.start_time DESC";
+
+// Snapshots.
+inline constexpr char kSnapshotLock[] =
+    "SELECT pg_try_advisory_xact_lock(hashtext('ratings.board/' || $1 || '/' || $2))";
+inline constexpr char kBoardChanges[] =
+    "SELECT coalesce(sum(changes), 0)::bigint FROM ratings.board_changes "
+    "WHERE ladder = $1 AND season_id = $2";
+inline constexpr char kLatestSnapshot[] =
+    "SELECT snapshot_id, ladder, season_id, players, " PARLOR_US("take_time") ", changes "
+    "FROM ratings.board_snapshots WHERE ladder = $1 AND season_id = $2 "
+    "ORDER BY snapshot_id DESC LIMIT 1";
+inline constexpr char kGetSnapshot[] =
+    "SELECT snapshot_id, ladder, season_id, players, " PARLOR_US("take_time") ", changes "
+    "FROM ratings.board_snapshots WHERE snapshot_id = $1";
+inline constexpr char kInsertSnapshot[] =
+    "INSERT INTO ratings.board_snapshots (ladder, season_id, changes, players, take_time) "
+    "VALUES ($1, $2, $3, 0, " PARLOR_TS("$4") ") RETURNING snapshot_id";
+inline constexpr char kSetSnapshotPlayers[] =
+    "UPDATE ratings.board_snapshots SET players = $2 WHERE snapshot_id = $1";
+inline constexpr char kSupersede[] =
+    "UPDATE ratings.board_snapshots SET superseded_time = " PARLOR_TS("$4") " "
+    "WHERE ladder = $1 AND season_id = $2 AND snapshot_id < $3 AND superseded_time IS NULL";
+inline constexpr char kExpiredSnapshots[] =
+    "SELECT snapshot_id FROM ratings.board_snapshots "
+    "WHERE superseded_time < " PARLOR_TS("$1") " ORDER BY snapshot_id";
+inline constexpr char kDeleteSnapshot[] =
+    "DELETE FROM ratings.board_snapshots WHERE snapshot_id = $1";
+inline constexpr char kCountPlayers[] =
+    "SELECT count(*) FROM ratings.ratings WHERE ladder = $1 AND season_id = $2";
+
+#define PARLOR_BOARD_COLUMNS                                                         \
+  "position, account_id::text, rating, deviation, volatility, games, season_games, " \
+  "coalesce(" PARLOR_US("last_game_time") ", -1), conservative"
+
+}  // namespace parlor::ratings::sql
+
+#endif  // PARLOR_SERVICES_RATINGS_STORE_SQL_H_
