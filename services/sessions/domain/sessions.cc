@@ -881,11 +881,44 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
   return absl::OkStatus();
 }
 
+absl::Status Sessions::StartVacation(const std::string& account_id,
+                                     const v1::StartVacationRequest& request,
+                                     v1::StartVacationResponse* response) {
+  response->Clear();
+  const google::protobuf::Duration& d = request.duration();
+  if (d.seconds() < kHour || d.seconds() > 30 * kDay || d.nanos() != 0) {
+    return absl::InvalidArgumentError("duration must be whole seconds from 1 hour to 30 days");
+  }
+  const absl::Time now = clock_();
+  const absl::Time end = now + absl::Seconds(d.seconds());
+  PARLOR_RETURN_IF_ERROR(store_->StartVacation(account_id, now, end));
+  *response->mutable_end_time() = ToTimestamp(end);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::EndVacation(const std::string& account_id, const v1::EndVacationRequest&,
+                                   v1::EndVacationResponse* response) {
+  response->Clear();
+  return store_->EndVacation(account_id, clock_());
+}
+
 absl::StatusOr<int> Sessions::Sweep(int limit) {
   const absl::Time now = clock_();
   PARLOR_ASSIGN_OR_RETURN(std::vector<std::string> ids, store_->DueGames(now, limit));
   int changed = 0;
   for (const std::string& id : ids) {
+    // Vacations of the game's players (read before the transaction; a vacation starting in
+    // between only takes effect at the next sweep).
+    std::map<std::string, GameStore::Vacation> vacations;
+    if (absl::StatusOr<GameRow> row = store_->GetGame(id); row.ok()) {
+      for (const SeatRow& s : row->seats) {
+        if (s.account_id.empty() || !s.my_turn) continue;
+        absl::StatusOr<std::optional<GameStore::Vacation>> v = store_->GetVacation(s.account_id);
+        if (v.ok() && v->has_value() && (*v)->started_at <= now && now < (*v)->ends_at) {
+          vacations[s.account_id] = **v;
+        }
+      }
+    }
     std::vector<std::pair<std::string, std::string>> timeouts;
     absl::Status status = store_->UpdateGame(
         "sessions.sweep", id, std::nullopt,
@@ -904,6 +937,20 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
           for (const SeatRow& s : locked.seats) {
             if (!s.my_turn || !s.deadline || !s.turn_started_at) continue;
             SeatRow& seat = c.after.seats[s.seat];
+            if (*s.deadline <= now && vacations.count(s.account_id) > 0) {
+              // On vacation: the clock is paused (the deadline moves) within the allowance.
+              const int64_t allowance_ms = int64_t{locked.time_control.vacation_days} * kDay * 1000;
+              const int64_t left_ms = allowance_ms - s.vacation_used_ms;
+              if (left_ms > 0) {
+                const int64_t pause_ms =
+                    std::min(left_ms, Ms(vacations[s.account_id].ends_at - now));
+                seat.deadline = now + absl::Milliseconds(pause_ms);
+                seat.turn_started_at = *s.turn_started_at + absl::Milliseconds(pause_ms);
+                seat.vacation_used_ms += pause_ms;
+                touched = true;
+                continue;
+              }
+            }
             if (*s.deadline <= now) {
               if (c.state->IsTerminal() || !c.state->ActingSeats().Contains(s.seat)) continue;
               touched = true;

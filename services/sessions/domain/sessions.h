@@ -62,6 +62,11 @@ class Sessions {
   absl::Status GetHistory(const std::string& account_id, const v1::GetHistoryRequest& request,
                           v1::GetHistoryResponse* response);
 
+  absl::Status StartVacation(const std::string& account_id, const v1::StartVacationRequest& request,
+                             v1::StartVacationResponse* response);
+  absl::Status EndVacation(const std::string& account_id, const v1::EndVacationRequest& request,
+                           v1::EndVacationResponse* response);
+
   // The events of versions after `after_version` (at most `limit`) for a seated caller, with
   // the game's summary, as WatchGame sends them. NOT_FOUND when the caller is not seated.
   absl::Status WatchEvents(const std::string& account_id, absl::string_view game_id,

@@ -140,6 +140,20 @@ inline constexpr char kSelectVacation[] =
     "(extract(epoch from ends_at) * 1000000)::bigint FROM sessions.vacations "
     "WHERE account_id = $1::uuid";
 
+// Starts a vacation unless one is running; returns no row when one is.
+inline constexpr char kStartVacation[] =
+    "INSERT INTO sessions.vacations (account_id, started_at, ends_at) "
+    "VALUES ($1::uuid, to_timestamp($2::double precision / 1000000), "
+    "to_timestamp($3::double precision / 1000000)) "
+    "ON CONFLICT (account_id) DO UPDATE SET started_at = EXCLUDED.started_at, "
+    "ends_at = EXCLUDED.ends_at WHERE sessions.vacations.ends_at <= EXCLUDED.started_at "
+    "RETURNING account_id";
+
+// Ends a running vacation now; returns no row when none is running.
+inline constexpr char kEndVacation[] =
+    "DELETE FROM sessions.vacations WHERE account_id = $1::uuid "
+    "AND ends_at > to_timestamp($2::double precision / 1000000) RETURNING account_id";
+
 inline constexpr char kCountPendingOutbox[] =
     "SELECT (SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL), "
     "(SELECT count(*) FROM sessions.result_outbox WHERE acked_at IS NULL)";

@@ -391,6 +391,27 @@ absl::StatusOr<std::optional<GameStore::Vacation>> GameStore::GetVacation(
   return result;
 }
 
+absl::Status GameStore::StartVacation(absl::string_view account_id, absl::Time start,
+                                      absl::Time end) {
+  const std::string account(account_id);
+  return db_->Transact("sessions.start_vacation", [&](pqxx::work& txn) -> absl::Status {
+    if (txn.exec_params(sql::kStartVacation, account, Micros(start), Micros(end)).empty()) {
+      return absl::FailedPreconditionError("a vacation is already running; end it first");
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status GameStore::EndVacation(absl::string_view account_id, absl::Time now) {
+  const std::string account(account_id);
+  return db_->Transact("sessions.end_vacation", [&](pqxx::work& txn) -> absl::Status {
+    if (txn.exec_params(sql::kEndVacation, account, Micros(now)).empty()) {
+      return absl::FailedPreconditionError("no vacation is running");
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::pair<int64_t, int64_t>> GameStore::PendingOutbox() {
   std::pair<int64_t, int64_t> result;
   absl::Status status = db_->Transact("sessions.pending_outbox", [&](pqxx::work& txn) {

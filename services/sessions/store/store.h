@@ -179,6 +179,10 @@ class GameStore {
     absl::Time ends_at;
   };
   absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id);
+  // FAILED_PRECONDITION when a vacation is already running at `start`.
+  absl::Status StartVacation(absl::string_view account_id, absl::Time start, absl::Time end);
+  // FAILED_PRECONDITION when none is running at `now`.
+  absl::Status EndVacation(absl::string_view account_id, absl::Time now);
 
   // Outbox rows not yet delivered: {notifications, results}.
   absl::StatusOr<std::pair<int64_t, int64_t>> PendingOutbox();

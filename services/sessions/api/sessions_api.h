@@ -1,0 +1,85 @@
+#ifndef PARLOR_SERVICES_SESSIONS_API_SESSIONS_API_H_
+#define PARLOR_SERVICES_SESSIONS_API_SESSIONS_API_H_
+
+#include <atomic>
+#include <functional>
+
+#include "parlor/sessions/v1/sessions.grpc.pb.h"
+#include "services/common/core/thread_pool.h"
+#include "services/common/rpc.h"
+#include "services/sessions/api/watch_hub.h"
+#include "services/sessions/domain/sessions.h"
+
+namespace parlor::sessions {
+
+// What the streams need besides the domain.
+struct StreamDeps {
+  Sessions* sessions = nullptr;
+  WatchHub* hub = nullptr;
+  ThreadPool* workers = nullptr;
+  const Authenticator* authenticator = nullptr;
+  std::function<absl::Time()> clock;
+  // Called with +1 / -1 as streams open and close (the watch_streams gauge).
+  std::function<void(int)> on_stream_count;
+};
+
+// gRPC transport for parlor.sessions.v1.SessionsService: proto in, domain call, proto out. Unary
+// bodies run on the worker pool through RpcRunner; the two streams are ServerWriteReactors fed by
+// the replica's WatchHub, doing their reads on the worker pool too.
+class SessionsApi final : public v1::SessionsService::CallbackService {
+ public:
+  SessionsApi(Sessions* sessions, RpcRunner* rpc, StreamDeps streams)
+      : sessions_(sessions), rpc_(rpc), streams_(std::move(streams)) {}
+
+  grpc::ServerUnaryReactor* CreateBotGame(grpc::CallbackServerContext* context,
+                                          const v1::CreateBotGameRequest* request,
+                                          v1::CreateBotGameResponse* response) override;
+  grpc::ServerUnaryReactor* GetGame(grpc::CallbackServerContext* context,
+                                    const v1::GetGameRequest* request,
+                                    v1::GetGameResponse* response) override;
+  grpc::ServerUnaryReactor* ListMyGames(grpc::CallbackServerContext* context,
+                                        const v1::ListMyGamesRequest* request,
+                                        v1::ListMyGamesResponse* response) override;
+  grpc::ServerUnaryReactor* SubmitAction(grpc::CallbackServerContext* context,
+                                         const v1::SubmitActionRequest* request,
+                                         v1::SubmitActionResponse* response) override;
+  grpc::ServerUnaryReactor* Resign(grpc::CallbackServerContext* context,
+                                   const v1::ResignRequest* request,
+                                   v1::ResignResponse* response) override;
+  grpc::ServerUnaryReactor* GetHistory(grpc::CallbackServerContext* context,
+                                       const v1::GetHistoryRequest* request,
+                                       v1::GetHistoryResponse* response) override;
+  grpc::ServerUnaryReactor* StartVacation(grpc::CallbackServerContext* context,
+                                          const v1::StartVacationRequest* request,
+                                          v1::StartVacationResponse* response) override;
+  grpc::ServerUnaryReactor* EndVacation(grpc::CallbackServerContext* context,
+                                        const v1::EndVacationRequest* request,
+                                        v1::EndVacationResponse* response) override;
+  grpc::ServerWriteReactor<v1::WatchGameResponse>* WatchGame(
+      grpc::CallbackServerContext* context, const v1::WatchGameRequest* request) override;
+  grpc::ServerWriteReactor<v1::WatchMyGamesResponse>* WatchMyGames(
+      grpc::CallbackServerContext* context, const v1::WatchMyGamesRequest* request) override;
+
+ private:
+  Sessions* sessions_;
+  RpcRunner* rpc_;
+  StreamDeps streams_;
+};
+
+// Internal RPCs (service credential).
+class SessionsInternalApi final : public v1::SessionsInternalService::CallbackService {
+ public:
+  SessionsInternalApi(Sessions* sessions, RpcRunner* rpc) : sessions_(sessions), rpc_(rpc) {}
+
+  grpc::ServerUnaryReactor* CreateGame(grpc::CallbackServerContext* context,
+                                       const v1::CreateGameRequest* request,
+                                       v1::CreateGameResponse* response) override;
+
+ private:
+  Sessions* sessions_;
+  RpcRunner* rpc_;
+};
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_API_SESSIONS_API_H_

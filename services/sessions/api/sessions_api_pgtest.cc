@@ -1,0 +1,407 @@
+// The sessions service end to end through the real transport: two replicas (ServiceHost +
+// sessions) on one fresh PostgreSQL database, called through real gRPC channels.
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/core/rng.h"
+#include "engine/games/all_games.h"
+#include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "gtest/gtest.h"
+#include "parlor/sessions/v1/sessions.grpc.pb.h"
+#include "services/common/core/token.h"
+#include "services/sessions/sessions_server.h"
+#include "tests/pg/pg_test_database.h"
+
+namespace parlor::sessions {
+namespace {
+
+using ::testing::HasSubstr;
+using v1::SessionsInternalService;
+using v1::SessionsService;
+
+constexpr char kAlice[] = "00000000-0000-4000-8000-00000000a11c";
+constexpr char kBob[] = "00000000-0000-4000-8000-0000000000b0";
+const char* const kPlayers[] = {kAlice, kBob, "00000000-0000-4000-8000-0000000ca201",
+                                "00000000-0000-4000-8000-000000000d0d"};
+
+struct TestClock {
+  std::atomic<absl::Time> now{absl::Now()};
+};
+
+struct Replica {
+  std::unique_ptr<ServiceHost> host;
+  std::shared_ptr<void> installed;
+  std::unique_ptr<SessionsService::Stub> sessions;
+  std::unique_ptr<SessionsInternalService::Stub> internal;
+};
+
+class SessionsApiPgTest : public parlor::testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    access_keys_ = auth::GenerateKeyPair();
+    service_keys_ = auth::GenerateKeyPair();
+    for (int i = 0; i < 2; ++i) StartReplica(&replicas_[i]);
+  }
+
+  void StartReplica(Replica* r) {
+    ServerConfig server;
+    server.listen_host = "127.0.0.1";
+    server.grpc_port = 0;
+    server.metrics_port = 0;
+    server.db_url = db_url();
+    server.worker_threads = 4;
+    server.drain_timeout = absl::Milliseconds(200);
+    server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
+    server.access_token_public_key = access_keys_.public_key;
+    server.service_token_public_key = service_keys_.public_key;
+    auto host = ServiceHost::Create(SessionsIdentity(), server);
+    ASSERT_TRUE(host.ok()) << host.status();
+    r->host = *std::move(host);
+    SessionsConfig config;
+    config.page_token_secret = "test-secret";
+    config.sweep_interval = absl::ZeroDuration();  // swept explicitly with the test clock
+    config.gauge_interval = absl::Seconds(1);
+    auto installed =
+        InstallSessions(*r->host, config, [clock = clock_] { return clock->now.load(); });
+    ASSERT_TRUE(installed.ok()) << installed.status();
+    r->installed = *std::move(installed);
+    absl::Status started = r->host->Start();
+    ASSERT_TRUE(started.ok()) << started;
+    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", r->host->grpc_port()),
+                                       grpc::InsecureChannelCredentials());
+    r->sessions = SessionsService::NewStub(channel);
+    r->internal = SessionsInternalService::NewStub(channel);
+  }
+
+  void TearDown() override {
+    for (Replica& r : replicas_) {
+      if (r.host != nullptr) r.host->Shutdown();
+      r.installed.reset();
+      r.host.reset();
+    }
+  }
+
+  std::string PlayerToken(const std::string& account) {
+    auto signer = auth::TokenSigner::Create(auth::TokenKind::kAccess, access_keys_.private_key);
+    return *signer->Sign(account, "s", absl::Now(), absl::Minutes(15));
+  }
+  std::string ServiceToken() {
+    auto signer = auth::TokenSigner::Create(auth::TokenKind::kService, service_keys_.private_key);
+    return *signer->Sign("matchmaking", "", absl::Now(), absl::Minutes(5));
+  }
+  static std::unique_ptr<grpc::ClientContext> With(const std::string& token, int seconds = 20) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    if (!token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
+    return context;
+  }
+
+  std::string Digest() {
+    auto digest = parlor::testing::SchemaContentDigest(db_url(), "sessions");
+    EXPECT_TRUE(digest.ok()) << digest.status();
+    return digest.value_or("");
+  }
+
+  v1::Game CreateGame(const engine::Game& game, const std::string& match_id, Replica& r) {
+    v1::CreateGameRequest request;
+    request.set_match_id(match_id);
+    request.set_game(game.name());
+    for (int i = 0; i < game.info().min_players; ++i) {
+      v1::SeatSpec* seat = request.add_seats();
+      seat->set_account_id(kPlayers[i]);
+      seat->set_display_name(absl::StrCat("P", i));
+    }
+    request.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(86400);
+    v1::CreateGameResponse response;
+    grpc::Status s = r.internal->CreateGame(With(ServiceToken()).get(), request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response.game();
+  }
+
+  // One random legal move, made by an acting seat through replica `r`.
+  grpc::Status RandomMove(const std::string& game_id, Replica& r, std::mt19937_64& rng,
+                          v1::SubmitActionResponse* out = nullptr) {
+    v1::GetGameRequest get;
+    get.set_game_id(game_id);
+    v1::GetGameResponse any;
+    grpc::Status s = r.sessions->GetGame(With(PlayerToken(kAlice)).get(), get, &any);
+    if (!s.ok()) return s;
+    const std::string account = any.game().seats(any.game().acting_seats(0)).account_id();
+    v1::GetGameResponse mine;
+    s = r.sessions->GetGame(With(PlayerToken(account)).get(), get, &mine);
+    if (!s.ok()) return s;
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(game_id);
+    submit.set_expected_version(mine.game().version());
+    submit.set_idempotency_key(absl::StrCat("k", mine.game().version(), "-", rng()));
+    *submit.mutable_action() = mine.legal_actions(rng() % mine.legal_actions_size());
+    v1::SubmitActionResponse response;
+    s = r.sessions->SubmitAction(With(PlayerToken(account)).get(), submit, &response);
+    if (out != nullptr) *out = response;
+    return s;
+  }
+
+  std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
+  auth::KeyPairBase64 access_keys_;
+  auth::KeyPairBase64 service_keys_;
+  Replica replicas_[2];
+  engine::Registry registry_ = engine::AllGames();
+};
+
+TEST_F(SessionsApiPgTest, AFullGameOfEveryRegisteredGameOverGrpc) {
+  std::mt19937_64 rng(9);
+  for (const engine::Game* game : registry_.games()) {
+    SCOPED_TRACE(game->name());
+    v1::Game created = CreateGame(*game, absl::StrCat("match-", game->name()), replicas_[0]);
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    v1::GetGameResponse state;
+    int moves = 0;
+    for (;;) {
+      // Alternate replicas: any replica serves any request.
+      Replica& r = replicas_[moves % 2];
+      ASSERT_TRUE(r.sessions->GetGame(With(PlayerToken(kAlice)).get(), get, &state).ok());
+      if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
+      ASSERT_LT(moves, 100000);
+      grpc::Status s = RandomMove(created.game_id(), r, rng);
+      ASSERT_TRUE(s.ok()) << s.error_message();
+      ++moves;
+    }
+    EXPECT_EQ(state.game().version(), moves);
+    auto seed = engine::Seed::FromHex(state.game().seed());
+    ASSERT_TRUE(seed.ok());
+    EXPECT_EQ(engine::SeedCommitment(*seed), state.game().seed_commitment());
+  }
+}
+
+TEST_F(SessionsApiPgTest, AWatcherOnReplicaBSeesAMoveCommittedOnReplicaA) {
+  std::mt19937_64 rng(1);
+  const engine::Game& game = *registry_.games().front();
+  v1::Game created = CreateGame(game, "m", replicas_[0]);
+  v1::WatchGameRequest watch;
+  watch.set_game_id(created.game_id());
+  watch.set_after_version(0);
+  auto context = With(PlayerToken(kBob));
+  auto reader = replicas_[1].sessions->WatchGame(context.get(), watch);
+  // Give the stream a moment to subscribe, then move on replica A.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  v1::SubmitActionResponse moved;
+  ASSERT_TRUE(RandomMove(created.game_id(), replicas_[0], rng, &moved).ok());
+  v1::WatchGameResponse event;
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.event().version(), 1);
+  EXPECT_EQ(event.event().kind(), v1::EVENT_KIND_ACTION);
+  EXPECT_EQ(event.game().my_seat(), 1);
+  EXPECT_GE(event.game().version(), 1);
+  EXPECT_FALSE(event.event().view().type_url().empty());
+  context->TryCancel();
+  reader->Finish();
+}
+
+TEST_F(SessionsApiPgTest, ReconnectingWithTheLastVersionMissesNothing) {
+  std::mt19937_64 rng(2);
+  const engine::Game& game = *registry_.games().front();
+  v1::Game created = CreateGame(game, "m", replicas_[0]);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(RandomMove(created.game_id(), replicas_[0], rng).ok());
+  v1::WatchGameRequest watch;
+  watch.set_game_id(created.game_id());
+  watch.set_after_version(1);
+  auto context = With(PlayerToken(kAlice));
+  auto reader = replicas_[1].sessions->WatchGame(context.get(), watch);
+  std::vector<int64_t> versions;
+  v1::WatchGameResponse event;
+  while (versions.size() < 3 && reader->Read(&event)) versions.push_back(event.event().version());
+  EXPECT_THAT(versions, ::testing::ElementsAre(2, 3, 4));
+  // And the next live move follows in order.
+  ASSERT_TRUE(RandomMove(created.game_id(), replicas_[0], rng).ok());
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.event().version(), 5);
+  context->TryCancel();
+  reader->Finish();
+}
+
+TEST_F(SessionsApiPgTest, WatchMyGamesSaysWhenItIsMyTurn) {
+  std::mt19937_64 rng(3);
+  const engine::Game& game = *registry_.games().front();
+  v1::Game created = CreateGame(game, "m", replicas_[0]);
+  const std::string first = created.seats(created.acting_seats(0)).account_id();
+  const std::string other = first == kAlice ? kBob : kAlice;
+  v1::WatchMyGamesRequest request;
+  auto context = With(PlayerToken(other));
+  auto reader = replicas_[1].sessions->WatchMyGames(context.get(), request);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(RandomMove(created.game_id(), replicas_[0], rng).ok());
+  v1::WatchMyGamesResponse update;
+  ASSERT_TRUE(reader->Read(&update));
+  EXPECT_EQ(update.game().game_id(), created.game_id());
+  EXPECT_GE(update.game().version(), 1);
+  context->TryCancel();
+  reader->Finish();
+}
+
+TEST_F(SessionsApiPgTest, BadInputOverGrpcGetsAPreciseCodeAndChangesNothing) {
+  const engine::Game& game = *registry_.games().front();
+  v1::Game created = CreateGame(game, "m", replicas_[0]);
+  const std::string actor = created.seats(created.acting_seats(0)).account_id();
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
+  ASSERT_TRUE(replicas_[0].sessions->GetGame(With(PlayerToken(actor)).get(), get, &state).ok());
+  const std::string digest = Digest();
+  SessionsService::Stub& stub = *replicas_[0].sessions;
+
+  struct Case {
+    std::string name;
+    grpc::Status status;
+    grpc::StatusCode code;
+    std::string message;
+  };
+  std::vector<Case> cases;
+  auto submit = [&](const std::string& token, auto mutate) {
+    v1::SubmitActionRequest r;
+    r.set_game_id(created.game_id());
+    r.set_expected_version(0);
+    r.set_idempotency_key("k");
+    *r.mutable_action() = state.legal_actions(0);
+    mutate(r);
+    v1::SubmitActionResponse out;
+    return stub.SubmitAction(With(token).get(), r, &out);
+  };
+  using R = v1::SubmitActionRequest;
+  cases.push_back({"missing token", submit("", [](R&) {}), grpc::StatusCode::UNAUTHENTICATED, ""});
+  cases.push_back({"garbage token", submit("not.a.jwt", [](R&) {}),
+                   grpc::StatusCode::UNAUTHENTICATED, ""});
+  cases.push_back({"service token on a player RPC", submit(ServiceToken(), [](R&) {}),
+                   grpc::StatusCode::UNAUTHENTICATED, ""});
+  cases.push_back({"unknown game",
+                   submit(PlayerToken(actor),
+                          [](R& r) { r.set_game_id("00000000-0000-4000-8000-000000000000"); }),
+                   grpc::StatusCode::NOT_FOUND, "no game"});
+  cases.push_back({"someone else's game",
+                   submit(PlayerToken("00000000-0000-4000-8000-00000000dead"), [](R&) {}),
+                   grpc::StatusCode::NOT_FOUND, "no game"});
+  cases.push_back({"wrong game's action",
+                   submit(PlayerToken(actor), [&](R& r) { *r.mutable_action() = state.view(); }),
+                   grpc::StatusCode::INVALID_ARGUMENT, ""});
+  cases.push_back({"garbage fields",
+                   submit(PlayerToken(actor), [](R& r) { r.set_game_id("x'; DROP TABLE"); }),
+                   grpc::StatusCode::INVALID_ARGUMENT, "game_id"});
+  cases.push_back({"oversized payload",
+                   submit(PlayerToken(actor),
+                          [](R& r) { r.mutable_action()->set_value(std::string(2 << 20, 'x')); }),
+                   grpc::StatusCode::RESOURCE_EXHAUSTED, ""});
+  cases.push_back({"stale version",
+                   submit(PlayerToken(actor), [](R& r) { r.set_expected_version(7); }),
+                   grpc::StatusCode::ABORTED, "version 0"});
+  {
+    v1::CreateGameRequest r;
+    r.set_match_id("x");
+    v1::CreateGameResponse out;
+    cases.push_back({"player token on CreateGame",
+                     replicas_[0].internal->CreateGame(With(PlayerToken(actor)).get(), r, &out),
+                     grpc::StatusCode::PERMISSION_DENIED, ""});
+    r.set_game("no-such-game");
+    cases.push_back({"CreateGame unknown game",
+                     replicas_[0].internal->CreateGame(With(ServiceToken()).get(), r, &out),
+                     grpc::StatusCode::INVALID_ARGUMENT, "no-such-game"});
+  }
+  {
+    v1::GetHistoryRequest r;
+    r.set_game_id(created.game_id());
+    r.set_page_size(100000);
+    v1::GetHistoryResponse out;
+    cases.push_back({"GetHistory page_size", stub.GetHistory(With(PlayerToken(actor)).get(), r, &out),
+                     grpc::StatusCode::INVALID_ARGUMENT, "page_size"});
+  }
+  {
+    v1::ResignRequest r;
+    v1::ResignResponse out;
+    cases.push_back({"Resign without game id", stub.Resign(With(PlayerToken(actor)).get(), r, &out),
+                     grpc::StatusCode::INVALID_ARGUMENT, "game_id"});
+  }
+  {
+    v1::StartVacationRequest r;
+    r.mutable_duration()->set_seconds(60);
+    v1::StartVacationResponse out;
+    cases.push_back({"StartVacation too short",
+                     stub.StartVacation(With(PlayerToken(actor)).get(), r, &out),
+                     grpc::StatusCode::INVALID_ARGUMENT, "duration"});
+    v1::EndVacationRequest e;
+    v1::EndVacationResponse eout;
+    cases.push_back({"EndVacation none running",
+                     stub.EndVacation(With(PlayerToken(actor)).get(), e, &eout),
+                     grpc::StatusCode::FAILED_PRECONDITION, "no vacation"});
+  }
+  {
+    v1::ListMyGamesRequest r;
+    r.set_page_token("AAAA");
+    v1::ListMyGamesResponse out;
+    cases.push_back({"ListMyGames forged token",
+                     stub.ListMyGames(With(PlayerToken(actor)).get(), r, &out),
+                     grpc::StatusCode::INVALID_ARGUMENT, ""});
+  }
+  {
+    v1::WatchGameRequest r;
+    r.set_game_id("garbage");
+    auto context = With(PlayerToken(actor));
+    auto reader = stub.WatchGame(context.get(), r);
+    v1::WatchGameResponse ignored;
+    while (reader->Read(&ignored)) {
+    }
+    cases.push_back({"WatchGame garbage id", reader->Finish(), grpc::StatusCode::INVALID_ARGUMENT,
+                     "game_id"});
+    r.set_game_id(created.game_id());
+    auto context2 = With(PlayerToken("00000000-0000-4000-8000-00000000dead"));
+    auto reader2 = stub.WatchGame(context2.get(), r);
+    while (reader2->Read(&ignored)) {
+    }
+    cases.push_back({"WatchGame someone else's game", reader2->Finish(),
+                     grpc::StatusCode::NOT_FOUND, "no game"});
+    v1::WatchMyGamesRequest m;
+    auto context3 = With("");
+    auto reader3 = stub.WatchMyGames(context3.get(), m);
+    v1::WatchMyGamesResponse ignored3;
+    while (reader3->Read(&ignored3)) {
+    }
+    cases.push_back({"WatchMyGames missing token", reader3->Finish(),
+                     grpc::StatusCode::UNAUTHENTICATED, ""});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(c.status.error_code(), c.code) << c.status.error_message();
+    EXPECT_THAT(c.status.error_message(), HasSubstr(c.message));
+  }
+  EXPECT_EQ(Digest(), digest);
+}
+
+TEST_F(SessionsApiPgTest, DeadlinesWithAnInjectedClockAndTheMetrics) {
+  const engine::Game& game = *registry_.games().front();
+  v1::Game created = CreateGame(game, "m", replicas_[0]);
+  clock_->now = clock_->now.load() + absl::Hours(25);
+  auto swept = SweepNow(replicas_[0].installed);
+  ASSERT_TRUE(swept.ok()) << swept.status();
+  EXPECT_EQ(*swept, 1);
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
+  ASSERT_TRUE(replicas_[1].sessions->GetGame(With(PlayerToken(kAlice)).get(), get, &state).ok());
+  EXPECT_GE(state.game().version(), 1);  // the computer moved for the timed-out player
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a gauge refresh
+  const std::string metrics = replicas_[0].host->metrics().Serialize();
+  EXPECT_THAT(metrics, HasSubstr("parlor_sessions_timeouts_total{game=\"" + game.name() +
+                                 "\",policy=\"bot\"} 1"));
+  EXPECT_THAT(metrics, HasSubstr("parlor_sessions_watch_streams"));
+  EXPECT_THAT(metrics, HasSubstr("parlor_sessions_outbox_pending"));
+}
+
+}  // namespace
+}  // namespace parlor::sessions

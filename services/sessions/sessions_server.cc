@@ -1,0 +1,216 @@
+#include "services/sessions/sessions_server.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "engine/games/all_games.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "services/sessions/api/sessions_api.h"
+#include "services/sessions/api/watch_hub.h"
+#include "services/sessions/domain/sessions.h"
+#include "services/sessions/store/store.h"
+#include "spdlog/spdlog.h"
+
+namespace parlor::sessions {
+namespace {
+
+// The service's domain metrics on the host's registry.
+class SessionsMetrics final : public SessionsObserver {
+ public:
+  explicit SessionsMetrics(prometheus::Registry& registry)
+      : games_(prometheus::BuildGauge()
+                   .Name("parlor_sessions_games")
+                   .Help("Games by game and status")
+                   .Register(registry)),
+        actions_(prometheus::BuildCounter()
+                     .Name("parlor_sessions_actions_total")
+                     .Help("SubmitAction calls by game and result")
+                     .Register(registry)),
+        commit_(prometheus::BuildHistogram()
+                    .Name("parlor_sessions_commit_duration_seconds")
+                    .Help("Time to apply and commit one SubmitAction transaction")
+                    .Register(registry)
+                    .Add({}, prometheus::Histogram::BucketBoundaries{
+                                 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1})),
+        streams_(prometheus::BuildGauge()
+                     .Name("parlor_sessions_watch_streams")
+                     .Help("Open WatchGame and WatchMyGames streams on this replica")
+                     .Register(registry)
+                     .Add({})),
+        timeouts_(prometheus::BuildCounter()
+                      .Name("parlor_sessions_timeouts_total")
+                      .Help("Deadlines that passed, by game and the policy applied")
+                      .Register(registry)),
+        outbox_(prometheus::BuildGauge()
+                    .Name("parlor_sessions_outbox_pending")
+                    .Help("Outbox rows not yet delivered, by kind")
+                    .Register(registry)) {}
+
+  void ActionResult(absl::string_view game, absl::string_view result) override {
+    actions_.Add({{"game", std::string(game)}, {"result", std::string(result)}}).Increment();
+  }
+  void CommitDuration(absl::Duration d) override { commit_.Observe(absl::ToDoubleSeconds(d)); }
+  void Timeout(absl::string_view game, absl::string_view policy) override {
+    timeouts_.Add({{"game", std::string(game)}, {"policy", std::string(policy)}}).Increment();
+  }
+  void Streams(int delta) { streams_.Increment(delta); }
+
+  void RefreshGauges(GameStore& store, const engine::Registry& games) {
+    absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> counts =
+        store.CountGames();
+    if (counts.ok()) {
+      for (const engine::Game* game : games.games()) {
+        for (const char* status : {"active", "finished"}) {
+          auto it = counts->find({game->name(), status});
+          games_.Add({{"game", game->name()}, {"status", status}})
+              .Set(it == counts->end() ? 0.0 : static_cast<double>(it->second));
+        }
+      }
+    }
+    absl::StatusOr<std::pair<int64_t, int64_t>> pending = store.PendingOutbox();
+    if (pending.ok()) {
+      outbox_.Add({{"kind", "notification"}}).Set(static_cast<double>(pending->first));
+      outbox_.Add({{"kind", "result"}}).Set(static_cast<double>(pending->second));
+    }
+  }
+
+ private:
+  prometheus::Family<prometheus::Gauge>& games_;
+  prometheus::Family<prometheus::Counter>& actions_;
+  prometheus::Histogram& commit_;
+  prometheus::Gauge& streams_;
+  prometheus::Family<prometheus::Counter>& timeouts_;
+  prometheus::Family<prometheus::Gauge>& outbox_;
+};
+
+// A background loop: runs `tick` every `interval` until stopped.
+class Loop {
+ public:
+  Loop(std::string name, absl::Duration interval, std::function<void()> tick)
+      : name_(std::move(name)), interval_(interval), tick_(std::move(tick)) {
+    if (interval_ > absl::ZeroDuration()) thread_ = std::thread([this] { Run(); });
+  }
+  ~Loop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void Run() {
+    // Waits first: at construction the server has not applied its migrations yet.
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_; })) {
+      lock.unlock();
+      tick_();
+      lock.lock();
+    }
+  }
+  std::string name_;
+  absl::Duration interval_;
+  std::function<void()> tick_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+struct SessionsHandles {
+  std::unique_ptr<engine::Registry> games;
+  std::unique_ptr<GameStore> store;
+  std::unique_ptr<SessionsMetrics> metrics;
+  std::unique_ptr<Sessions> domain;
+  std::unique_ptr<Authenticator> authenticator;
+  std::unique_ptr<WatchHub> hub;
+  std::unique_ptr<SessionsApi> api;
+  std::unique_ptr<SessionsInternalApi> internal_api;
+  std::unique_ptr<Loop> sweeper;
+  std::unique_ptr<Loop> gauges;
+
+  ~SessionsHandles() {
+    // Background work first, then the listener, then what they use.
+    sweeper.reset();
+    gauges.reset();
+    if (hub) hub->Stop();
+  }
+};
+
+ServiceHost::Identity SessionsIdentity() {
+  return {.name = "sessions", .version = PARLOR_VERSION, .schema = "sessions"};
+}
+
+void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
+  flags.Secret("page_token_secret", &config->page_token_secret,
+               "secret keying ListMyGames page tokens (the same on every replica)",
+               /*required=*/true);
+  flags.Duration("sweep_interval", &config->sweep_interval,
+                 "how often the deadline sweeper runs (0s = never on this replica)",
+                 absl::ZeroDuration(), absl::Hours(1));
+  flags.Duration("gauge_interval", &config->gauge_interval,
+                 "how often the games and outbox gauges are refreshed", absl::Seconds(1),
+                 absl::Hours(1));
+  flags.String("timeout_bot", &config->timeout_bot,
+               "bot that moves for a timed-out player in casual games");
+}
+
+absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
+                                                      const SessionsConfig& config,
+                                                      std::function<absl::Time()> clock) {
+  auto h = std::make_shared<SessionsHandles>();
+  h->games = std::make_unique<engine::Registry>(engine::AllGames());
+  h->store = std::make_unique<GameStore>(&host.db());
+  h->metrics = std::make_unique<SessionsMetrics>(host.metrics().registry());
+  Sessions::Options options;
+  if (!config.page_token_secret.empty()) options.page_token_secret = config.page_token_secret;
+  options.timeout_bot = config.timeout_bot;
+  h->domain = std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options,
+                                         h->metrics.get());
+  std::optional<auth::TokenVerifier> access;
+  if (!host.config().access_token_public_key.empty()) {
+    absl::StatusOr<auth::TokenVerifier> verifier = auth::TokenVerifier::Create(
+        auth::TokenKind::kAccess, host.config().access_token_public_key);
+    if (!verifier.ok()) return verifier.status();
+    access = *std::move(verifier);
+  }
+  h->authenticator = std::make_unique<Authenticator>(std::move(access), std::nullopt);
+  h->hub = std::make_unique<WatchHub>(host.config().db_url);
+  h->hub->Start();
+  SessionsMetrics* metrics = h->metrics.get();
+  StreamDeps streams{.sessions = h->domain.get(),
+                     .hub = h->hub.get(),
+                     .workers = &host.workers(),
+                     .authenticator = h->authenticator.get(),
+                     .clock = [] { return absl::Now(); },
+                     .on_stream_count = [metrics](int delta) { metrics->Streams(delta); }};
+  h->api = std::make_unique<SessionsApi>(h->domain.get(), &host.rpc(), std::move(streams));
+  h->internal_api = std::make_unique<SessionsInternalApi>(h->domain.get(), &host.rpc());
+  host.AddService(h->api.get(), "parlor.sessions.v1.SessionsService");
+  host.AddService(h->internal_api.get(), "parlor.sessions.v1.SessionsInternalService");
+  Sessions* domain = h->domain.get();
+  h->sweeper = std::make_unique<Loop>("sweeper", config.sweep_interval, [domain] {
+    absl::StatusOr<int> swept = domain->Sweep();
+    if (!swept.ok()) spdlog::warn("sweeper: {}", swept.status().ToString());
+  });
+  GameStore* store = h->store.get();
+  const engine::Registry* games = h->games.get();
+  h->gauges = std::make_unique<Loop>("gauges", config.gauge_interval, [metrics, store, games] {
+    metrics->RefreshGauges(*store, *games);
+  });
+  return std::shared_ptr<void>(h);
+}
+
+absl::StatusOr<int> SweepNow(const std::shared_ptr<void>& installed) {
+  return static_cast<SessionsHandles*>(installed.get())->domain->Sweep();
+}
+
+}  // namespace parlor::sessions

@@ -1,0 +1,44 @@
+#ifndef PARLOR_SERVICES_SESSIONS_SESSIONS_SERVER_H_
+#define PARLOR_SERVICES_SESSIONS_SESSIONS_SERVER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/common/server.h"
+
+namespace parlor::sessions {
+
+// Settings only sessions has.
+struct SessionsConfig {
+  // Keys ListMyGames page tokens; the same on every replica.
+  std::string page_token_secret;
+  // How often this replica's sweeper looks for due deadlines and reminders (0 = never).
+  absl::Duration sweep_interval = absl::Seconds(10);
+  // How often the games / outbox gauges are refreshed.
+  absl::Duration gauge_interval = absl::Seconds(15);
+  // The bot that moves for a timed-out player in casual games.
+  std::string timeout_bot = "greedy";
+};
+
+ServiceHost::Identity SessionsIdentity();
+void AddSessionsFlags(Flags& flags, SessionsConfig* config);
+
+// What InstallSessions built, for tests and tools that drive it directly.
+struct SessionsHandles;
+
+// Builds store → domain → API on `host`, starts the replica's LISTEN connection, the sweeper and
+// the gauge refresher, and registers the gRPC services. The returned holder keeps everything
+// alive (and stops the background threads when destroyed); destroy it after the host shut down.
+absl::StatusOr<std::shared_ptr<void>> InstallSessions(
+    ServiceHost& host, const SessionsConfig& config,
+    std::function<absl::Time()> clock = [] { return absl::Now(); });
+
+// Runs one sweep now on an installed service (tests with an injected clock).
+absl::StatusOr<int> SweepNow(const std::shared_ptr<void>& installed);
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_SESSIONS_SERVER_H_
