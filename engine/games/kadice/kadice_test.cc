@@ -117,6 +117,11 @@ Dice D(int a, int b, int c, int d, int e) {
 
 bool MeetsCard(const Dice& dice, Card card) { return Meets(dice, card); }
 
+std::unique_ptr<v1::KadiceView> ViewOf(const engine::State& state, const engine::Viewer& viewer) {
+  return std::unique_ptr<v1::KadiceView>(
+      static_cast<v1::KadiceView*>(state.View(viewer).release()));
+}
+
 // ---- Positions built from a snapshot ------------------------------------------------------------
 
 // Gives a player the active card and deck; every other card is in the discard pile.
@@ -885,6 +890,64 @@ TEST(KadiceRules, RollOffStillTiedAfterFiftyRollsIsDecidedByLot) {
   EXPECT_TRUE(state->events()[0].flag);
 }
 
+TEST(KadiceRules, AGhostRollMayMatchAnImmuneCard) {
+  auto started = Game().NewGame(3, *Game().ParseOptions({}, 3), engine::Seed::FromUint64(13));
+  ASSERT_TRUE(started.ok());
+  // [1,1,3,3,5] meets only Ann's 2 PAIRS, which is immune this round; the pick is index 0.
+  const uint64_t draw =
+      DrawNumberGiving((*started)->seed(), {{0, 6}, {0, 6}, {2, 6}, {2, 6}, {4, 6}, {0, 17}});
+  auto state = Edited(
+      **started,
+      [](StateProto& s) {
+        s.set_round(4);
+        s.set_dealer(kAnn);
+        s.set_ghost_moments(1);
+        MakeGhost(s.mutable_players(kBen), 2, 1);
+        GiveCards(s.mutable_players(kAnn), kTwoPairs, {kKadice});
+        s.mutable_players(kAnn)->set_immune(true);
+        s.mutable_players(kAnn)->set_finished(true);
+        GiveCards(s.mutable_players(kCat), kSinglePair6, {kKadice});
+        Deciding(s, kCat, {1, 2, 3, 5, 5}, 3);
+      },
+      draw);
+  APPLY(state, kCat, Hold());
+  EXPECT_FALSE(state->player(kBen).ghost)
+      << "matching does not eliminate, so immunity is no shield";
+  EXPECT_EQ(state->player(kBen).active, kSinglePair1);
+  EXPECT_EQ(state->player(kAnn).active, kTwoPairs) << "the matched card is not affected";
+}
+
+TEST(KadiceRules, DealerWarOnlyTheTiedLeadersRollAgainWithOneMoreDie) {
+  std::vector<int32_t> outcomes;
+  for (int top : {0, 1, 2}) Append(outcomes, DeckOrder({top}));
+  Append(outcomes, {5, 5, 5});           // all tied
+  Append(outcomes, {6, 6, 6, 5, 6, 6});  // Ann 12, Ben 11, Cat 12
+  Append(outcomes, {1, 1, 1, 2, 2, 2});  // Ann 3, Cat 6
+  auto started = Game().NewGameWithOutcomes(3, *Game().ParseOptions({}, 3),
+                                            engine::Seed::FromUint64(1), outcomes);
+  ASSERT_TRUE(started.ok()) << started.status();
+  auto state = Own(*std::move(started));
+  EXPECT_EQ(state->dealer(), kCat);
+  auto view = ViewOf(*state, engine::Viewer::Spectator());
+  const v1::KadiceRollOff& war = view->events(0).roll_off();
+  ASSERT_EQ(war.rounds_size(), 3);
+  EXPECT_EQ(war.rounds(1).throws_size(), 3);
+  ASSERT_EQ(war.rounds(2).throws_size(), 2);
+  EXPECT_EQ(war.rounds(2).throws(0).dice_size(), 3);
+  EXPECT_EQ(war.rounds(2).throws(1).seat(), kCat);
+}
+
+TEST(KadiceRules, ABonusRollCanBeAFiveOfAKind) {
+  auto state = Start({.tops = {{kSinglePair1}, {kSinglePair2}, {kSmallStraight}, {kSinglePair3}},
+                      .dealer = kCat,
+                      .after = {4, 4, 4, 1, 2, /*bonus*/ 4, 4}});
+  APPLY(state, kCat, Roll());
+  EXPECT_FALSE(state->five_of_a_kind());
+  APPLY(state, kCat, Hold({0, 1, 2}));
+  EXPECT_TRUE(state->five_of_a_kind());
+  APPLY(state, kCat, Set(0, 1));
+}
+
 // ---- Options, views, protos, snapshots
 // ------------------------------------------------------------
 
@@ -903,11 +966,6 @@ TEST(KadiceOptions, DefaultsAndValidation) {
               absl::StatusCode::kInvalidArgument);
   }
   EXPECT_EQ(Game().MaxMoves(4, DefaultOptions()), 100 * 4 * 3 * 15 + 4);
-}
-
-std::unique_ptr<v1::KadiceView> ViewOf(const engine::State& state, const engine::Viewer& viewer) {
-  return std::unique_ptr<v1::KadiceView>(
-      static_cast<v1::KadiceView*>(state.View(viewer).release()));
 }
 
 TEST(KadiceViews, DeckOrdersAreHiddenFromEveryoneButTheRevealAllView) {
