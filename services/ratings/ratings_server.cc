@@ -67,7 +67,6 @@ absl::StatusOr<std::shared_ptr<void>> InstallRatings(ServiceHost& host, const Ra
                                                      RatingsService** domain_out) {
   auto installed = std::make_shared<Installed>();
   installed->store = std::make_unique<PgRatingsStore>(&host.db());
-  if (absl::Status s = installed->store->SyncLadders(*ladders); !s.ok()) return s;
   installed->metrics = std::make_unique<RatingsMetrics>(host.metrics().registry());
   std::string secret = config.page_token_secret;
   if (secret.empty()) {

@@ -68,8 +68,16 @@ RatingsService::RatingsService(const model::LadderRegistry* ladders, RatingsStor
 
 RatingsService::~RatingsService() { StopRefresher(); }
 
+absl::Status RatingsService::EnsureLadders() {
+  if (ladders_synced_.load()) return absl::OkStatus();
+  absl::Status s = store_->SyncLadders(*ladders_);
+  if (s.ok()) ladders_synced_.store(true);
+  return s;
+}
+
 absl::StatusOr<ReportOutcome> RatingsService::ReportResult(const GameResult& result) {
   const absl::Time start = absl::Now();
+  if (absl::Status s = EnsureLadders(); !s.ok()) return s;
   RejectReason reason = RejectReason::kNone;
   absl::StatusOr<ValidatedResult> valid = ValidateResult(result, *ladders_, Now(), &reason);
   if (!valid.ok()) {
@@ -221,6 +229,7 @@ absl::Status RatingsService::AddSeason(const std::string& season_id,
 }
 
 absl::StatusOr<int> RatingsService::RefreshBoards() {
+  if (absl::Status s = EnsureLadders(); !s.ok()) return s;
   const absl::Time now = Now();
   absl::StatusOr<std::vector<Season>> seasons = store_->ListSeasons(now);
   if (!seasons.ok()) return seasons.status();

@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_RATINGS_DOMAIN_RATINGS_SERVICE_H_
 #define PARLOR_SERVICES_RATINGS_DOMAIN_RATINGS_SERVICE_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -117,6 +118,9 @@ class RatingsService {
 
  private:
   absl::Time Now() const { return clock_(); }
+  // Makes the database list every ladder (once per process; the schema may not exist yet when the
+  // service is constructed, before migrations ran).
+  absl::Status EnsureLadders();
 
   const model::LadderRegistry* ladders_;
   RatingsStore* store_;
@@ -128,6 +132,7 @@ class RatingsService {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread refresher_;
+  std::atomic<bool> ladders_synced_{false};
 };
 
 }  // namespace parlor::ratings
