@@ -12,7 +12,11 @@
 #include "prometheus/histogram.h"
 #include "services/sessions/api/sessions_api.h"
 #include "services/sessions/api/watch_hub.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
 #include "services/sessions/domain/sessions.h"
+#include "services/sessions/outbox/dispatcher.h"
+#include "services/sessions/outbox/ratings_reporter.h"
 #include "services/sessions/store/store.h"
 #include "spdlog/spdlog.h"
 
@@ -134,13 +138,18 @@ struct SessionsHandles {
   std::unique_ptr<WatchHub> hub;
   std::unique_ptr<SessionsApi> api;
   std::unique_ptr<SessionsInternalApi> internal_api;
+  std::unique_ptr<PushAdapter> push;
+  std::unique_ptr<ResultReporter> reporter;
+  std::unique_ptr<OutboxDispatcher> dispatcher;
   std::unique_ptr<Loop> sweeper;
   std::unique_ptr<Loop> gauges;
+  std::unique_ptr<Loop> dispatch;
 
   ~SessionsHandles() {
     // Background work first, then the listener, then what they use.
     sweeper.reset();
     gauges.reset();
+    dispatch.reset();
     if (hub) hub->Stop();
   }
 };
@@ -161,6 +170,15 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
                  absl::Hours(1));
   flags.String("timeout_bot", &config->timeout_bot,
                "bot that moves for a timed-out player in casual games");
+  flags.Duration("dispatch_interval", &config->dispatch_interval,
+                 "how often the notification and result outboxes are drained (0s = never)",
+                 absl::ZeroDuration(), absl::Hours(1));
+  flags.String("push_webhook_url", &config->push_webhook_url,
+               "push gateway URL for notifications (JSON POST); empty logs them instead");
+  flags.String("ratings_address", &config->ratings_address,
+               "ratings service host:port for ReportResult; empty holds results in the outbox");
+  flags.Secret("service_token_private_key", &config->service_token_private_key,
+               "Ed25519 private key (base64) signing this service's credential for ratings");
 }
 
 absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
@@ -205,6 +223,30 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   const engine::Registry* games = h->games.get();
   h->gauges = std::make_unique<Loop>("gauges", config.gauge_interval, [metrics, store, games] {
     metrics->RefreshGauges(*store, *games);
+  });
+  if (config.push_webhook_url.empty()) {
+    h->push = std::make_unique<LoggingPushAdapter>();
+  } else {
+    h->push = std::make_unique<WebhookPushAdapter>(config.push_webhook_url, absl::Seconds(10));
+  }
+  if (!config.ratings_address.empty()) {
+    absl::StatusOr<auth::TokenSigner> signer =
+        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
+    if (!signer.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--service_token_private_key: ", signer.status().message()));
+    }
+    h->reporter = std::make_unique<RatingsReporter>(
+        grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()),
+        *std::move(signer), absl::Seconds(10));
+  }
+  h->dispatcher = std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(),
+                                                     h->reporter.get(), clock,
+                                                     OutboxDispatcher::Options{});
+  OutboxDispatcher* dispatcher = h->dispatcher.get();
+  h->dispatch = std::make_unique<Loop>("dispatch", config.dispatch_interval, [dispatcher] {
+    absl::StatusOr<OutboxDispatcher::Drained> drained = dispatcher->DrainOnce();
+    if (!drained.ok()) spdlog::warn("outbox dispatcher: {}", drained.status().ToString());
   });
   return std::shared_ptr<void>(h);
 }

@@ -21,6 +21,14 @@ struct SessionsConfig {
   absl::Duration gauge_interval = absl::Seconds(15);
   // The bot that moves for a timed-out player in casual games.
   std::string timeout_bot = "greedy";
+  // How often this replica drains the notification and result outboxes (0 = never).
+  absl::Duration dispatch_interval = absl::Seconds(1);
+  // Push gateway: empty = log each notification; otherwise the webhook URL to POST to.
+  std::string push_webhook_url;
+  // ratings service (host:port) for ReportResult; empty = results stay held in the outbox.
+  std::string ratings_address;
+  // Ed25519 private key (base64) signing this service's credential for ReportResult.
+  std::string service_token_private_key;
 };
 
 ServiceHost::Identity SessionsIdentity();

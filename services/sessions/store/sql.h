@@ -154,6 +154,42 @@ inline constexpr char kEndVacation[] =
     "DELETE FROM sessions.vacations WHERE account_id = $1::uuid "
     "AND ends_at > to_timestamp($2::double precision / 1000000) RETURNING account_id";
 
+// The outboxes are drained at least once by every replica's dispatcher: a claim pushes the row's
+// next attempt out by a lease (so no other replica takes it meanwhile) and counts the attempt.
+// $1 = now, $2 = lease end, $3 = limit.
+inline constexpr char kClaimNotifications[] =
+    "UPDATE sessions.notification_outbox o SET "
+    "next_attempt_at = to_timestamp($2::double precision / 1000000), attempts = attempts + 1 "
+    "WHERE o.id IN (SELECT id FROM sessions.notification_outbox WHERE sent_at IS NULL "
+    "AND next_attempt_at <= to_timestamp($1::double precision / 1000000) "
+    "ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
+    "RETURNING o.id, o.game_id::text, o.account_id::text, o.kind, o.version, o.dedupe_key, "
+    "o.payload::text, o.attempts";
+
+inline constexpr char kNotificationSent[] =
+    "UPDATE sessions.notification_outbox SET sent_at = to_timestamp($2::double precision / "
+    "1000000), last_error = NULL WHERE id = $1";
+
+inline constexpr char kNotificationFailed[] =
+    "UPDATE sessions.notification_outbox SET next_attempt_at = "
+    "to_timestamp($2::double precision / 1000000), last_error = $3 WHERE id = $1";
+
+inline constexpr char kClaimResults[] =
+    "UPDATE sessions.result_outbox o SET "
+    "next_attempt_at = to_timestamp($2::double precision / 1000000), attempts = attempts + 1 "
+    "WHERE o.game_id IN (SELECT game_id FROM sessions.result_outbox WHERE acked_at IS NULL "
+    "AND next_attempt_at <= to_timestamp($1::double precision / 1000000) "
+    "ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
+    "RETURNING o.game_id::text, o.attempts";
+
+inline constexpr char kResultAcked[] =
+    "UPDATE sessions.result_outbox SET acked_at = to_timestamp($2::double precision / 1000000), "
+    "last_error = NULLIF($3, '') WHERE game_id = $1::uuid";
+
+inline constexpr char kResultFailed[] =
+    "UPDATE sessions.result_outbox SET next_attempt_at = "
+    "to_timestamp($2::double precision / 1000000), last_error = $3 WHERE game_id = $1::uuid";
+
 inline constexpr char kCountPendingOutbox[] =
     "SELECT (SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL), "
     "(SELECT count(*) FROM sessions.result_outbox WHERE acked_at IS NULL)";

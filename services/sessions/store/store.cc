@@ -412,6 +412,79 @@ absl::Status GameStore::EndVacation(absl::string_view account_id, absl::Time now
   });
 }
 
+absl::StatusOr<std::vector<GameStore::PendingNotification>> GameStore::ClaimNotifications(
+    absl::Time now, absl::Duration lease, int limit) {
+  std::vector<PendingNotification> out;
+  absl::Status status = db_->Transact("sessions.claim_notifications", [&](pqxx::work& txn) {
+    out.clear();
+    for (const pqxx::row& r :
+         txn.exec_params(sql::kClaimNotifications, Micros(now), Micros(now + lease), limit)) {
+      PendingNotification n;
+      n.id = r[0].as<int64_t>();
+      n.game_id = r[1].as<std::string>();
+      n.row.account_id = r[2].as<std::string>();
+      n.row.kind = r[3].as<std::string>();
+      n.row.version = r[4].as<int64_t>();
+      n.row.dedupe_key = r[5].as<std::string>();
+      n.row.payload_json = r[6].as<std::string>();
+      n.attempts = r[7].as<int>();
+      out.push_back(std::move(n));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::Status GameStore::MarkNotificationSent(int64_t id, absl::Time now) {
+  return db_->Transact("sessions.notification_sent", [&](pqxx::work& txn) {
+    txn.exec_params0(sql::kNotificationSent, id, Micros(now));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status GameStore::MarkNotificationFailed(int64_t id, absl::Time retry_at,
+                                               absl::string_view error) {
+  const std::string e(error.substr(0, 500));
+  return db_->Transact("sessions.notification_failed", [&](pqxx::work& txn) {
+    txn.exec_params0(sql::kNotificationFailed, id, Micros(retry_at), e);
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, int>>> GameStore::ClaimResults(
+    absl::Time now, absl::Duration lease, int limit) {
+  std::vector<std::pair<std::string, int>> out;
+  absl::Status status = db_->Transact("sessions.claim_results", [&](pqxx::work& txn) {
+    out.clear();
+    for (const pqxx::row& r :
+         txn.exec_params(sql::kClaimResults, Micros(now), Micros(now + lease), limit)) {
+      out.emplace_back(r[0].as<std::string>(), r[1].as<int>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+absl::Status GameStore::MarkResultAcked(absl::string_view game_id, absl::Time now,
+                                        absl::string_view note) {
+  const std::string id(game_id), n(note);
+  return db_->Transact("sessions.result_acked", [&](pqxx::work& txn) {
+    txn.exec_params0(sql::kResultAcked, id, Micros(now), n);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status GameStore::MarkResultFailed(absl::string_view game_id, absl::Time retry_at,
+                                         absl::string_view error) {
+  const std::string id(game_id), e(error.substr(0, 500));
+  return db_->Transact("sessions.result_failed", [&](pqxx::work& txn) {
+    txn.exec_params0(sql::kResultFailed, id, Micros(retry_at), e);
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::pair<int64_t, int64_t>> GameStore::PendingOutbox() {
   std::pair<int64_t, int64_t> result;
   absl::Status status = db_->Transact("sessions.pending_outbox", [&](pqxx::work& txn) {

@@ -184,6 +184,29 @@ class GameStore {
   // FAILED_PRECONDITION when none is running at `now`.
   absl::Status EndVacation(absl::string_view account_id, absl::Time now);
 
+  // A notification claimed for delivery.
+  struct PendingNotification {
+    int64_t id = 0;
+    std::string game_id;
+    NotificationRow row;
+    int attempts = 0;
+  };
+  // Claims up to `limit` due notifications for `lease` (other replicas skip them meanwhile).
+  absl::StatusOr<std::vector<PendingNotification>> ClaimNotifications(absl::Time now,
+                                                                      absl::Duration lease,
+                                                                      int limit);
+  absl::Status MarkNotificationSent(int64_t id, absl::Time now);
+  absl::Status MarkNotificationFailed(int64_t id, absl::Time retry_at, absl::string_view error);
+
+  // Claims up to `limit` due results: {game_id, attempts}.
+  absl::StatusOr<std::vector<std::pair<std::string, int>>> ClaimResults(absl::Time now,
+                                                                       absl::Duration lease,
+                                                                       int limit);
+  // `note` records why a row was acknowledged without sending (e.g. a casual game with bots).
+  absl::Status MarkResultAcked(absl::string_view game_id, absl::Time now, absl::string_view note);
+  absl::Status MarkResultFailed(absl::string_view game_id, absl::Time retry_at,
+                                absl::string_view error);
+
   // Outbox rows not yet delivered: {notifications, results}.
   absl::StatusOr<std::pair<int64_t, int64_t>> PendingOutbox();
   // Games per (game, status).

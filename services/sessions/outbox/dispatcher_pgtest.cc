@@ -1,0 +1,249 @@
+// The outbox dispatcher over a real PostgreSQL: notifications written by moves are delivered at
+// least once (retried with backoff), results are reported or held, and the webhook adapter
+// speaks HTTP to a real socket.
+#include "services/sessions/outbox/dispatcher.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/games/all_games.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pqxx/pqxx"
+#include "services/common/db/migrations.h"
+#include "services/common/testing/status_matchers.h"
+#include "services/sessions/domain/sessions.h"
+#include "services/sessions/outbox/ratings_reporter.h"
+#include "tests/pg/pg_test_database.h"
+
+namespace parlor::sessions {
+namespace {
+
+using ::parlor::testing::IsOk;
+using ::testing::HasSubstr;
+
+constexpr char kAlice[] = "00000000-0000-4000-8000-00000000a11c";
+constexpr char kBob[] = "00000000-0000-4000-8000-0000000000b0";
+
+class RecordingPush final : public PushAdapter {
+ public:
+  absl::Status Send(const std::string&, const NotificationRow& n) override {
+    if (fail_next > 0) {
+      --fail_next;
+      return absl::UnavailableError("gateway down");
+    }
+    sent.push_back(n);
+    return absl::OkStatus();
+  }
+  int fail_next = 0;
+  std::vector<NotificationRow> sent;
+};
+
+class RecordingReporter final : public ResultReporter {
+ public:
+  absl::Status Report(const GameRow& game) override {
+    auto request = BuildReportResult(game);
+    if (!request.ok()) return request.status();
+    reported.push_back(*request);
+    return absl::OkStatus();
+  }
+  std::vector<ratings::v1::ReportResultRequest> reported;
+};
+
+class DispatcherPgTest : public parlor::testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    ASSERT_THAT(ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}),
+                IsOk());
+    pool_ = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 2}, nullptr);
+    store_ = std::make_unique<GameStore>(pool_.get());
+    registry_ = std::make_unique<engine::Registry>(engine::AllGames());
+    now_ = absl::FromUnixSeconds(1'800'000'000);
+    sessions_ = std::make_unique<Sessions>(store_.get(), registry_.get(),
+                                           [this] { return now_.load(); }, Sessions::Options{});
+  }
+
+  std::string CreateRankedGame() {
+    const engine::Game& game = *registry_->games().front();
+    v1::CreateGameRequest r;
+    r.set_match_id("m");
+    r.set_game(game.name());
+    r.set_ranked(true);
+    const char* players[] = {kAlice, kBob};
+    for (int i = 0; i < 2; ++i) {
+      v1::SeatSpec* seat = r.add_seats();
+      seat->set_account_id(players[i]);
+      seat->set_display_name(absl::StrCat("P", i));
+    }
+    r.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(3600);
+    v1::CreateGameResponse out;
+    EXPECT_THAT(sessions_->CreateGame(r, &out), IsOk());
+    return out.game().game_id();
+  }
+
+  int64_t Count(const std::string& query) {
+    pqxx::connection c(db_url());
+    pqxx::read_transaction txn(c);
+    return txn.exec1(query)[0].as<int64_t>();
+  }
+
+  std::unique_ptr<DbPool> pool_;
+  std::unique_ptr<GameStore> store_;
+  std::unique_ptr<engine::Registry> registry_;
+  std::atomic<absl::Time> now_;
+  std::unique_ptr<Sessions> sessions_;
+};
+
+TEST_F(DispatcherPgTest, NotificationsAreDeliveredAtLeastOnceWithBackoff) {
+  CreateRankedGame();
+  const int64_t pending = Count("SELECT count(*) FROM sessions.notification_outbox");
+  ASSERT_GT(pending, 0);
+  RecordingPush push;
+  push.fail_next = 1;
+  OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
+  auto first = dispatcher.DrainOnce();
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(first->failed, 1);
+  EXPECT_EQ(first->sent, pending - 1);
+  // The failed one is not retried before its backoff, then is.
+  auto again = dispatcher.DrainOnce();
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->sent + again->failed, 0);
+  now_ = now_.load() + absl::Seconds(2);
+  auto later = dispatcher.DrainOnce();
+  ASSERT_THAT(later, IsOk());
+  EXPECT_EQ(later->sent, 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL"), 0);
+  EXPECT_EQ(static_cast<int64_t>(push.sent.size()), pending);
+  EXPECT_THAT(push.sent[0].dedupe_key, HasSubstr("turn:"));
+}
+
+TEST_F(DispatcherPgTest, ResultsAreHeldWithoutAReporterAndReportedOnceWithOne) {
+  const std::string game_id = CreateRankedGame();
+  v1::ResignRequest resign;
+  resign.set_game_id(game_id);
+  v1::ResignResponse resigned;
+  ASSERT_THAT(sessions_->Resign(kAlice, resign, &resigned), IsOk());
+  RecordingPush push;
+  OutboxDispatcher held(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
+  ASSERT_THAT(held.DrainOnce(), IsOk());
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox WHERE acked_at IS NULL"), 1);
+  RecordingReporter reporter;
+  OutboxDispatcher sender(store_.get(), &push, &reporter, [this] { return now_.load(); }, {});
+  auto drained = sender.DrainOnce();
+  ASSERT_THAT(drained, IsOk());
+  EXPECT_EQ(drained->results_acked, 1);
+  ASSERT_EQ(reporter.reported.size(), 1u);
+  const ratings::v1::ReportResultRequest& report = reporter.reported[0];
+  EXPECT_EQ(report.game_id(), game_id);
+  EXPECT_TRUE(report.ranked());
+  ASSERT_EQ(report.placements_size(), 2);
+  EXPECT_EQ(report.placements(0).account_id(), kAlice);
+  EXPECT_EQ(report.placements(0).rank(), 2);  // resigned
+  EXPECT_EQ(report.placements(1).rank(), 1);
+  now_ = now_.load() + absl::Hours(2);
+  ASSERT_THAT(sender.DrainOnce(), IsOk());
+  EXPECT_EQ(reporter.reported.size(), 1u);  // acknowledged: never again
+}
+
+// A one-connection-at-a-time HTTP server answering with the given status codes in turn.
+class TinyHttpServer {
+ public:
+  explicit TinyHttpServer(std::vector<int> codes) : codes_(std::move(codes)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    listen(fd_, 4);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~TinyHttpServer() {
+    shutdown(fd_, SHUT_RDWR);
+    close(fd_);
+    thread_.join();
+  }
+  int port() const { return port_; }
+  std::vector<std::string> requests;
+
+ private:
+  void Serve() {
+    for (int code : codes_) {
+      int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      std::string request;
+      char buf[4096];
+      // Read headers and the body (Content-Length).
+      for (;;) {
+        ssize_t n = read(c, buf, sizeof(buf));
+        if (n <= 0) break;
+        request.append(buf, static_cast<size_t>(n));
+        size_t end = request.find("\r\n\r\n");
+        if (end == std::string::npos) continue;
+        size_t cl = request.find("Content-Length: ");
+        size_t length = cl == std::string::npos ? 0 : std::stoul(request.substr(cl + 16));
+        if (request.size() >= end + 4 + length) break;
+      }
+      requests.push_back(request);
+      const std::string answer =
+          absl::StrCat("HTTP/1.1 ", code, " X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+      (void)write(c, answer.data(), answer.size());
+      close(c);
+    }
+  }
+  std::vector<int> codes_;
+  int fd_;
+  int port_;
+  std::thread thread_;
+};
+
+TEST(WebhookPushAdapterTest, PostsJsonWithTheDedupeKeyAndClassifiesAnswers) {
+  TinyHttpServer server({200, 503, 400});
+  WebhookPushAdapter push(absl::StrCat("http://127.0.0.1:", server.port(), "/push"),
+                          absl::Seconds(5));
+  NotificationRow n;
+  n.account_id = kAlice;
+  n.kind = "your_turn";
+  n.version = 3;
+  n.dedupe_key = "turn:g:3:0";
+  n.payload_json = "{\"text\":\"It is your turn\"}";
+  EXPECT_THAT(push.Send("g", n), IsOk());
+  EXPECT_THAT(push.Send("g", n), parlor::testing::StatusIs(absl::StatusCode::kUnavailable,
+                                                           HasSubstr("503")));
+  EXPECT_THAT(push.Send("g", n), parlor::testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                                           HasSubstr("400")));
+  ASSERT_GE(server.requests.size(), 1u);
+  EXPECT_THAT(server.requests[0], HasSubstr("POST /push"));
+  EXPECT_THAT(server.requests[0], HasSubstr("Idempotency-Key: turn:g:3:0"));
+  EXPECT_THAT(server.requests[0], HasSubstr("\"kind\":\"your_turn\""));
+  EXPECT_THAT(server.requests[0], HasSubstr("\"payload\":{\"text\":\"It is your turn\"}"));
+}
+
+TEST(BuildReportResultTest, GamesWithComputerSeatsAreNotReported) {
+  GameRow game;
+  game.finished = true;
+  game.seats.resize(2);
+  game.seats[0].account_id = kAlice;
+  game.seats[1].seat = 1;
+  game.seats[1].bot = "random";
+  game.ranks = {1, 2};
+  EXPECT_THAT(BuildReportResult(game), parlor::testing::StatusIs(absl::StatusCode::kCancelled,
+                                                                 HasSubstr("computer")));
+}
+
+}  // namespace
+}  // namespace parlor::sessions
