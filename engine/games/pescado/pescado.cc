@@ -1137,7 +1137,7 @@ void PescadoState::ResampleHiddenImpl(int observer, engine::Rng& rng) {
 
 // ---- State: snapshot ---------------------------------------------------------------------------
 
-using StateProto = ::parlor::engine::pescado::PescadoStateProto;
+using StateProto = ::parlor::engine::pescado::PescadoState;
 
 void PescadoState::SaveImpl(google::protobuf::Any* out) const {
   StateProto p;
@@ -1184,7 +1184,7 @@ void PescadoState::SaveImpl(google::protobuf::Any* out) const {
 absl::Status PescadoState::LoadImpl(const google::protobuf::Any& in) {
   StateProto p;
   if (!in.UnpackTo(&p)) {
-    return absl::InvalidArgumentError("state: not a parlor.engine.pescado.PescadoStateProto");
+    return absl::InvalidArgumentError("state: not a parlor.engine.pescado.PescadoState");
   }
   auto bad = [](absl::string_view what) {
     return absl::InvalidArgumentError(absl::StrCat("state: ", what));

@@ -137,12 +137,12 @@ std::vector<std::pair<int, bool>> SupplyWithSafety(const PescadoState& s, int se
 // A state built from a snapshot edited by `edit` (for end-of-game positions that would take a
 // long scripted game to reach).
 std::unique_ptr<PescadoState> FromSnapshot(
-    int players, const std::function<void(engine::pescado::PescadoStateProto&)>& edit,
+    int players, const std::function<void(engine::pescado::PescadoState&)>& edit,
     bool snatching = false) {
   auto fresh = Game().NewGame(players, Opts(snatching), engine::Seed::FromUint64(3));
   EXPECT_TRUE(fresh.ok());
   engine::v1::GameRecord record = (*fresh)->Serialize();
-  engine::pescado::PescadoStateProto proto;
+  engine::pescado::PescadoState proto;
   EXPECT_TRUE(record.state().UnpackTo(&proto));
   edit(proto);
   record.mutable_state()->PackFrom(proto);
@@ -452,7 +452,7 @@ TEST(PescadoRuleCases, Case11GreyDiceLimitAndTiming) {
 
 TEST(PescadoRuleCases, Case13ThePoolCannotBeRefilled) {
   // Ann flipped two pool tiles and took the other four; three tiles are left in the stack.
-  auto s = FromSnapshot(3, [](engine::pescado::PescadoStateProto& p) {
+  auto s = FromSnapshot(3, [](engine::pescado::PescadoState& p) {
     p.set_phase(4);
     p.set_active_seat(kAnn);
     p.set_turn_counter(25);
@@ -502,7 +502,7 @@ TEST(PescadoRuleCases, Case13ThePoolCannotBeRefilled) {
 TEST(PescadoRuleCases, Case14ScoringAndTieBreak) {
   // The final supplies of the case; the game ends here through the safety limit (the scoring is
   // the same for both ends).
-  auto s = FromSnapshot(3, [](engine::pescado::PescadoStateProto& p) {
+  auto s = FromSnapshot(3, [](engine::pescado::PescadoState& p) {
     p.set_phase(4);
     p.set_active_seat(kBen);
     p.set_turn_counter(kMaxTurns - 1);
@@ -548,7 +548,7 @@ TEST(PescadoRuleCases, Case14ScoringAndTieBreak) {
 }
 
 TEST(PescadoEnd, TiesInPointsAndTilesShareTheRank) {
-  auto s = FromSnapshot(3, [](engine::pescado::PescadoStateProto& p) {
+  auto s = FromSnapshot(3, [](engine::pescado::PescadoState& p) {
     p.set_phase(4);
     p.set_active_seat(kAnn);
     p.set_turn_counter(kMaxTurns - 1);
@@ -798,7 +798,7 @@ TEST(PescadoSnatch, TheGameEndsAfterASnatchRoundWhenThePoolCannotBeRefilled) {
   // Case 15's window, two players, one tile left in the stack.
   auto s = FromSnapshot(
       2,
-      [](engine::pescado::PescadoStateProto& p) {
+      [](engine::pescado::PescadoState& p) {
         p.set_phase(3);
         p.set_active_seat(kAnn);
         p.set_turn_counter(40);
@@ -1118,9 +1118,9 @@ TEST(PescadoSnapshot, DamagedSnapshotsAreRejectedNeverLoaded) {
   auto fresh = Game().NewGame(3, Opts(), engine::Seed::FromUint64(5));
   ASSERT_TRUE(fresh.ok());
   const engine::v1::GameRecord good = (*fresh)->Serialize();
-  engine::pescado::PescadoStateProto base;
+  engine::pescado::PescadoState base;
   ASSERT_TRUE(good.state().UnpackTo(&base));
-  const std::vector<std::function<void(engine::pescado::PescadoStateProto&)>> damage = {
+  const std::vector<std::function<void(engine::pescado::PescadoState&)>> damage = {
       [](auto& p) { p.set_phase(0); },
       [](auto& p) { p.set_phase(6); },
       [](auto& p) { p.set_active_seat(3); },
@@ -1155,7 +1155,7 @@ TEST(PescadoSnapshot, DamagedSnapshotsAreRejectedNeverLoaded) {
       },
   };
   for (size_t i = 0; i < damage.size(); ++i) {
-    engine::pescado::PescadoStateProto p = base;
+    engine::pescado::PescadoState p = base;
     damage[i](p);
     engine::v1::GameRecord record = good;
     record.mutable_state()->PackFrom(p);
