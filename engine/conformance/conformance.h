@@ -22,6 +22,13 @@ struct ConformanceOptions {
   int max_applied_per_seat = 12;
   // At most this many failing playouts are reported before the run stops.
   int max_failures = 3;
+  // Every position gets the cheap checks (acting seats, legal lists sorted, the played action
+  // accepted). The full checks (every legal and many illegal actions, round trip, views,
+  // resampling) run at the first `full_check_positions` positions of a playout, at the end, after
+  // a forfeit, and afterwards at position s with probability full_check_positions / (s + 1).
+  // Their cost grows with the log, so this keeps a long game's playout linear in its length
+  // while short games (Pico) are checked almost everywhere.
+  int full_check_positions = 12;
   // Print the figures to stdout at the end of the run.
   bool print_figures = true;
 };
@@ -31,6 +38,7 @@ struct ConformanceFigures {
   int64_t playouts = 0;
   int64_t forfeit_playouts = 0;
   int64_t steps = 0;                    // positions checked (every position of every playout)
+  int64_t full_steps = 0;               // positions that got the full checks
   int64_t moves_played = 0;             // actions and forfeits played by the playouts
   int64_t legal_actions_checked = 0;    // CheckAction, ActionToString, proto round trip
   int64_t legal_actions_applied = 0;    // applied to a clone
