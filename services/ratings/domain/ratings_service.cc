@@ -101,7 +101,36 @@ absl::StatusOr<Season> RatingsService::ResolveSeason(const std::string& season_i
   if (!season_id.empty() && !ValidSeasonId(season_id)) {
     return absl::InvalidArgumentError("season_id must be 1-32 characters of a-z, 0-9 and '-'");
   }
-  return store_->ResolveSeason(season_id, Now());
+  absl::StatusOr<std::vector<Season>> seasons = ListSeasons();
+  if (!seasons.ok()) return seasons.status();
+  for (const Season& s : *seasons) {
+    if (season_id.empty() ? s.current : s.season_id == season_id) return s;
+  }
+  if (season_id.empty()) return absl::FailedPreconditionError("no season has started yet");
+  return absl::NotFoundError(absl::StrCat("no season \"", season_id, "\""));
+}
+
+void RatingsService::InvalidateCaches() {
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  seasons_cached_at_ = absl::InfinitePast();
+  snapshot_cache_.clear();
+}
+
+absl::StatusOr<std::optional<BoardSnapshot>> RatingsService::CachedLatestSnapshot(
+    const std::string& ladder, const std::string& season_id) {
+  const auto key = std::make_pair(ladder, season_id);
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = snapshot_cache_.find(key);
+    if (it != snapshot_cache_.end() && absl::Now() - it->second.first < kCacheTtl) {
+      return it->second.second;
+    }
+  }
+  absl::StatusOr<std::optional<BoardSnapshot>> latest = store_->LatestSnapshot(ladder, season_id);
+  if (!latest.ok()) return latest.status();
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  snapshot_cache_[key] = {absl::Now(), *latest};
+  return latest;
 }
 
 absl::StatusOr<RatingRecord> RatingsService::GetRating(const std::string& account_id,
@@ -137,7 +166,7 @@ absl::StatusOr<BoardPage> RatingsService::GetLeaderboard(const std::string& ladd
     if (!season.ok()) return season.status();
     page.season_id = season->season_id;
     absl::StatusOr<std::optional<BoardSnapshot>> latest =
-        store_->LatestSnapshot(ladder, season->season_id);
+        CachedLatestSnapshot(ladder, season->season_id);
     if (!latest.ok()) return latest.status();
     page.snapshot = *latest;
   } else {
@@ -174,18 +203,15 @@ absl::StatusOr<AroundMe> RatingsService::GetLeaderboardAroundMe(const std::strin
   if (!mine.ok()) return mine.status();
   out.my_rating = *std::move(mine);
   absl::StatusOr<std::optional<BoardSnapshot>> latest =
-      store_->LatestSnapshot(ladder, season.season_id);
+      CachedLatestSnapshot(ladder, season.season_id);
   if (!latest.ok()) return latest.status();
   out.snapshot = *latest;
   if (!out.snapshot) return out;
-  absl::StatusOr<int64_t> position = store_->BoardPosition(*out.snapshot, *account);
-  if (!position.ok()) return position.status();
-  out.my_position = *position;
-  if (out.my_position == 0) return out;
-  absl::StatusOr<std::vector<BoardEntry>> entries = store_->BoardRange(
-      *out.snapshot, std::max<int64_t>(1, out.my_position - before), out.my_position + after);
-  if (!entries.ok()) return entries.status();
-  out.entries = *std::move(entries);
+  absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> around =
+      store_->BoardAround(*out.snapshot, *account, before, after);
+  if (!around.ok()) return around.status();
+  out.my_position = around->first;
+  out.entries = std::move(around->second);
   return out;
 }
 
@@ -214,7 +240,27 @@ absl::StatusOr<HistoryPage> RatingsService::GetRatingHistory(const std::string& 
 }
 
 absl::StatusOr<std::vector<Season>> RatingsService::ListSeasons() {
-  return store_->ListSeasons(Now());
+  std::vector<Season> seasons;
+  bool cached = false;
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (absl::Now() - seasons_cached_at_ < kCacheTtl) {
+      seasons = seasons_cache_;
+      cached = true;
+    }
+  }
+  if (!cached) {
+    absl::StatusOr<std::vector<Season>> fresh = store_->ListSeasons(Now());
+    if (!fresh.ok()) return fresh.status();
+    seasons = *std::move(fresh);
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    seasons_cache_ = seasons;
+    seasons_cached_at_ = absl::Now();
+  }
+  // Which season is current depends on the clock, not on the cache's age.
+  const absl::Time now = Now();
+  for (Season& s : seasons) s.current = s.start_time <= now && (!s.end_time || now < *s.end_time);
+  return seasons;
 }
 
 absl::Status RatingsService::AddSeason(const std::string& season_id,
@@ -225,13 +271,16 @@ absl::Status RatingsService::AddSeason(const std::string& season_id,
   if (display_name.empty() || display_name.size() > 64) {
     return absl::InvalidArgumentError("display_name must be 1-64 characters");
   }
-  return store_->AddSeason(season_id, display_name, start_time);
+  absl::Status added = store_->AddSeason(season_id, display_name, start_time);
+  InvalidateCaches();
+  return added;
 }
 
 absl::StatusOr<int> RatingsService::RefreshBoards() {
   if (absl::Status s = EnsureLadders(); !s.ok()) return s;
   const absl::Time now = Now();
-  absl::StatusOr<std::vector<Season>> seasons = store_->ListSeasons(now);
+  InvalidateCaches();
+  absl::StatusOr<std::vector<Season>> seasons = ListSeasons();
   if (!seasons.ok()) return seasons.status();
   int built = 0;
   for (const Season& season : *seasons) {
@@ -251,6 +300,7 @@ absl::StatusOr<int> RatingsService::RefreshBoards() {
       }
     }
   }
+  if (built > 0) InvalidateCaches();
   absl::Status dropped = store_->DropSnapshotsSupersededBefore(now - options_.snapshot_retention);
   if (!dropped.ok()) return dropped;
   return built;

@@ -133,6 +133,19 @@ class RatingsService {
   bool stopping_ = false;
   std::thread refresher_;
   std::atomic<bool> ladders_synced_{false};
+
+  // Read caches (a leaderboard read is then one transaction). Seasons change only when one is
+  // scheduled, snapshots every refresh; both are re-read after kCacheTtl of wall time, and
+  // dropped at once when this process changes them.
+  static constexpr absl::Duration kCacheTtl = absl::Seconds(1);
+  absl::StatusOr<std::optional<BoardSnapshot>> CachedLatestSnapshot(const std::string& ladder,
+                                                                    const std::string& season_id);
+  void InvalidateCaches();
+  std::mutex cache_mu_;
+  std::vector<Season> seasons_cache_;
+  absl::Time seasons_cached_at_ = absl::InfinitePast();
+  std::map<std::pair<std::string, std::string>, std::pair<absl::Time, std::optional<BoardSnapshot>>>
+      snapshot_cache_;
 };
 
 }  // namespace parlor::ratings

@@ -92,6 +92,24 @@ BoardSnapshot ToSnapshot(const pqxx::row& row) {
   return s;
 }
 
+BoardEntry ToEntry(const pqxx::row& row, const BoardSnapshot& snapshot) {
+  BoardEntry e;
+  e.position = row[0].as<int64_t>();
+  RatingRecord& r = e.record;
+  r.ladder = snapshot.ladder;
+  r.season_id = snapshot.season_id;
+  r.account_id = row[1].as<std::string>();
+  r.rating.value = row[2].as<double>();
+  r.rating.deviation = row[3].as<double>();
+  r.rating.volatility = row[4].as<double>();
+  r.rating.games = row[5].as<int64_t>();
+  r.season_games = row[6].as<int64_t>();
+  r.last_game_time = OptTime(row[7].as<int64_t>());
+  r.conservative = row[8].as<double>();
+  r.provisional = false;
+  return e;
+}
+
 absl::Status SnapshotExpired() {
   return absl::FailedPreconditionError(
       "the leaderboard snapshot of this page token has expired; start again from the first page");
@@ -427,23 +445,7 @@ absl::StatusOr<std::vector<BoardEntry>> PgRatingsStore::BoardRange(const BoardSn
     } catch (const pqxx::undefined_table&) {
       return SnapshotExpired();
     }
-    for (const pqxx::row& row : rows) {
-      BoardEntry e;
-      e.position = row[0].as<int64_t>();
-      RatingRecord& r = e.record;
-      r.ladder = snapshot.ladder;
-      r.season_id = snapshot.season_id;
-      r.account_id = row[1].as<std::string>();
-      r.rating.value = row[2].as<double>();
-      r.rating.deviation = row[3].as<double>();
-      r.rating.volatility = row[4].as<double>();
-      r.rating.games = row[5].as<int64_t>();
-      r.season_games = row[6].as<int64_t>();
-      r.last_game_time = OptTime(row[7].as<int64_t>());
-      r.conservative = row[8].as<double>();
-      r.provisional = false;
-      out.push_back(std::move(e));
-    }
+    for (const pqxx::row& row : rows) out.push_back(ToEntry(row, snapshot));
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -468,6 +470,37 @@ absl::StatusOr<int64_t> PgRatingsStore::BoardPosition(const BoardSnapshot& snaps
   });
   if (!status.ok()) return status;
   return position;
+}
+
+absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> PgRatingsStore::BoardAround(
+    const BoardSnapshot& snapshot, const std::string& account_id, int before, int after) {
+  std::pair<int64_t, std::vector<BoardEntry>> out;
+  absl::Status status = db_->Transact("board_around", [&](pqxx::work& txn) -> absl::Status {
+    out = {};
+    const std::string table = BoardTable(snapshot.snapshot_id);
+    pqxx::result rows;
+    try {
+      rows = txn.exec_params(
+          absl::StrCat("WITH me AS (SELECT position AS p FROM ", table,
+                       " WHERE account_id = $1::uuid) SELECT me.p, b.* FROM me LEFT JOIN LATERAL "
+                       "(SELECT " PARLOR_BOARD_COLUMNS " FROM ",
+                       table,
+                       " WHERE position BETWEEN me.p - $2 AND me.p + $3 ORDER BY position) b "
+                       "ON true"),
+          account_id, before, after);
+    } catch (const pqxx::undefined_table&) {
+      return SnapshotExpired();
+    }
+    for (const pqxx::row& row : rows) {
+      out.first = row[0].as<int64_t>();
+      if (row[1].is_null()) continue;
+      pqxx::row entry = row.slice(1, row.size());
+      out.second.push_back(ToEntry(entry, snapshot));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
 }
 
 absl::StatusOr<int64_t> PgRatingsStore::CountPlayers(const std::string& ladder,

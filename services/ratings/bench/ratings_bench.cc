@@ -1,0 +1,300 @@
+// parlor-ratings-bench: throughput and latency of the ratings service through its real gRPC
+// transport, on a real PostgreSQL.
+//
+//   bash tests/pg/pg_test_server.sh start /tmp/ratings-bench-pg
+//   build/services/ratings/parlor-ratings-bench --db_url="$(cat /tmp/ratings-bench-pg/conninfo)"
+//   bash tests/pg/pg_test_server.sh stop /tmp/ratings-bench-pg
+//
+// It creates (and finally drops) its own database on that server, starts the ratings service in
+// process on 127.0.0.1, and prints:
+//   1. ReportResult: results/s and latency from --clients concurrent clients (--results results:
+//      3 in 4 two-player pico games, 1 in 4 four-player pescado games, among --report_players).
+//   2. A ladder ("kadice") of --players established players bulk-loaded with generate_series, and
+//      the time to build its leaderboard snapshot.
+//   3. GetLeaderboard (top page of 50) and GetLeaderboardAroundMe (5 above, 5 below, random
+//      players): reads/s with --clients in flight, and p50/p99 latency with 1 and with --clients.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "parlor/ratings/v1/ratings.grpc.pb.h"
+#include "pqxx/pqxx"
+#include "services/common/core/flags.h"
+#include "services/common/core/logging.h"
+#include "services/common/core/token.h"
+#include "services/ratings/ratings_server.h"
+
+namespace parlor::ratings {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Account(int64_t i) { return absl::StrFormat("00000000-0000-4000-8000-%012d", i); }
+
+struct Figures {
+  double per_second = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+  double max_ms = 0;
+  int errors = 0;
+};
+
+// Runs `calls` calls of `call(i)` from `clients` threads; returns throughput and latency.
+Figures Measure(int calls, int clients, const std::function<bool(int)>& call) {
+  std::vector<std::vector<double>> lat(clients);
+  std::atomic<int> next{0};
+  std::atomic<int> errors{0};
+  const auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      for (int i = next++; i < calls; i = next++) {
+        const auto t0 = Clock::now();
+        if (!call(i)) ++errors;
+        lat[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::vector<double> all;
+  for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
+  std::sort(all.begin(), all.end());
+  Figures f;
+  f.per_second = calls / seconds;
+  f.p50_ms = all[all.size() / 2];
+  f.p99_ms = all[std::min(all.size() - 1, all.size() * 99 / 100)];
+  f.max_ms = all.back();
+  f.errors = errors;
+  return f;
+}
+
+void Print(const char* what, int clients, const Figures& f, const char* unit) {
+  std::printf("%-44s clients=%-2d %9.0f %s  p50 %7.3f ms  p99 %7.3f ms  max %7.2f ms  errors %d\n",
+              what, clients, f.per_second, unit, f.p50_ms, f.p99_ms, f.max_ms, f.errors);
+  std::fflush(stdout);
+}
+
+int Run(int argc, char** argv) {
+  std::string db_url;
+  int results = 4000;
+  int clients = 8;
+  int players = 1000000;
+  int report_players = 20000;
+  int reads = 20000;
+  Flags flags("parlor-ratings-bench");
+  flags.String("db_url", &db_url, "libpq conninfo of a PostgreSQL server (a database is created)",
+               true);
+  flags.Int("results", &results, "ReportResult calls", {.min = 10, .max = 10000000});
+  flags.Int("clients", &clients, "concurrent clients", {.min = 1, .max = 256});
+  flags.Int("players", &players, "players bulk-loaded into the leaderboard ladder",
+            {.min = 100, .max = 100000000});
+  flags.Int("report_players", &report_players, "player pool of the ReportResult phase",
+            {.min = 10, .max = 10000000});
+  flags.Int("reads", &reads, "calls per leaderboard measurement", {.min = 100, .max = 10000000});
+  if (absl::Status s = flags.Parse(argc, argv); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return s.code() == absl::StatusCode::kNotFound ? 0 : 2;
+  }
+  (void)InitLogging("ratings-bench", "text", "warn");
+
+  const std::string dbname = "parlor_ratings_bench";
+  {
+    pqxx::connection admin(db_url);
+    pqxx::nontransaction n(admin);
+    n.exec0("DROP DATABASE IF EXISTS " + dbname);
+    n.exec0("CREATE DATABASE " + dbname);
+  }
+  const std::string url = absl::StrCat(db_url, " dbname=", dbname);
+
+  const auth::KeyPairBase64 access = auth::GenerateKeyPair();
+  const auth::KeyPairBase64 service = auth::GenerateKeyPair();
+  ServerConfig server;
+  server.listen_host = "127.0.0.1";
+  server.grpc_port = 0;
+  server.metrics_port = 0;
+  server.db_url = url;
+  server.db_max_connections = 16;
+  server.worker_threads = 16;
+  server.access_token_public_key = access.public_key;
+  server.service_token_public_key = service.public_key;
+  server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
+  auto host = ServiceHost::Create(RatingsIdentity(), server);
+  if (!host.ok()) {
+    std::fprintf(stderr, "%s\n", host.status().ToString().c_str());
+    return 1;
+  }
+  RatingsConfig config;
+  config.refresh_boards = false;
+  config.page_token_secret = "bench";
+  const model::LadderRegistry ladders = ConfiguredLadders(config);
+  RatingsService* domain = nullptr;
+  auto installed = InstallRatings(
+      **host, config, &ladders, [] { return absl::Now(); }, &domain);
+  if (!installed.ok() || !(*host)->Start().ok()) {
+    std::fprintf(stderr, "could not start the service\n");
+    return 1;
+  }
+  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", (*host)->grpc_port()),
+                                     grpc::InsecureChannelCredentials());
+  auto ratings = v1::RatingsService::NewStub(channel);
+  auto internal = v1::RatingsInternalService::NewStub(channel);
+  const std::string service_token =
+      *(*auth::TokenSigner::Create(auth::TokenKind::kService, service.private_key))
+           .Sign("sessions", "", absl::Now(), absl::Hours(1));
+  auto player_signer = *auth::TokenSigner::Create(auth::TokenKind::kAccess, access.private_key);
+  auto with = [](const std::string& token) {
+    auto c = std::make_unique<grpc::ClientContext>();
+    c->AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    return c;
+  };
+
+  std::printf("parlor-ratings-bench: %d hardware threads, PostgreSQL %s\n",
+              std::thread::hardware_concurrency(), db_url.c_str());
+
+  // 1. ReportResult.
+  std::vector<v1::ReportResultRequest> reports(results);
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < results; ++i) {
+    v1::ReportResultRequest& r = reports[i];
+    r.set_game_id(absl::StrCat("bench-", i));
+    r.set_ranked(true);
+    r.mutable_finish_time()->set_seconds(absl::ToUnixSeconds(absl::Now()) - 60);
+    const int seats = i % 4 == 3 ? 4 : 2;
+    r.set_game(seats == 4 ? "pescado" : "pico");
+    std::vector<int64_t> ps;
+    while (static_cast<int>(ps.size()) < seats) {
+      const int64_t p = 1 + static_cast<int64_t>(rng() % report_players);
+      if (std::find(ps.begin(), ps.end(), p) == ps.end()) ps.push_back(p);
+    }
+    for (int s = 0; s < seats; ++s) {
+      auto* seat = r.add_seats();
+      seat->set_seat(s);
+      seat->set_account_id(Account(ps[s]));
+      seat->set_team(s);
+      auto* p = r.add_placements();
+      p->set_account_id(Account(ps[s]));
+      p->set_rank(1 + (s + i) % seats);
+    }
+  }
+  Figures report = Measure(results, clients, [&](int i) {
+    v1::ReportResultResponse out;
+    return internal->ReportResult(with(service_token).get(), reports[i], &out).ok();
+  });
+  Print("ReportResult (new games)", clients, report, "results/s");
+  Figures replay = Measure(std::min(results, 2000), clients, [&](int i) {
+    v1::ReportResultResponse out;
+    return internal->ReportResult(with(service_token).get(), reports[i], &out).ok();
+  });
+  Print("ReportResult (replays of processed games)", clients, replay, "results/s");
+
+  // 2. A ladder of `players` established players.
+  {
+    const auto t0 = Clock::now();
+    pqxx::connection c(url);
+    pqxx::work txn(c);
+    txn.exec_params0(
+        "INSERT INTO ratings.ratings (ladder, season_id, account_id, rating, deviation, "
+        "volatility, conservative, games, season_games, provisional, last_game_time) "
+        "SELECT 'kadice', 's1', ('00000000-0000-4000-8000-' || lpad(i::text, 12, '0'))::uuid, r, "
+        "s, 0, r - 3 * s, 40, 40, false, now() FROM (SELECT i, 15 + (abs(hashint4(i)) % 1000000) / "
+        "40000.0 AS r, 1.5 + (abs(hashint4(i * 7)) % 1000) / 500.0 AS s "
+        "FROM generate_series(1, $1) AS i) g",
+        players);
+    txn.exec0(
+        "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) "
+        "VALUES ('kadice', 's1', 0, 1)");
+    txn.commit();
+    pqxx::nontransaction n(c);
+    n.exec0("ANALYZE ratings.ratings");
+    std::printf("%-44s %d players in %.1f s\n", "bulk load (generate_series)", players,
+                std::chrono::duration<double>(Clock::now() - t0).count());
+    const auto t1 = Clock::now();
+    absl::StatusOr<int> built = domain->RefreshBoards();
+    std::printf(
+        "%-44s %s in %.1f s\n", "leaderboard snapshot build (all ladders)",
+        built.ok() ? absl::StrCat(*built, " snapshots").c_str() : built.status().ToString().c_str(),
+        std::chrono::duration<double>(Clock::now() - t1).count());
+  }
+
+  // 3. Leaderboard reads.
+  std::vector<std::string> tokens;
+  std::vector<int64_t> token_player;
+  for (int i = 0; i < 512; ++i) {
+    const int64_t p = 1 + static_cast<int64_t>(rng() % players);
+    token_player.push_back(p);
+    tokens.push_back(*player_signer.Sign(Account(p), "s", absl::Now(), absl::Hours(1)));
+  }
+  v1::GetLeaderboardRequest top;
+  top.set_ladder("kadice");
+  top.set_page_size(50);
+  auto top_call = [&](int i) {
+    v1::GetLeaderboardResponse out;
+    grpc::Status s = ratings->GetLeaderboard(with(tokens[i % tokens.size()]).get(), top, &out);
+    return s.ok() && out.entries_size() == 50;
+  };
+  // A page deep in the board, reached with a real page token.
+  std::string deep_token;
+  {
+    v1::GetLeaderboardAroundMeRequest q;
+    q.set_ladder("kadice");
+    v1::GetLeaderboardAroundMeResponse out;
+    ratings->GetLeaderboardAroundMe(with(tokens[0]).get(), q, &out);
+    std::printf("%-44s %lld players on the board; player %lld at position %lld\n", "snapshot",
+                static_cast<long long>(out.total_players()),
+                static_cast<long long>(token_player[0]), static_cast<long long>(out.my_position()));
+    v1::GetLeaderboardResponse first;
+    ratings->GetLeaderboard(with(tokens[0]).get(), top, &first);
+    deep_token = first.next_page_token();
+  }
+  v1::GetLeaderboardRequest second = top;
+  second.set_page_token(deep_token);
+  auto next_call = [&](int i) {
+    v1::GetLeaderboardResponse out;
+    grpc::Status s = ratings->GetLeaderboard(with(tokens[i % tokens.size()]).get(), second, &out);
+    return s.ok() && out.entries_size() == 50;
+  };
+  v1::GetLeaderboardAroundMeRequest around;
+  around.set_ladder("kadice");
+  around.set_before(5);
+  around.set_after(5);
+  auto around_call = [&](int i) {
+    v1::GetLeaderboardAroundMeResponse out;
+    grpc::Status s =
+        ratings->GetLeaderboardAroundMe(with(tokens[i % tokens.size()]).get(), around, &out);
+    return s.ok() && out.my_position() > 0;
+  };
+  Measure(std::min(reads, 1000), clients, top_call);  // warm-up
+  Print("GetLeaderboard top page (50)", 1, Measure(reads / 4, 1, top_call), "reads/s  ");
+  Print("GetLeaderboard top page (50)", clients, Measure(reads, clients, top_call), "reads/s  ");
+  Print("GetLeaderboard second page (page token)", clients, Measure(reads, clients, next_call),
+        "reads/s  ");
+  Print("GetLeaderboardAroundMe (5+5)", 1, Measure(reads / 4, 1, around_call), "reads/s  ");
+  Print("GetLeaderboardAroundMe (5+5)", clients, Measure(reads, clients, around_call), "reads/s  ");
+
+  (*host)->Shutdown();
+  installed->reset();
+  host->reset();
+  {
+    pqxx::connection admin(db_url);
+    pqxx::nontransaction n(admin);
+    n.exec0("DROP DATABASE IF EXISTS " + dbname);
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace parlor::ratings
+
+int main(int argc, char** argv) { return parlor::ratings::Run(argc, argv); }
