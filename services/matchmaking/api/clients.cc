@@ -1,0 +1,109 @@
+#include "services/matchmaking/api/clients.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/client_context.h"
+
+namespace parlor::matchmaking {
+namespace {
+
+constexpr size_t kBatch = 100;
+
+absl::Status Prepare(grpc::ClientContext& context, auth::ServiceTokenSource* tokens,
+                     absl::Duration timeout) {
+  absl::StatusOr<std::string> token = tokens->Token(absl::Now());
+  if (!token.ok()) return token.status();
+  context.AddMetadata("authorization", *token);
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      status.error_message());
+}
+
+GrpcAccountDirectory::GrpcAccountDirectory(std::shared_ptr<grpc::Channel> channel,
+                                           auth::ServiceTokenSource* tokens,
+                                           absl::Duration timeout)
+    : stub_(accounts::v1::AccountsInternalService::NewStub(channel)),
+      tokens_(tokens),
+      timeout_(timeout) {}
+
+absl::StatusOr<std::map<std::string, std::string>> GrpcAccountDirectory::Lookup(
+    const std::vector<std::string>& account_ids) {
+  std::map<std::string, std::string> found;
+  for (size_t start = 0; start < account_ids.size(); start += kBatch) {
+    accounts::v1::BatchGetAccountsRequest request;
+    for (size_t i = start; i < std::min(account_ids.size(), start + kBatch); ++i) {
+      request.add_account_ids(account_ids[i]);
+    }
+    grpc::ClientContext context;
+    if (absl::Status s = Prepare(context, tokens_, timeout_); !s.ok()) return s;
+    accounts::v1::BatchGetAccountsResponse response;
+    grpc::Status status = stub_->BatchGetAccounts(&context, request, &response);
+    if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      // accounts refuses malformed ids outright; none of them exists.
+      continue;
+    }
+    if (!status.ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("the accounts service did not answer (", status.error_message(),
+                       "); retry later"));
+    }
+    for (const accounts::v1::Account& account : response.accounts()) {
+      found[account.account_id()] = account.display_name();
+    }
+  }
+  return found;
+}
+
+GrpcGameCreator::GrpcGameCreator(std::shared_ptr<grpc::Channel> channel,
+                                 auth::ServiceTokenSource* tokens, AccountDirectory* accounts,
+                                 Settings settings)
+    : stub_(sessions::v1::SessionsInternalService::NewStub(channel)),
+      tokens_(tokens),
+      accounts_(accounts),
+      settings_(settings) {}
+
+absl::StatusOr<std::string> GrpcGameCreator::CreateGame(const MatchRow& match) {
+  absl::StatusOr<std::map<std::string, std::string>> names = accounts_->Lookup(match.seat_accounts);
+  if (!names.ok()) return names.status();
+  sessions::v1::CreateGameRequest request;
+  request.set_match_id(match.match_id);
+  request.set_game(match.game);
+  if (match.options != "-") {
+    for (const auto& [name, value] : GameCatalog::ParseCanonical(match.options)) {
+      (*request.mutable_options())[name] = value;
+    }
+  }
+  bool teams_matter = false;
+  for (size_t seat = 0; seat < match.seat_teams.size(); ++seat) {
+    if (match.seat_teams[seat] != static_cast<int>(seat)) teams_matter = true;
+  }
+  for (size_t seat = 0; seat < match.seat_accounts.size(); ++seat) {
+    sessions::v1::SeatSpec* spec = request.add_seats();
+    spec->set_account_id(match.seat_accounts[seat]);
+    auto name = names->find(match.seat_accounts[seat]);
+    spec->set_display_name(name != names->end() ? name->second : "Player");
+    if (teams_matter) spec->set_team(match.seat_teams[seat]);
+  }
+  request.set_ranked(match.ranked);
+  sessions::v1::TimeControl* time = request.mutable_time_control();
+  time->mutable_per_move()->mutable_limit()->set_seconds(
+      absl::ToInt64Seconds(settings_.per_move_limit));
+  time->set_vacation_days(settings_.vacation_days);
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(context, tokens_, settings_.timeout); !s.ok()) return s;
+  sessions::v1::CreateGameResponse response;
+  grpc::Status status = stub_->CreateGame(&context, request, &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return response.game().game_id();
+}
+
+}  // namespace parlor::matchmaking

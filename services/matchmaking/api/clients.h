@@ -1,0 +1,58 @@
+#ifndef PARLOR_SERVICES_MATCHMAKING_API_CLIENTS_H_
+#define PARLOR_SERVICES_MATCHMAKING_API_CLIENTS_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "grpcpp/channel.h"
+#include "parlor/accounts/v1/accounts.grpc.pb.h"
+#include "parlor/sessions/v1/sessions.grpc.pb.h"
+#include "services/common/core/token.h"
+#include "services/matchmaking/domain/catalog.h"
+#include "services/matchmaking/domain/clients.h"
+
+namespace parlor::matchmaking {
+
+// accounts.AccountsInternalService.BatchGetAccounts with the internal service credential.
+class GrpcAccountDirectory final : public AccountDirectory {
+ public:
+  GrpcAccountDirectory(std::shared_ptr<grpc::Channel> channel, auth::ServiceTokenSource* tokens,
+                       absl::Duration timeout = absl::Seconds(5));
+  absl::StatusOr<std::map<std::string, std::string>> Lookup(
+      const std::vector<std::string>& account_ids) override;
+
+ private:
+  std::unique_ptr<accounts::v1::AccountsInternalService::Stub> stub_;
+  auth::ServiceTokenSource* tokens_;
+  absl::Duration timeout_;
+};
+
+// sessions.SessionsInternalService.CreateGame with the internal credential; the match id is the
+// idempotency key, so retrying after any failure is safe.
+class GrpcGameCreator final : public GameCreator {
+ public:
+  struct Settings {
+    absl::Duration per_move_limit = absl::Hours(72);
+    int vacation_days = 7;
+    absl::Duration timeout = absl::Seconds(10);
+  };
+  GrpcGameCreator(std::shared_ptr<grpc::Channel> channel, auth::ServiceTokenSource* tokens,
+                  AccountDirectory* accounts, Settings settings);
+  absl::StatusOr<std::string> CreateGame(const MatchRow& match) override;
+
+ private:
+  std::unique_ptr<sessions::v1::SessionsInternalService::Stub> stub_;
+  auth::ServiceTokenSource* tokens_;
+  AccountDirectory* accounts_;
+  Settings settings_;
+};
+
+// Maps a client-side gRPC status to absl::Status (codes one to one, message kept).
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+}  // namespace parlor::matchmaking
+
+#endif  // PARLOR_SERVICES_MATCHMAKING_API_CLIENTS_H_

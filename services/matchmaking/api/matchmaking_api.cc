@@ -1,0 +1,423 @@
+#include "services/matchmaking/api/matchmaking_api.h"
+
+#include <deque>
+#include <map>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/grpc_status.h"
+#include "services/matchmaking/domain/catalog.h"
+
+namespace parlor::matchmaking {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+void ToProto(absl::Time time, google::protobuf::Timestamp* out) {
+  *out = TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
+}
+
+void OptionsToProto(const std::string& canonical,
+                    google::protobuf::Map<std::string, std::string>* out) {
+  if (canonical == "-") return;
+  for (const auto& [name, value] : GameCatalog::ParseCanonical(canonical)) (*out)[name] = value;
+}
+
+v1::TicketState ToProto(TicketState state) {
+  switch (state) {
+    case TicketState::kWaiting:
+      return v1::TICKET_STATE_WAITING;
+    case TicketState::kMatched:
+      return v1::TICKET_STATE_MATCHED;
+    case TicketState::kCancelled:
+      return v1::TICKET_STATE_CANCELLED;
+    case TicketState::kExpired:
+      return v1::TICKET_STATE_EXPIRED;
+  }
+  return v1::TICKET_STATE_UNSPECIFIED;
+}
+
+v1::ChallengeState ToProto(ChallengeState state) {
+  switch (state) {
+    case ChallengeState::kOpen:
+      return v1::CHALLENGE_STATE_OPEN;
+    case ChallengeState::kAccepted:
+      return v1::CHALLENGE_STATE_ACCEPTED;
+    case ChallengeState::kDeclined:
+      return v1::CHALLENGE_STATE_DECLINED;
+    case ChallengeState::kExpired:
+      return v1::CHALLENGE_STATE_EXPIRED;
+  }
+  return v1::CHALLENGE_STATE_UNSPECIFIED;
+}
+
+void ToProto(const PartyRow& party, v1::Party* out) {
+  out->set_party_id(party.party_id);
+  out->set_code(party.code);
+  out->set_leader_account_id(party.leader_id);
+  for (const std::string& m : party.members) out->add_member_account_ids(m);
+  out->set_max_size(party.max_size);
+  ToProto(party.create_time, out->mutable_create_time());
+}
+
+void ToProto(const ChallengeRow& c, v1::Challenge* out) {
+  out->set_challenge_id(c.challenge_id);
+  out->set_challenger_account_id(c.challenger_id);
+  out->set_game(c.game);
+  OptionsToProto(c.options, out->mutable_options());
+  out->set_ranked(c.ranked);
+  out->set_player_count(c.player_count);
+  out->set_invite_code(c.invite_code);
+  for (const ChallengePlayer& p : c.players) {
+    v1::ChallengeParticipant* participant = out->add_participants();
+    participant->set_account_id(p.account_id);
+    participant->set_accepted(p.accepted);
+  }
+  out->set_state(ToProto(c.state));
+  out->set_match_id(c.match_id);
+  out->set_game_id(c.game_id);
+  ToProto(c.create_time, out->mutable_create_time());
+  ToProto(c.expire_time, out->mutable_expire_time());
+}
+
+// A stream refused before it started (bad credential).
+class RefusedWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResponse> {
+ public:
+  explicit RefusedWatch(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void OnDone() override { delete this; }
+};
+
+}  // namespace
+
+void ToProto(const TicketRow& t, v1::Ticket* out) {
+  out->set_ticket_id(t.ticket_id);
+  out->set_game(t.game);
+  OptionsToProto(t.options, out->mutable_options());
+  out->set_ranked(t.ranked);
+  for (int n : t.player_counts) out->add_player_counts(n);
+  out->set_party_id(t.party_id);
+  for (const std::string& m : t.members) out->add_account_ids(m);
+  out->set_state(ToProto(t.state));
+  out->set_match_id(t.match_id);
+  out->set_game_id(t.game_id);
+  ToProto(t.create_time, out->mutable_create_time());
+  ToProto(t.expire_time, out->mutable_expire_time());
+  ToProto(t.update_time, out->mutable_update_time());
+}
+
+// One WatchMyTickets stream. The hub marks it busy and runs Poll() on the worker pool; Poll
+// queues every ticket whose state, game or update time differs from what was last sent. The
+// reactor deletes itself once gRPC is done with it and no poll is running.
+class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResponse> {
+ public:
+  TicketWatch(MatchmakingService* service, WatchHub* hub, std::string account_id)
+      : service_(service), hub_(hub), account_id_(std::move(account_id)),
+        cursor_(service->Now()) {
+    busy_ = true;  // the first poll is submitted below
+    hub_->Add(this);
+    if (!hub_->workers()->TrySubmit([this] { Poll(); })) busy_ = false;
+  }
+
+  // Called by the hub under its lock: claims the next poll unless one is running.
+  bool TryClaim() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (busy_ || finishing_) return false;
+    busy_ = true;
+    return true;
+  }
+
+  void Poll() {
+    absl::StatusOr<std::vector<TicketRow>> tickets =
+        service_->TicketsChangedSince(account_id_, cursor_ - absl::Seconds(1));
+    std::unique_lock<std::mutex> lock(mu_);
+    if (tickets.ok()) {
+      for (const TicketRow& t : *tickets) {
+        const std::string signature =
+            absl::StrCat(static_cast<int>(t.state), "|", t.game_id, "|",
+                         absl::ToUnixMicros(t.update_time));
+        std::string& sent = sent_[t.ticket_id];
+        if (sent == signature) continue;
+        sent = signature;
+        v1::WatchMyTicketsResponse response;
+        ToProto(t, response.mutable_ticket());
+        pending_.push_back(std::move(response));
+        if (t.update_time > cursor_) cursor_ = t.update_time;
+      }
+      if (!writing_ && !finishing_ && !pending_.empty()) {
+        writing_ = true;
+        StartWrite(&pending_.front());
+      }
+    }
+    busy_ = false;
+    if (done_) {
+      lock.unlock();
+      delete this;
+    }
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending_.pop_front();
+    if (!ok || finishing_) {
+      writing_ = false;
+      FinishOnce(ok ? grpc::Status::OK : grpc::Status::CANCELLED);
+      return;
+    }
+    if (!pending_.empty()) {
+      StartWrite(&pending_.front());
+    } else {
+      writing_ = false;
+    }
+  }
+
+  void OnCancel() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!writing_) FinishOnce(grpc::Status::CANCELLED);
+    finishing_ = true;
+  }
+
+  void OnDone() override {
+    hub_->Remove(this);
+    std::unique_lock<std::mutex> lock(mu_);
+    done_ = true;
+    if (busy_) return;  // the running poll deletes
+    lock.unlock();
+    delete this;
+  }
+
+ private:
+  void FinishOnce(const grpc::Status& status) {
+    if (finished_) return;
+    finished_ = true;
+    finishing_ = true;
+    Finish(status);
+  }
+
+  MatchmakingService* service_;
+  WatchHub* hub_;
+  const std::string account_id_;
+  std::mutex mu_;
+  absl::Time cursor_;
+  std::map<std::string, std::string> sent_;
+  std::deque<v1::WatchMyTicketsResponse> pending_;
+  bool busy_ = false;
+  bool writing_ = false;
+  bool finishing_ = false;
+  bool finished_ = false;
+  bool done_ = false;
+};
+
+WatchHub::WatchHub(ThreadPool* workers, absl::Duration interval)
+    : workers_(workers), interval_(interval), thread_([this] { Loop(); }) {}
+
+WatchHub::~WatchHub() { Stop(); }
+
+void WatchHub::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void WatchHub::Add(TicketWatch* watch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  watches_.insert(watch);
+}
+
+void WatchHub::Remove(TicketWatch* watch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  watches_.erase(watch);
+}
+
+void WatchHub::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_; });
+    if (stop_) break;
+    for (TicketWatch* watch : watches_) {
+      if (watch->TryClaim() && !workers_->TrySubmit([watch] { watch->Poll(); })) {
+        // Overloaded: give the slot back by running nothing; the next tick retries.
+        watch->Poll();
+      }
+    }
+  }
+}
+
+// ---- Unary RPCs ---------------------------------------------------------------------------------
+
+grpc::ServerUnaryReactor* MatchmakingApi::Enqueue(grpc::CallbackServerContext* context,
+                                                  const v1::EnqueueRequest* request,
+                                                  v1::EnqueueResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::EnqueueRequest& request,
+                          v1::EnqueueResponse* response) -> absl::Status {
+                     EnqueueInput input;
+                     input.game = request.game();
+                     input.options.insert(request.options().begin(), request.options().end());
+                     input.ranked = request.ranked();
+                     input.player_counts.assign(request.player_counts().begin(),
+                                                request.player_counts().end());
+                     input.party_id = request.party_id();
+                     absl::StatusOr<TicketRow> ticket = service_->Enqueue(call.account_id(), input);
+                     if (!ticket.ok()) return ticket.status();
+                     ToProto(*ticket, response->mutable_ticket());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::GetTicket(grpc::CallbackServerContext* context,
+                                                    const v1::GetTicketRequest* request,
+                                                    v1::GetTicketResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::GetTicketRequest& request,
+                          v1::GetTicketResponse* response) -> absl::Status {
+                     absl::StatusOr<TicketRow> ticket =
+                         service_->GetTicket(call.account_id(), request.ticket_id());
+                     if (!ticket.ok()) return ticket.status();
+                     ToProto(*ticket, response->mutable_ticket());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::CancelTicket(grpc::CallbackServerContext* context,
+                                                       const v1::CancelTicketRequest* request,
+                                                       v1::CancelTicketResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::CancelTicketRequest& request,
+                          v1::CancelTicketResponse* response) -> absl::Status {
+                     absl::StatusOr<TicketRow> ticket =
+                         service_->CancelTicket(call.account_id(), request.ticket_id());
+                     if (!ticket.ok()) return ticket.status();
+                     ToProto(*ticket, response->mutable_ticket());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::ListMyTickets(grpc::CallbackServerContext* context,
+                                                        const v1::ListMyTicketsRequest* request,
+                                                        v1::ListMyTicketsResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::ListMyTicketsRequest& request,
+                          v1::ListMyTicketsResponse* response) -> absl::Status {
+                     absl::StatusOr<std::vector<TicketRow>> tickets =
+                         service_->ListMyTickets(call.account_id(), request.page_size());
+                     if (!tickets.ok()) return tickets.status();
+                     for (const TicketRow& t : *tickets) ToProto(t, response->add_tickets());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerWriteReactor<v1::WatchMyTicketsResponse>* MatchmakingApi::WatchMyTickets(
+    grpc::CallbackServerContext* context, const v1::WatchMyTicketsRequest*) {
+  absl::StatusOr<std::optional<auth::Claims>> claims =
+      authenticator_->Authenticate(*context, Access::kPlayer, rpc_->Now());
+  if (!claims.ok()) return new RefusedWatch(claims.status());
+  return new TicketWatch(service_, hub_, (*claims)->subject);
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::CreateParty(grpc::CallbackServerContext* context,
+                                                      const v1::CreatePartyRequest* request,
+                                                      v1::CreatePartyResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::CreatePartyRequest& request,
+                          v1::CreatePartyResponse* response) -> absl::Status {
+                     absl::StatusOr<PartyRow> party =
+                         service_->CreateParty(call.account_id(), request.max_size());
+                     if (!party.ok()) return party.status();
+                     ToProto(*party, response->mutable_party());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::JoinParty(grpc::CallbackServerContext* context,
+                                                    const v1::JoinPartyRequest* request,
+                                                    v1::JoinPartyResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::JoinPartyRequest& request,
+                          v1::JoinPartyResponse* response) -> absl::Status {
+                     absl::StatusOr<PartyRow> party =
+                         service_->JoinParty(call.account_id(), request.code());
+                     if (!party.ok()) return party.status();
+                     ToProto(*party, response->mutable_party());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::LeaveParty(grpc::CallbackServerContext* context,
+                                                     const v1::LeavePartyRequest* request,
+                                                     v1::LeavePartyResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::LeavePartyRequest&,
+                          v1::LeavePartyResponse*) -> absl::Status {
+                     return service_->LeaveParty(call.account_id());
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::Challenge(grpc::CallbackServerContext* context,
+                                                    const v1::ChallengeRequest* request,
+                                                    v1::ChallengeResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::ChallengeRequest& request,
+                          v1::ChallengeResponse* response) -> absl::Status {
+                     ChallengeInput input;
+                     input.game = request.game();
+                     input.options.insert(request.options().begin(), request.options().end());
+                     input.ranked = request.ranked();
+                     input.invitees.assign(request.invitee_account_ids().begin(),
+                                           request.invitee_account_ids().end());
+                     input.create_invite_code = request.create_invite_code();
+                     input.player_count = request.player_count();
+                     absl::StatusOr<ChallengeRow> challenge =
+                         service_->Challenge(call.account_id(), input);
+                     if (!challenge.ok()) return challenge.status();
+                     ToProto(*challenge, response->mutable_challenge());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::AcceptChallenge(
+    grpc::CallbackServerContext* context, const v1::AcceptChallengeRequest* request,
+    v1::AcceptChallengeResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::AcceptChallengeRequest& request,
+                          v1::AcceptChallengeResponse* response) -> absl::Status {
+                     absl::StatusOr<ChallengeRow> challenge = service_->AcceptChallenge(
+                         call.account_id(), request.challenge_id(), request.invite_code());
+                     if (!challenge.ok()) return challenge.status();
+                     ToProto(*challenge, response->mutable_challenge());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::DeclineChallenge(
+    grpc::CallbackServerContext* context, const v1::DeclineChallengeRequest* request,
+    v1::DeclineChallengeResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::DeclineChallengeRequest& request,
+                          v1::DeclineChallengeResponse* response) -> absl::Status {
+                     absl::StatusOr<ChallengeRow> challenge =
+                         service_->DeclineChallenge(call.account_id(), request.challenge_id());
+                     if (!challenge.ok()) return challenge.status();
+                     ToProto(*challenge, response->mutable_challenge());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::ListMyChallenges(
+    grpc::CallbackServerContext* context, const v1::ListMyChallengesRequest* request,
+    v1::ListMyChallengesResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::ListMyChallengesRequest& request,
+                          v1::ListMyChallengesResponse* response) -> absl::Status {
+                     absl::StatusOr<std::vector<ChallengeRow>> list =
+                         service_->ListMyChallenges(call.account_id(), request.page_size());
+                     if (!list.ok()) return list.status();
+                     for (const ChallengeRow& c : *list) ToProto(c, response->add_challenges());
+                     return absl::OkStatus();
+                   });
+}
+
+}  // namespace parlor::matchmaking

@@ -1,0 +1,54 @@
+#ifndef PARLOR_SERVICES_MATCHMAKING_DOMAIN_CLIENTS_H_
+#define PARLOR_SERVICES_MATCHMAKING_DOMAIN_CLIENTS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "services/matchmaking/store/store.h"
+
+namespace parlor::matchmaking {
+
+// The other services matchmaking talks to, as the domain sees them. The real implementations
+// call them over gRPC with the internal service credential (api/clients.h).
+
+// A player's rating on a game's ladder.
+class RatingSource {
+ public:
+  virtual ~RatingSource() = default;
+  virtual absl::StatusOr<double> Rating(const std::string& account_id, const std::string& game) = 0;
+};
+
+// Every player starts at the ladder's default. Used until the ratings service answers.
+class DefaultRatingSource final : public RatingSource {
+ public:
+  explicit DefaultRatingSource(double rating = 1500) : rating_(rating) {}
+  absl::StatusOr<double> Rating(const std::string&, const std::string&) override {
+    return rating_;
+  }
+
+ private:
+  double rating_;
+};
+
+// Which accounts exist, and their display names.
+class AccountDirectory {
+ public:
+  virtual ~AccountDirectory() = default;
+  // Display name by account id, for the ids that exist (unknown ids are left out).
+  virtual absl::StatusOr<std::map<std::string, std::string>> Lookup(
+      const std::vector<std::string>& account_ids) = 0;
+};
+
+// Creates the game for a match: sessions.CreateGame, idempotent on the match id. Returns the
+// game id.
+class GameCreator {
+ public:
+  virtual ~GameCreator() = default;
+  virtual absl::StatusOr<std::string> CreateGame(const MatchRow& match) = 0;
+};
+
+}  // namespace parlor::matchmaking
+
+#endif  // PARLOR_SERVICES_MATCHMAKING_DOMAIN_CLIENTS_H_

@@ -1,0 +1,484 @@
+#include "services/matchmaking/domain/matchmaking_service.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "services/common/core/crypto.h"
+#include "services/common/core/logging.h"
+
+namespace parlor::matchmaking {
+
+// parlor_matchmaking_* metrics.
+class MatchmakingMetrics {
+ public:
+  explicit MatchmakingMetrics(prometheus::Registry* registry) {
+    if (registry == nullptr) {
+      own_ = std::make_shared<prometheus::Registry>();
+      registry = own_.get();
+    }
+    waiting_ = &prometheus::BuildGauge()
+                    .Name("parlor_matchmaking_tickets_waiting")
+                    .Help("Tickets waiting in the queue, by game and mode (as of this replica's "
+                          "last matcher pass)")
+                    .Register(*registry);
+    wait_ = &prometheus::BuildHistogram()
+                 .Name("parlor_matchmaking_wait_seconds")
+                 .Help("Time from enqueue to match of matched tickets, by game")
+                 .Register(*registry);
+    matches_ = &prometheus::BuildCounter()
+                    .Name("parlor_matchmaking_matches_total")
+                    .Help("Matches formed (queue and challenges), by game")
+                    .Register(*registry);
+    spread_family_ = &prometheus::BuildHistogram()
+                          .Name("parlor_matchmaking_match_rating_spread")
+                          .Help("Highest minus lowest ticket rating of each queue match")
+                          .Register(*registry);
+    spread_ = &spread_family_->Add({}, prometheus::Histogram::BucketBoundaries{
+                                           0, 25, 50, 100, 150, 200, 300, 500, 1000});
+    expired_ = &prometheus::BuildCounter()
+                    .Name("parlor_matchmaking_tickets_expired_total")
+                    .Help("Tickets that expired unmatched")
+                    .Register(*registry)
+                    .Add({});
+  }
+
+  void SetWaiting(const std::string& game, bool ranked, double value) {
+    waiting_->Add({{"game", game}, {"ranked", ranked ? "true" : "false"}}).Set(value);
+  }
+  void ObserveWait(const std::string& game, double seconds) {
+    wait_
+        ->Add({{"game", game}}, prometheus::Histogram::BucketBoundaries{
+                                    1, 10, 30, 60, 120, 300, 600, 1800, 3600, 14400, 86400})
+        .Observe(seconds);
+  }
+  void CountMatch(const std::string& game) { matches_->Add({{"game", game}}).Increment(); }
+  void ObserveSpread(double spread) { spread_->Observe(spread); }
+  void CountExpired(int n) { expired_->Increment(n); }
+
+ private:
+  std::shared_ptr<prometheus::Registry> own_;
+  prometheus::Family<prometheus::Gauge>* waiting_;
+  prometheus::Family<prometheus::Histogram>* wait_;
+  prometheus::Family<prometheus::Counter>* matches_;
+  prometheus::Family<prometheus::Histogram>* spread_family_;
+  prometheus::Histogram* spread_;
+  prometheus::Counter* expired_;
+};
+
+namespace {
+
+constexpr int kDefaultPageSize = 50;
+constexpr int kMaxPageSize = 100;
+constexpr int kMaxInvitees = 15;
+constexpr int kCodeAttempts = 4;
+// Ended tickets and challenges stay listed this long.
+constexpr absl::Duration kListHistory = absl::Hours(24 * 7);
+// Unambiguous characters only (no 0/O, 1/I).
+constexpr char kCodeAlphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+std::string NewCode() {
+  const std::string bytes = RandomBytes(8);
+  std::string code;
+  for (unsigned char b : bytes) code += kCodeAlphabet[b % (sizeof(kCodeAlphabet) - 1)];
+  return code;
+}
+
+absl::Status ValidateCode(const std::string& field, const std::string& code) {
+  bool ok = code.size() == 8;
+  for (char c : code) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= '2' && c <= '9'))) ok = false;
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": must be the 8-character code (A-Z, 2-9) you were given"));
+  }
+  return absl::OkStatus();
+}
+
+int PageSize(int requested) {
+  if (requested <= 0) return kDefaultPageSize;
+  return std::min(requested, kMaxPageSize);
+}
+
+int MaxTeamSize(const std::vector<int>& seat_teams) {
+  std::map<int, int> sizes;
+  int best = 0;
+  for (int team : seat_teams) best = std::max(best, ++sizes[team]);
+  return best;
+}
+
+}  // namespace
+
+absl::Status ValidateUuid(const std::string& field, const std::string& value) {
+  bool ok = value.size() == 36;
+  for (size_t i = 0; ok && i < value.size(); ++i) {
+    const char c = value[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      ok = c == '-';
+    } else {
+      ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": must be a UUID as returned by this service, got \"",
+                     value.substr(0, 64), "\""));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAccountId(const std::string& field, const std::string& value) {
+  bool ok = !value.empty() && value.size() <= 64;
+  for (char c : value) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ||
+          c == '_')) {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": must be an account id (a UUID), got \"", value.substr(0, 64), "\""));
+  }
+  return absl::OkStatus();
+}
+
+MatchmakingService::MatchmakingService(Deps deps, MatchmakingOptions options)
+    : deps_(std::move(deps)),
+      options_(std::move(options)),
+      metrics_(std::make_unique<MatchmakingMetrics>(deps_.metrics)) {}
+
+MatchmakingService::~MatchmakingService() = default;
+
+// ---- Tickets ------------------------------------------------------------------------------------
+
+absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
+                                                      const EnqueueInput& input) {
+  if (absl::Status s = ValidateAccountId("caller", caller); !s.ok()) return s;
+  absl::StatusOr<GameCatalog::Validated> game =
+      deps_.catalog->Validate(input.game, input.options, input.player_counts);
+  if (!game.ok()) return game.status();
+  std::vector<std::string> members = {caller};
+  if (!input.party_id.empty()) {
+    if (absl::Status s = ValidateUuid("party_id", input.party_id); !s.ok()) return s;
+    absl::StatusOr<PartyRow> party = deps_.store->GetParty(input.party_id);
+    if (!party.ok()) return party.status();
+    if (std::find(party->members.begin(), party->members.end(), caller) == party->members.end()) {
+      return absl::NotFoundError(absl::StrCat("party ", input.party_id, " not found"));
+    }
+    if (party->leader_id != caller) {
+      return absl::PermissionDeniedError("only the party leader can enqueue the party");
+    }
+    members = party->members;
+    for (const auto& [count, teams] : game->seat_teams) {
+      const int team_size = MaxTeamSize(teams);
+      if (static_cast<int>(members.size()) > team_size) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the party has ", members.size(), " players but ", input.game, " with ", count,
+            " players and these options seats teams of at most ", team_size,
+            "; a party is seated as one team (choose team options or other player_counts)"));
+      }
+    }
+  }
+  double rating = 0;
+  if (input.ranked) {
+    for (const std::string& member : members) {
+      absl::StatusOr<double> r = deps_.ratings->Rating(member, input.game);
+      if (!r.ok()) return r.status();
+      rating += *r;
+    }
+    rating /= static_cast<double>(members.size());
+  }
+  const absl::Time now = deps_.clock();
+  TicketRow ticket;
+  ticket.owner_id = caller;
+  ticket.game = input.game;
+  ticket.options = game->canonical_options;
+  ticket.ranked = input.ranked;
+  ticket.player_counts = game->player_counts;
+  ticket.party_id = input.party_id;
+  ticket.members = members;
+  ticket.rating = rating;
+  ticket.create_time = now;
+  ticket.expire_time = now + options_.ticket_ttl;
+  return deps_.store->InsertTicket(ticket);
+}
+
+absl::StatusOr<TicketRow> MatchmakingService::GetTicket(const std::string& caller,
+                                                        const std::string& ticket_id) {
+  if (absl::Status s = ValidateUuid("ticket_id", ticket_id); !s.ok()) return s;
+  return deps_.store->GetTicket(ticket_id, caller);
+}
+
+absl::StatusOr<TicketRow> MatchmakingService::CancelTicket(const std::string& caller,
+                                                           const std::string& ticket_id) {
+  if (absl::Status s = ValidateUuid("ticket_id", ticket_id); !s.ok()) return s;
+  return deps_.store->CancelTicket(ticket_id, caller, deps_.clock());
+}
+
+absl::StatusOr<std::vector<TicketRow>> MatchmakingService::ListMyTickets(const std::string& caller,
+                                                                         int page_size) {
+  if (page_size < 0) return absl::InvalidArgumentError("page_size: must not be negative");
+  return deps_.store->ListTickets(caller, deps_.clock() - kListHistory, PageSize(page_size));
+}
+
+absl::StatusOr<std::vector<TicketRow>> MatchmakingService::TicketsChangedSince(
+    const std::string& caller, absl::Time changed_after) {
+  return deps_.store->ListTickets(caller, changed_after, kMaxPageSize);
+}
+
+// ---- Parties ------------------------------------------------------------------------------------
+
+absl::StatusOr<PartyRow> MatchmakingService::CreateParty(const std::string& caller, int max_size) {
+  if (max_size == 0) max_size = 2;
+  if (max_size < 2 || max_size > 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("max_size: a party has 2 to 4 players, got ", max_size));
+  }
+  absl::Status last;
+  for (int attempt = 0; attempt < kCodeAttempts; ++attempt) {
+    absl::StatusOr<PartyRow> party =
+        deps_.store->CreateParty(caller, max_size, NewCode(), deps_.clock());
+    if (party.ok() || party.status().code() != absl::StatusCode::kAborted) return party;
+    last = party.status();
+  }
+  return last;
+}
+
+absl::StatusOr<PartyRow> MatchmakingService::JoinParty(const std::string& caller,
+                                                       const std::string& code) {
+  if (absl::Status s = ValidateCode("code", code); !s.ok()) return s;
+  return deps_.store->JoinParty(code, caller, deps_.clock());
+}
+
+absl::Status MatchmakingService::LeaveParty(const std::string& caller) {
+  return deps_.store->LeaveParty(caller, deps_.clock());
+}
+
+// ---- Challenges ---------------------------------------------------------------------------------
+
+absl::StatusOr<ChallengeRow> MatchmakingService::Challenge(const std::string& caller,
+                                                           const ChallengeInput& input) {
+  if (input.invitees.empty() == !input.create_invite_code) {
+    return absl::InvalidArgumentError(
+        "set exactly one of invitee_account_ids and create_invite_code");
+  }
+  if (!input.create_invite_code && input.player_count != 0) {
+    return absl::InvalidArgumentError(
+        "player_count: only with create_invite_code (with invitees the table is you plus them)");
+  }
+  if (input.invitees.size() > kMaxInvitees) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invitee_account_ids: at most ", kMaxInvitees));
+  }
+  std::set<std::string> seen;
+  for (const std::string& invitee : input.invitees) {
+    if (absl::Status s = ValidateAccountId("invitee_account_ids", invitee); !s.ok()) return s;
+    if (invitee == caller) {
+      return absl::InvalidArgumentError("invitee_account_ids: you cannot challenge yourself");
+    }
+    if (!seen.insert(invitee).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invitee_account_ids: ", invitee, " is listed twice"));
+    }
+  }
+  std::vector<int> counts;
+  if (!input.create_invite_code) {
+    counts.push_back(1 + static_cast<int>(input.invitees.size()));
+  } else if (input.player_count != 0) {
+    counts.push_back(input.player_count);
+  }
+  absl::StatusOr<GameCatalog::Validated> game =
+      deps_.catalog->Validate(input.game, input.options, counts);
+  if (!game.ok()) return game.status();
+  if (!input.invitees.empty()) {
+    absl::StatusOr<std::map<std::string, std::string>> known =
+        deps_.accounts->Lookup(input.invitees);
+    if (!known.ok()) return known.status();
+    for (const std::string& invitee : input.invitees) {
+      if (!known->contains(invitee)) {
+        return absl::NotFoundError(
+            absl::StrCat("invitee_account_ids: no account ", invitee, " exists"));
+      }
+    }
+  }
+  const absl::Time now = deps_.clock();
+  ChallengeRow challenge;
+  challenge.challenger_id = caller;
+  challenge.game = input.game;
+  challenge.options = game->canonical_options;
+  challenge.ranked = input.ranked;
+  challenge.player_count = game->player_counts.front();
+  challenge.players.push_back({caller, true});
+  for (const std::string& invitee : input.invitees) challenge.players.push_back({invitee, false});
+  challenge.create_time = now;
+  challenge.expire_time = now + options_.challenge_ttl;
+  absl::Status last;
+  for (int attempt = 0; attempt < kCodeAttempts; ++attempt) {
+    if (input.create_invite_code) challenge.invite_code = NewCode();
+    absl::StatusOr<ChallengeRow> inserted = deps_.store->InsertChallenge(challenge);
+    if (inserted.ok() || inserted.status().code() != absl::StatusCode::kAborted) return inserted;
+    last = inserted.status();
+  }
+  return last;
+}
+
+absl::StatusOr<ChallengeRow> MatchmakingService::AcceptChallenge(const std::string& caller,
+                                                                 const std::string& challenge_id,
+                                                                 const std::string& invite_code) {
+  if (challenge_id.empty() == invite_code.empty()) {
+    return absl::InvalidArgumentError("set exactly one of challenge_id and invite_code");
+  }
+  if (!challenge_id.empty()) {
+    if (absl::Status s = ValidateUuid("challenge_id", challenge_id); !s.ok()) return s;
+  } else if (absl::Status s = ValidateCode("invite_code", invite_code); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<ChallengeRow> accepted = deps_.store->AcceptChallenge(
+      challenge_id, invite_code, caller, deps_.clock(),
+      [this](const ChallengeRow& c) -> absl::StatusOr<std::vector<int>> {
+        absl::StatusOr<std::map<int, std::vector<int>>> teams =
+            deps_.catalog->SeatTeamsForPool(c.game, c.options);
+        if (!teams.ok()) return teams.status();
+        auto it = teams->find(c.player_count);
+        if (it == teams->end()) {
+          return absl::FailedPreconditionError("the game no longer allows this table size");
+        }
+        return it->second;
+      });
+  if (accepted.ok() && accepted->state == ChallengeState::kAccepted) {
+    metrics_->CountMatch(accepted->game);
+  }
+  return accepted;
+}
+
+absl::StatusOr<ChallengeRow> MatchmakingService::DeclineChallenge(const std::string& caller,
+                                                                  const std::string& challenge_id) {
+  if (absl::Status s = ValidateUuid("challenge_id", challenge_id); !s.ok()) return s;
+  return deps_.store->DeclineChallenge(challenge_id, caller, deps_.clock());
+}
+
+absl::StatusOr<std::vector<ChallengeRow>> MatchmakingService::ListMyChallenges(
+    const std::string& caller, int page_size) {
+  if (page_size < 0) return absl::InvalidArgumentError("page_size: must not be negative");
+  return deps_.store->ListChallenges(caller, deps_.clock() - kListHistory, PageSize(page_size));
+}
+
+// ---- Matcher ------------------------------------------------------------------------------------
+
+absl::StatusOr<std::vector<PlannedMatch>> MatchmakingService::Plan(
+    const PoolKey& key, const std::vector<TicketRow>& tickets, absl::Time now) {
+  absl::StatusOr<std::map<int, std::vector<int>>> teams =
+      deps_.catalog->SeatTeamsForPool(key.game, key.options);
+  if (!teams.ok()) return teams.status();
+  Pool pool;
+  pool.ranked = key.ranked;
+  pool.seat_teams = *std::move(teams);
+  pool.tickets.reserve(tickets.size());
+  for (const TicketRow& t : tickets) {
+    pool.tickets.push_back(PoolTicket{.players = t.members,
+                                      .rating = t.rating,
+                                      .enqueue_time = t.create_time,
+                                      .player_counts = t.player_counts});
+  }
+  std::vector<PlannedMatch> planned;
+  for (Table& table : MatchPool(pool, now, options_.matcher)) {
+    planned.push_back(PlannedMatch{.tickets = std::move(table.tickets),
+                                   .seat_accounts = std::move(table.seat_accounts),
+                                   .seat_teams = std::move(table.seat_teams),
+                                   .rating_spread = table.rating_spread});
+  }
+  return planned;
+}
+
+absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
+  PassStats stats;
+  const absl::Time now = deps_.clock();
+  while (true) {
+    absl::StatusOr<std::vector<TicketRow>> expired =
+        deps_.store->ExpireDue(now, options_.batch_size);
+    if (!expired.ok()) return expired.status();
+    stats.tickets_expired += static_cast<int>(expired->size());
+    if (static_cast<int>(expired->size()) < options_.batch_size) break;
+  }
+  metrics_->CountExpired(stats.tickets_expired);
+  absl::StatusOr<std::vector<PoolKey>> pools = deps_.store->ListPools(now);
+  if (!pools.ok()) return pools.status();
+  std::map<std::pair<std::string, bool>, double> waiting;
+  for (const PoolKey& key : *pools) {
+    ++stats.pools;
+    absl::Status plan_status;
+    absl::StatusOr<PoolPassResult> result = deps_.store->RunPool(
+        key, now, [&](const std::vector<TicketRow>& tickets) {
+          absl::StatusOr<std::vector<PlannedMatch>> planned = Plan(key, tickets, now);
+          if (!planned.ok()) {
+            plan_status = planned.status();
+            return std::vector<PlannedMatch>();
+          }
+          return *std::move(planned);
+        });
+    if (!plan_status.ok()) {
+      spdlog::warn("matchmaking: pool {} / {} skipped: {}", key.game, key.options,
+                   plan_status.message());
+    }
+    if (!result.ok()) return result.status();
+    if (result->skipped) {
+      ++stats.pools_skipped;
+      continue;
+    }
+    size_t matched_tickets = 0;
+    for (size_t m = 0; m < result->matches.size(); ++m) {
+      const MatchRow& match = result->matches[m];
+      metrics_->CountMatch(match.game);
+      metrics_->ObserveSpread(match.rating_spread);
+      for (absl::Time created : result->ticket_create_times[m]) {
+        metrics_->ObserveWait(match.game, absl::ToDoubleSeconds(now - created));
+      }
+      matched_tickets += result->ticket_create_times[m].size();
+    }
+    stats.matches += static_cast<int>(result->matches.size());
+    stats.tickets_matched += static_cast<int>(matched_tickets);
+    waiting[{key.game, key.ranked}] += static_cast<double>(result->waiting - matched_tickets);
+  }
+  for (const auto& [key, count] : waiting) metrics_->SetWaiting(key.first, key.second, count);
+  return stats;
+}
+
+absl::StatusOr<int> MatchmakingService::DeliverGames() {
+  const absl::Time now = deps_.clock();
+  absl::StatusOr<std::vector<MatchRow>> claimed =
+      deps_.store->ClaimPendingMatches(now, options_.create_lease, options_.batch_size);
+  if (!claimed.ok()) return claimed.status();
+  int created = 0;
+  for (const MatchRow& match : *claimed) {
+    absl::StatusOr<std::string> game_id = deps_.games->CreateGame(match);
+    if (game_id.ok()) {
+      if (absl::Status s = deps_.store->MarkGameCreated(match.match_id, *game_id, deps_.clock());
+          !s.ok()) {
+        return s;  // the game exists; the next attempt finds it again (idempotent)
+      }
+      ++created;
+      continue;
+    }
+    const absl::Duration backoff =
+        std::min(options_.max_create_backoff,
+                 absl::Seconds(std::pow(2.0, std::min(match.attempts, 16))));
+    spdlog::warn("matchmaking: creating the game of match {} failed (attempt {}): {}",
+                 match.match_id, match.attempts, game_id.status().ToString());
+    if (absl::Status s = deps_.store->RecordCreateFailure(
+            match.match_id, game_id.status().ToString(), deps_.clock() + backoff);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return created;
+}
+
+}  // namespace parlor::matchmaking

@@ -1,0 +1,127 @@
+#ifndef PARLOR_SERVICES_MATCHMAKING_DOMAIN_MATCHMAKING_SERVICE_H_
+#define PARLOR_SERVICES_MATCHMAKING_DOMAIN_MATCHMAKING_SERVICE_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "prometheus/registry.h"
+#include "services/matchmaking/domain/catalog.h"
+#include "services/matchmaking/domain/clients.h"
+#include "services/matchmaking/domain/matcher.h"
+#include "services/matchmaking/store/store.h"
+
+namespace parlor::matchmaking {
+
+struct MatchmakingOptions {
+  absl::Duration ticket_ttl = absl::Hours(24);
+  absl::Duration challenge_ttl = absl::Hours(72);
+  MatcherConfig matcher;
+  // How long a replica leaves a match alone after trying to create its game, and the longest
+  // back-off between attempts.
+  absl::Duration create_lease = absl::Seconds(30);
+  absl::Duration max_create_backoff = absl::Minutes(5);
+  // Rows handled per expiry / outbox step.
+  int batch_size = 500;
+};
+
+struct EnqueueInput {
+  std::string game;
+  std::map<std::string, std::string> options;
+  bool ranked = false;
+  std::vector<int> player_counts;
+  std::string party_id;
+};
+
+struct ChallengeInput {
+  std::string game;
+  std::map<std::string, std::string> options;
+  bool ranked = false;
+  std::vector<std::string> invitees;
+  bool create_invite_code = false;
+  int player_count = 0;
+};
+
+// What one background step did (for tests and logs).
+struct PassStats {
+  int pools = 0;
+  int pools_skipped = 0;
+  int matches = 0;
+  int tickets_matched = 0;
+  int tickets_expired = 0;
+};
+
+class MatchmakingMetrics;
+
+// The matchmaking rules: validation, tickets, parties, challenges, the matcher pass and the
+// game-creation outbox. No gRPC, no SQL. Every method may block (PostgreSQL and the other
+// services), so it runs on a worker pool or the background loop, never on a gRPC thread.
+class MatchmakingService {
+ public:
+  using Clock = std::function<absl::Time()>;
+
+  struct Deps {
+    MatchmakingStore* store;
+    const GameCatalog* catalog;
+    RatingSource* ratings;
+    AccountDirectory* accounts;
+    GameCreator* games;
+    prometheus::Registry* metrics;  // may be null
+    Clock clock;
+  };
+
+  MatchmakingService(Deps deps, MatchmakingOptions options);
+  ~MatchmakingService();
+
+  absl::StatusOr<TicketRow> Enqueue(const std::string& caller, const EnqueueInput& input);
+  absl::StatusOr<TicketRow> GetTicket(const std::string& caller, const std::string& ticket_id);
+  absl::StatusOr<TicketRow> CancelTicket(const std::string& caller, const std::string& ticket_id);
+  absl::StatusOr<std::vector<TicketRow>> ListMyTickets(const std::string& caller, int page_size);
+  // Waiting tickets and those changed after `changed_after` (WatchMyTickets).
+  absl::StatusOr<std::vector<TicketRow>> TicketsChangedSince(const std::string& caller,
+                                                             absl::Time changed_after);
+
+  absl::StatusOr<PartyRow> CreateParty(const std::string& caller, int max_size);
+  absl::StatusOr<PartyRow> JoinParty(const std::string& caller, const std::string& code);
+  absl::Status LeaveParty(const std::string& caller);
+
+  absl::StatusOr<ChallengeRow> Challenge(const std::string& caller, const ChallengeInput& input);
+  absl::StatusOr<ChallengeRow> AcceptChallenge(const std::string& caller,
+                                               const std::string& challenge_id,
+                                               const std::string& invite_code);
+  absl::StatusOr<ChallengeRow> DeclineChallenge(const std::string& caller,
+                                                const std::string& challenge_id);
+  absl::StatusOr<std::vector<ChallengeRow>> ListMyChallenges(const std::string& caller,
+                                                             int page_size);
+
+  // Background work, safe to run on any number of replicas at once.
+  // Expires due tickets and challenges, then runs the matcher over every pool.
+  absl::StatusOr<PassStats> RunMatcherPass();
+  // Creates the games of matches that have none yet (sessions.CreateGame); returns how many
+  // were created. A failure leaves the match in the outbox for a later attempt.
+  absl::StatusOr<int> DeliverGames();
+
+  absl::Time Now() const { return deps_.clock(); }
+
+ private:
+  absl::StatusOr<std::vector<PlannedMatch>> Plan(const PoolKey& key,
+                                                 const std::vector<TicketRow>& tickets,
+                                                 absl::Time now);
+
+  Deps deps_;
+  MatchmakingOptions options_;
+  std::unique_ptr<MatchmakingMetrics> metrics_;
+};
+
+// Validation shared by the API and tests.
+absl::Status ValidateUuid(const std::string& field, const std::string& value);
+absl::Status ValidateAccountId(const std::string& field, const std::string& value);
+
+}  // namespace parlor::matchmaking
+
+#endif  // PARLOR_SERVICES_MATCHMAKING_DOMAIN_MATCHMAKING_SERVICE_H_

@@ -1,0 +1,215 @@
+#ifndef PARLOR_SERVICES_MATCHMAKING_STORE_SQL_H_
+#define PARLOR_SERVICES_MATCHMAKING_STORE_SQL_H_
+
+// Every SQL statement of the matchmaking service, in one place. Parameters are always bound
+// ($1, $2, ...), never spliced into the text. Times travel as Unix microseconds (BIGINT); arrays
+// as PostgreSQL array literals built by the store from validated ids, read back with
+// array_to_string.
+namespace parlor::matchmaking::sql {
+
+#define PARLOR_MM_TS(n) "to_timestamp($" #n "::double precision / 1000000)"
+#define PARLOR_MM_MICROS(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
+
+// Columns of a ticket read, in the order the store's ToTicket expects.
+#define PARLOR_MM_TICKET_COLUMNS                                                                 \
+  "t.ticket_id::text, t.owner_id, t.game, t.options, t.ranked, "                                 \
+  "array_to_string(t.player_counts, ','), coalesce(t.party_id::text, ''), "                      \
+  "array_to_string(t.members, ','), t.rating, t.state, coalesce(t.match_id::text, ''), "         \
+  "coalesce(m.game_id, ''), " PARLOR_MM_MICROS("t.create_time") ", " PARLOR_MM_MICROS(          \
+      "t.expire_time") ", " PARLOR_MM_MICROS("t.update_time")                                    \
+  " FROM matchmaking.tickets t LEFT JOIN matchmaking.matches m ON m.match_id = t.match_id "
+
+#define PARLOR_MM_CHALLENGE_COLUMNS                                                              \
+  "c.challenge_id::text, c.challenger_id, c.game, c.options, c.ranked, c.player_count, "         \
+  "coalesce(c.invite_code, ''), c.state, coalesce(c.match_id::text, ''), "                       \
+  "coalesce(m.game_id, ''), " PARLOR_MM_MICROS("c.create_time") ", " PARLOR_MM_MICROS(          \
+      "c.expire_time") ", " PARLOR_MM_MICROS("c.update_time")                                    \
+  " FROM matchmaking.challenges c LEFT JOIN matchmaking.matches m ON m.match_id = c.match_id "
+
+#define PARLOR_MM_MATCH_COLUMNS                                                                  \
+  "match_id::text, source, game, options, ranked, array_to_string(seat_accounts, ','), "         \
+  "array_to_string(seat_teams, ','), rating_spread, " PARLOR_MM_MICROS("create_time")           \
+  ", coalesce(game_id, ''), attempts"
+
+// ---- Tickets ----------------------------------------------------------------------------------
+
+inline constexpr char kInsertTicket[] =
+    "INSERT INTO matchmaking.tickets (owner_id, game, options, ranked, player_counts, party_id, "
+    "members, rating, state, create_time, expire_time, update_time) "
+    "VALUES ($1, $2, $3, $4, $5::int[], NULLIF($6, '')::uuid, $7::text[], $8, 'waiting', "
+    PARLOR_MM_TS(9) ", " PARLOR_MM_TS(10) ", " PARLOR_MM_TS(9) ") RETURNING ticket_id::text";
+
+// The partial unique index (account, game, mode) WHERE waiting: a conflicting player gets no row.
+inline constexpr char kInsertTicketPlayers[] =
+    "INSERT INTO matchmaking.ticket_players (ticket_id, account_id, game, ranked, waiting) "
+    "SELECT $1::uuid, a, $3, $4, true FROM unnest($2::text[]) AS a "
+    "ON CONFLICT (account_id, game, ranked) WHERE waiting DO NOTHING RETURNING account_id";
+
+inline constexpr char kGetTicket[] =
+    "SELECT " PARLOR_MM_TICKET_COLUMNS "WHERE t.ticket_id = $1::uuid AND $2 = ANY(t.members)";
+
+inline constexpr char kGetTicketsByIds[] =
+    "SELECT " PARLOR_MM_TICKET_COLUMNS "WHERE t.ticket_id = ANY($1::uuid[]) ORDER BY t.create_time";
+
+inline constexpr char kLockTicketState[] =
+    "SELECT state FROM matchmaking.tickets WHERE ticket_id = $1::uuid AND $2 = ANY(members) "
+    "FOR UPDATE";
+
+inline constexpr char kCancelTicket[] =
+    "UPDATE matchmaking.tickets SET state = 'cancelled', update_time = " PARLOR_MM_TS(2)
+    " WHERE ticket_id = $1::uuid AND state = 'waiting'";
+
+inline constexpr char kReleaseTicketPlayers[] =
+    "UPDATE matchmaking.ticket_players SET waiting = false "
+    "WHERE ticket_id = ANY($1::uuid[]) AND waiting";
+
+inline constexpr char kListTickets[] =
+    "SELECT " PARLOR_MM_TICKET_COLUMNS
+    "WHERE t.ticket_id IN (SELECT ticket_id FROM matchmaking.ticket_players WHERE account_id = $1) "
+    "AND (t.state = 'waiting' OR t.update_time > " PARLOR_MM_TS(2) ") "
+    "ORDER BY t.create_time DESC, t.ticket_id LIMIT $3";
+
+// ---- Parties ----------------------------------------------------------------------------------
+
+inline constexpr char kInsertParty[] =
+    "INSERT INTO matchmaking.parties (code, leader_id, max_size, create_time) "
+    "VALUES ($1, $2, $3, " PARLOR_MM_TS(4) ") ON CONFLICT (code) DO NOTHING "
+    "RETURNING party_id::text";
+
+inline constexpr char kInsertPartyMember[] =
+    "INSERT INTO matchmaking.party_members (account_id, party_id, join_time) "
+    "VALUES ($1, $2::uuid, " PARLOR_MM_TS(3) ") ON CONFLICT (account_id) DO NOTHING "
+    "RETURNING account_id";
+
+inline constexpr char kLockPartyByCode[] =
+    "SELECT party_id::text, code, leader_id, max_size, " PARLOR_MM_MICROS("create_time")
+    " FROM matchmaking.parties WHERE code = $1 FOR UPDATE";
+
+inline constexpr char kLockPartyById[] =
+    "SELECT party_id::text, code, leader_id, max_size, " PARLOR_MM_MICROS("create_time")
+    " FROM matchmaking.parties WHERE party_id = $1::uuid FOR SHARE";
+
+inline constexpr char kPartyMembers[] =
+    "SELECT m.account_id FROM matchmaking.party_members m JOIN matchmaking.parties p "
+    "USING (party_id) WHERE m.party_id = $1::uuid "
+    "ORDER BY (m.account_id = p.leader_id) DESC, m.join_time, m.account_id";
+
+inline constexpr char kLockPartyOfMember[] =
+    "SELECT p.party_id::text, p.leader_id FROM matchmaking.party_members m "
+    "JOIN matchmaking.parties p USING (party_id) WHERE m.account_id = $1 FOR UPDATE OF p";
+
+inline constexpr char kCancelPartyTickets[] =
+    "UPDATE matchmaking.tickets SET state = 'cancelled', update_time = " PARLOR_MM_TS(2)
+    " WHERE party_id = $1::uuid AND state = 'waiting' RETURNING ticket_id::text";
+
+inline constexpr char kDeleteParty[] = "DELETE FROM matchmaking.parties WHERE party_id = $1::uuid";
+
+inline constexpr char kDeletePartyMember[] =
+    "DELETE FROM matchmaking.party_members WHERE account_id = $1";
+
+// ---- Challenges -------------------------------------------------------------------------------
+
+inline constexpr char kInsertChallenge[] =
+    "INSERT INTO matchmaking.challenges (challenger_id, game, options, ranked, player_count, "
+    "invite_code, state, create_time, expire_time, update_time) "
+    "VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), 'open', " PARLOR_MM_TS(7) ", " PARLOR_MM_TS(8)
+    ", " PARLOR_MM_TS(7) ") ON CONFLICT (invite_code) DO NOTHING RETURNING challenge_id::text";
+
+inline constexpr char kInsertChallengePlayer[] =
+    "INSERT INTO matchmaking.challenge_players (challenge_id, account_id, seat, accepted) "
+    "VALUES ($1::uuid, $2, $3, $4)";
+
+inline constexpr char kGetChallenge[] =
+    "SELECT " PARLOR_MM_CHALLENGE_COLUMNS "WHERE c.challenge_id = $1::uuid";
+
+inline constexpr char kLockChallengeById[] =
+    "SELECT " PARLOR_MM_CHALLENGE_COLUMNS "WHERE c.challenge_id = $1::uuid FOR UPDATE OF c";
+
+inline constexpr char kLockChallengeByCode[] =
+    "SELECT " PARLOR_MM_CHALLENGE_COLUMNS "WHERE c.invite_code = $1 FOR UPDATE OF c";
+
+inline constexpr char kChallengePlayers[] =
+    "SELECT account_id, accepted FROM matchmaking.challenge_players WHERE challenge_id = $1::uuid "
+    "ORDER BY seat";
+
+inline constexpr char kAcceptChallengePlayer[] =
+    "UPDATE matchmaking.challenge_players SET accepted = true "
+    "WHERE challenge_id = $1::uuid AND account_id = $2";
+
+inline constexpr char kSetChallengeState[] =
+    "UPDATE matchmaking.challenges SET state = $2, match_id = NULLIF($3, '')::uuid, "
+    "update_time = " PARLOR_MM_TS(4) " WHERE challenge_id = $1::uuid";
+
+inline constexpr char kListChallenges[] =
+    "SELECT " PARLOR_MM_CHALLENGE_COLUMNS
+    "WHERE c.challenge_id IN (SELECT challenge_id FROM matchmaking.challenge_players "
+    "WHERE account_id = $1) AND (c.state = 'open' OR c.update_time > " PARLOR_MM_TS(2) ") "
+    "ORDER BY c.create_time DESC, c.challenge_id LIMIT $3";
+
+inline constexpr char kExpireChallenges[] =
+    "UPDATE matchmaking.challenges SET state = 'expired', update_time = " PARLOR_MM_TS(1)
+    " WHERE state = 'open' AND expire_time <= " PARLOR_MM_TS(1);
+
+// ---- Matcher ----------------------------------------------------------------------------------
+
+inline constexpr char kListPools[] =
+    "SELECT DISTINCT game, options, ranked FROM matchmaking.tickets "
+    "WHERE state = 'waiting' AND expire_time > " PARLOR_MM_TS(1) " ORDER BY game, options, ranked";
+
+// One replica at a time per pool; the others skip it for this pass.
+inline constexpr char kTryLockPool[] =
+    "SELECT pg_try_advisory_xact_lock(hashtextextended('matchmaking.pool|' || $1 || '|' || $2 || "
+    "'|' || $3::text, 0))";
+
+inline constexpr char kLoadPool[] =
+    "SELECT " PARLOR_MM_TICKET_COLUMNS
+    "WHERE t.state = 'waiting' AND t.game = $1 AND t.options = $2 AND t.ranked = $3 "
+    "AND t.expire_time > " PARLOR_MM_TS(4) " ORDER BY t.create_time, t.ticket_id "
+    "FOR UPDATE OF t SKIP LOCKED";
+
+inline constexpr char kInsertMatch[] =
+    "INSERT INTO matchmaking.matches (source, game, options, ranked, seat_accounts, seat_teams, "
+    "rating_spread, create_time, next_attempt_time) "
+    "VALUES ($1, $2, $3, $4, $5::text[], $6::int[], $7, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(8)
+    ") RETURNING match_id::text";
+
+inline constexpr char kMatchTickets[] =
+    "UPDATE matchmaking.tickets SET state = 'matched', match_id = $2::uuid, update_time = "
+    PARLOR_MM_TS(3) " WHERE ticket_id = ANY($1::uuid[]) AND state = 'waiting'";
+
+inline constexpr char kExpireTickets[] =
+    "UPDATE matchmaking.tickets SET state = 'expired', update_time = " PARLOR_MM_TS(1)
+    " WHERE ticket_id IN (SELECT ticket_id FROM matchmaking.tickets WHERE state = 'waiting' "
+    "AND expire_time <= " PARLOR_MM_TS(1) " ORDER BY expire_time LIMIT $2 FOR UPDATE SKIP LOCKED) "
+    "RETURNING ticket_id::text";
+
+// ---- Game-creation outbox ---------------------------------------------------------------------
+
+inline constexpr char kClaimMatches[] =
+    "UPDATE matchmaking.matches SET attempts = attempts + 1, next_attempt_time = " PARLOR_MM_TS(2)
+    " WHERE match_id IN (SELECT match_id FROM matchmaking.matches WHERE game_id IS NULL "
+    "AND next_attempt_time <= " PARLOR_MM_TS(1) " ORDER BY next_attempt_time LIMIT $3 "
+    "FOR UPDATE SKIP LOCKED) RETURNING " PARLOR_MM_MATCH_COLUMNS;
+
+inline constexpr char kGetMatch[] =
+    "SELECT " PARLOR_MM_MATCH_COLUMNS " FROM matchmaking.matches WHERE match_id = $1::uuid";
+
+inline constexpr char kMarkGameCreated[] =
+    "UPDATE matchmaking.matches SET game_id = $2, game_create_time = greatest(create_time, "
+    PARLOR_MM_TS(3) "), last_error = NULL WHERE match_id = $1::uuid AND game_id IS NULL";
+
+inline constexpr char kTouchMatchTickets[] =
+    "UPDATE matchmaking.tickets SET update_time = greatest(update_time, " PARLOR_MM_TS(2)
+    ") WHERE match_id = $1::uuid";
+
+inline constexpr char kTouchMatchChallenges[] =
+    "UPDATE matchmaking.challenges SET update_time = greatest(update_time, " PARLOR_MM_TS(2)
+    ") WHERE match_id = $1::uuid";
+
+inline constexpr char kRecordCreateFailure[] =
+    "UPDATE matchmaking.matches SET last_error = left($2, 500), next_attempt_time = "
+    PARLOR_MM_TS(3) " WHERE match_id = $1::uuid AND game_id IS NULL";
+
+}  // namespace parlor::matchmaking::sql
+
+#endif  // PARLOR_SERVICES_MATCHMAKING_STORE_SQL_H_

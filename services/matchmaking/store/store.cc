@@ -1,0 +1,605 @@
+#include "services/matchmaking/store/store.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "services/matchmaking/store/sql.h"
+
+namespace parlor::matchmaking {
+namespace {
+
+int64_t Micros(absl::Time time) { return absl::ToUnixMicros(time); }
+absl::Time FromMicros(int64_t micros) { return absl::FromUnixMicros(micros); }
+
+// A PostgreSQL array literal; every element quoted and escaped.
+std::string TextArray(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+std::string IntArray(const std::vector<int>& values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
+}
+
+std::vector<std::string> SplitList(const std::string& text) {
+  if (text.empty()) return {};
+  return absl::StrSplit(text, ',');
+}
+
+std::vector<int> SplitInts(const std::string& text) {
+  std::vector<int> out;
+  for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    int value = 0;
+    if (absl::SimpleAtoi(part, &value)) out.push_back(value);
+  }
+  return out;
+}
+
+TicketState ParseTicketState(const std::string& state) {
+  if (state == "matched") return TicketState::kMatched;
+  if (state == "cancelled") return TicketState::kCancelled;
+  if (state == "expired") return TicketState::kExpired;
+  return TicketState::kWaiting;
+}
+
+ChallengeState ParseChallengeState(const std::string& state) {
+  if (state == "accepted") return ChallengeState::kAccepted;
+  if (state == "declined") return ChallengeState::kDeclined;
+  if (state == "expired") return ChallengeState::kExpired;
+  return ChallengeState::kOpen;
+}
+
+TicketRow ToTicket(const pqxx::row& row) {
+  TicketRow t;
+  t.ticket_id = row[0].as<std::string>();
+  t.owner_id = row[1].as<std::string>();
+  t.game = row[2].as<std::string>();
+  t.options = row[3].as<std::string>();
+  t.ranked = row[4].as<bool>();
+  t.player_counts = SplitInts(row[5].as<std::string>());
+  t.party_id = row[6].as<std::string>();
+  t.members = SplitList(row[7].as<std::string>());
+  t.rating = row[8].as<double>();
+  t.state = ParseTicketState(row[9].as<std::string>());
+  t.match_id = row[10].as<std::string>();
+  t.game_id = row[11].as<std::string>();
+  t.create_time = FromMicros(row[12].as<int64_t>());
+  t.expire_time = FromMicros(row[13].as<int64_t>());
+  t.update_time = FromMicros(row[14].as<int64_t>());
+  return t;
+}
+
+ChallengeRow ToChallenge(pqxx::work& txn, const pqxx::row& row) {
+  ChallengeRow c;
+  c.challenge_id = row[0].as<std::string>();
+  c.challenger_id = row[1].as<std::string>();
+  c.game = row[2].as<std::string>();
+  c.options = row[3].as<std::string>();
+  c.ranked = row[4].as<bool>();
+  c.player_count = row[5].as<int>();
+  c.invite_code = row[6].as<std::string>();
+  c.state = ParseChallengeState(row[7].as<std::string>());
+  c.match_id = row[8].as<std::string>();
+  c.game_id = row[9].as<std::string>();
+  c.create_time = FromMicros(row[10].as<int64_t>());
+  c.expire_time = FromMicros(row[11].as<int64_t>());
+  c.update_time = FromMicros(row[12].as<int64_t>());
+  for (const pqxx::row& p : txn.exec_params(sql::kChallengePlayers, c.challenge_id)) {
+    c.players.push_back({p[0].as<std::string>(), p[1].as<bool>()});
+  }
+  return c;
+}
+
+MatchRow ToMatch(const pqxx::row& row) {
+  MatchRow m;
+  m.match_id = row[0].as<std::string>();
+  m.source = row[1].as<std::string>();
+  m.game = row[2].as<std::string>();
+  m.options = row[3].as<std::string>();
+  m.ranked = row[4].as<bool>();
+  m.seat_accounts = SplitList(row[5].as<std::string>());
+  m.seat_teams = SplitInts(row[6].as<std::string>());
+  m.rating_spread = row[7].as<double>();
+  m.create_time = FromMicros(row[8].as<int64_t>());
+  m.game_id = row[9].as<std::string>();
+  m.attempts = row[10].as<int>();
+  return m;
+}
+
+PartyRow ToParty(pqxx::work& txn, const pqxx::row& row) {
+  PartyRow p;
+  p.party_id = row[0].as<std::string>();
+  p.code = row[1].as<std::string>();
+  p.leader_id = row[2].as<std::string>();
+  p.max_size = row[3].as<int>();
+  p.create_time = FromMicros(row[4].as<int64_t>());
+  for (const pqxx::row& m : txn.exec_params(sql::kPartyMembers, p.party_id)) {
+    p.members.push_back(m[0].as<std::string>());
+  }
+  return p;
+}
+
+absl::Status TicketNotFound(const std::string& ticket_id) {
+  return absl::NotFoundError(
+      absl::StrCat("ticket ", ticket_id, " not found (it does not exist or is not yours)"));
+}
+
+absl::Status ChallengeNotFound() {
+  return absl::NotFoundError(
+      "challenge not found (it does not exist or you were not invited to it)");
+}
+
+// Inserts a match row (game still to create) and returns its id.
+std::string InsertMatch(pqxx::work& txn, const std::string& source, const std::string& game,
+                        const std::string& options, bool ranked,
+                        const std::vector<std::string>& seat_accounts,
+                        const std::vector<int>& seat_teams, double rating_spread, absl::Time now) {
+  return txn
+      .exec_params1(sql::kInsertMatch, source, game, options, ranked, TextArray(seat_accounts),
+                    IntArray(seat_teams), rating_spread, Micros(now))[0]
+      .as<std::string>();
+}
+
+}  // namespace
+
+// ---- Tickets ------------------------------------------------------------------------------------
+
+absl::StatusOr<TicketRow> MatchmakingStore::InsertTicket(const TicketRow& ticket) {
+  TicketRow result;
+  absl::Status status = db_->Transact("insert_ticket", [&](pqxx::work& txn) -> absl::Status {
+    if (!ticket.party_id.empty()) {
+      pqxx::result party = txn.exec_params(sql::kLockPartyById, ticket.party_id);
+      if (party.empty()) {
+        return absl::NotFoundError(absl::StrCat("party ", ticket.party_id, " not found"));
+      }
+      PartyRow row = ToParty(txn, party[0]);
+      if (row.leader_id != ticket.owner_id || row.members != ticket.members) {
+        return absl::AbortedError("the party changed while enqueueing; retry");
+      }
+    }
+    const std::string id =
+        txn.exec_params1(sql::kInsertTicket, ticket.owner_id, ticket.game, ticket.options,
+                         ticket.ranked, IntArray(ticket.player_counts), ticket.party_id,
+                         TextArray(ticket.members), ticket.rating, Micros(ticket.create_time),
+                         Micros(ticket.expire_time))[0]
+            .as<std::string>();
+    pqxx::result players = txn.exec_params(sql::kInsertTicketPlayers, id, TextArray(ticket.members),
+                                           ticket.game, ticket.ranked);
+    if (players.size() != ticket.members.size()) {
+      std::vector<std::string> inserted;
+      for (const pqxx::row& row : players) inserted.push_back(row[0].as<std::string>());
+      std::string holder = ticket.members[0];
+      for (const std::string& member : ticket.members) {
+        if (std::find(inserted.begin(), inserted.end(), member) == inserted.end()) {
+          holder = member;
+          break;
+        }
+      }
+      return absl::AlreadyExistsError(absl::StrCat(
+          holder == ticket.owner_id ? "you already have" : absl::StrCat("party member ", holder,
+                                                                        " already has"),
+          " a waiting ", ticket.ranked ? "ranked" : "casual", " ticket for ", ticket.game,
+          "; cancel it first or wait for it to be matched"));
+    }
+    result = ToTicket(txn.exec_params1(sql::kGetTicket, id, ticket.owner_id));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<TicketRow> MatchmakingStore::GetTicket(const std::string& ticket_id,
+                                                      const std::string& account_id) {
+  TicketRow result;
+  absl::Status status = db_->Transact("get_ticket", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result rows = txn.exec_params(sql::kGetTicket, ticket_id, account_id);
+    if (rows.empty()) return TicketNotFound(ticket_id);
+    result = ToTicket(rows[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<TicketRow> MatchmakingStore::CancelTicket(const std::string& ticket_id,
+                                                         const std::string& account_id,
+                                                         absl::Time now) {
+  TicketRow result;
+  absl::Status status = db_->Transact("cancel_ticket", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result locked = txn.exec_params(sql::kLockTicketState, ticket_id, account_id);
+    if (locked.empty()) return TicketNotFound(ticket_id);
+    const TicketState state = ParseTicketState(locked[0][0].as<std::string>());
+    if (state == TicketState::kMatched || state == TicketState::kExpired) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "ticket ", ticket_id, " was already ",
+          state == TicketState::kMatched ? "matched" : "expired", " and cannot be cancelled"));
+    }
+    if (state == TicketState::kWaiting) {
+      txn.exec_params0(sql::kCancelTicket, ticket_id, Micros(now));
+      txn.exec_params0(sql::kReleaseTicketPlayers, TextArray({ticket_id}));
+    }
+    result = ToTicket(txn.exec_params1(sql::kGetTicket, ticket_id, account_id));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::ListTickets(const std::string& account_id,
+                                                                     absl::Time changed_after,
+                                                                     int limit) {
+  std::vector<TicketRow> result;
+  absl::Status status = db_->Transact("list_tickets", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kListTickets, account_id, Micros(changed_after), limit)) {
+      result.push_back(ToTicket(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+// ---- Parties ------------------------------------------------------------------------------------
+
+absl::StatusOr<PartyRow> MatchmakingStore::CreateParty(const std::string& leader_id, int max_size,
+                                                       const std::string& code, absl::Time now) {
+  PartyRow result;
+  absl::Status status = db_->Transact("create_party", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result inserted =
+        txn.exec_params(sql::kInsertParty, code, leader_id, max_size, Micros(now));
+    if (inserted.empty()) return absl::AbortedError("party code collision; retry");
+    const std::string party_id = inserted[0][0].as<std::string>();
+    if (txn.exec_params(sql::kInsertPartyMember, leader_id, party_id, Micros(now)).empty()) {
+      return absl::FailedPreconditionError(
+          "you are already in a party; LeaveParty first to create a new one");
+    }
+    result = ToParty(txn, txn.exec_params1(sql::kLockPartyById, party_id));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<PartyRow> MatchmakingStore::JoinParty(const std::string& code,
+                                                     const std::string& account_id,
+                                                     absl::Time now) {
+  PartyRow result;
+  absl::Status status = db_->Transact("join_party", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result party = txn.exec_params(sql::kLockPartyByCode, code);
+    if (party.empty()) {
+      return absl::NotFoundError(absl::StrCat("no party has code ", code));
+    }
+    PartyRow row = ToParty(txn, party[0]);
+    if (std::find(row.members.begin(), row.members.end(), account_id) != row.members.end()) {
+      result = row;  // already a member: joining again is a no-op
+      return absl::OkStatus();
+    }
+    if (static_cast<int>(row.members.size()) >= row.max_size) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the party is full (", row.max_size, " players)"));
+    }
+    if (txn.exec_params(sql::kInsertPartyMember, account_id, row.party_id, Micros(now)).empty()) {
+      return absl::FailedPreconditionError(
+          "you are already in another party; LeaveParty first");
+    }
+    // The party's waiting tickets were made for the old line-up.
+    pqxx::result cancelled = txn.exec_params(sql::kCancelPartyTickets, row.party_id, Micros(now));
+    std::vector<std::string> ids;
+    for (const pqxx::row& r : cancelled) ids.push_back(r[0].as<std::string>());
+    if (!ids.empty()) txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
+    result = ToParty(txn, party[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::Status MatchmakingStore::LeaveParty(const std::string& account_id, absl::Time now) {
+  return db_->Transact("leave_party", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result party = txn.exec_params(sql::kLockPartyOfMember, account_id);
+    if (party.empty()) return absl::NotFoundError("you are not in a party");
+    const std::string party_id = party[0][0].as<std::string>();
+    const bool leader = party[0][1].as<std::string>() == account_id;
+    pqxx::result cancelled = txn.exec_params(sql::kCancelPartyTickets, party_id, Micros(now));
+    std::vector<std::string> ids;
+    for (const pqxx::row& r : cancelled) ids.push_back(r[0].as<std::string>());
+    if (!ids.empty()) txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
+    if (leader) {
+      txn.exec_params0(sql::kDeleteParty, party_id);
+    } else {
+      txn.exec_params0(sql::kDeletePartyMember, account_id);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<PartyRow> MatchmakingStore::GetParty(const std::string& party_id) {
+  PartyRow result;
+  absl::Status status = db_->Transact("get_party", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result party = txn.exec_params(sql::kLockPartyById, party_id);
+    if (party.empty()) return absl::NotFoundError(absl::StrCat("party ", party_id, " not found"));
+    result = ToParty(txn, party[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+// ---- Challenges ---------------------------------------------------------------------------------
+
+absl::StatusOr<ChallengeRow> MatchmakingStore::InsertChallenge(const ChallengeRow& challenge) {
+  ChallengeRow result;
+  absl::Status status = db_->Transact("insert_challenge", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result inserted = txn.exec_params(
+        sql::kInsertChallenge, challenge.challenger_id, challenge.game, challenge.options,
+        challenge.ranked, challenge.player_count, challenge.invite_code,
+        Micros(challenge.create_time), Micros(challenge.expire_time));
+    if (inserted.empty()) return absl::AbortedError("invite code collision; retry");
+    const std::string id = inserted[0][0].as<std::string>();
+    for (size_t seat = 0; seat < challenge.players.size(); ++seat) {
+      txn.exec_params0(sql::kInsertChallengePlayer, id, challenge.players[seat].account_id,
+                       static_cast<int>(seat), challenge.players[seat].accepted);
+    }
+    result = ToChallenge(txn, txn.exec_params1(sql::kGetChallenge, id));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<ChallengeRow> MatchmakingStore::AcceptChallenge(
+    const std::string& challenge_id, const std::string& invite_code, const std::string& account_id,
+    absl::Time now,
+    const std::function<absl::StatusOr<std::vector<int>>(const ChallengeRow&)>& seat_teams) {
+  ChallengeRow result;
+  absl::Status status = db_->Transact("accept_challenge", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result locked = invite_code.empty()
+                              ? txn.exec_params(sql::kLockChallengeById, challenge_id)
+                              : txn.exec_params(sql::kLockChallengeByCode, invite_code);
+    if (locked.empty()) return ChallengeNotFound();
+    ChallengeRow c = ToChallenge(txn, locked[0]);
+    auto me = std::find_if(c.players.begin(), c.players.end(),
+                           [&](const ChallengePlayer& p) { return p.account_id == account_id; });
+    if (me == c.players.end() && invite_code.empty()) return ChallengeNotFound();
+    if (me != c.players.end() && me->accepted) {
+      result = c;  // accepting twice is a no-op
+      return absl::OkStatus();
+    }
+    if (c.state != ChallengeState::kOpen || c.expire_time <= now) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the challenge is no longer open (",
+          c.state == ChallengeState::kDeclined ? "declined"
+          : c.state == ChallengeState::kAccepted ? "already started"
+                                                 : "expired",
+          ")"));
+    }
+    if (me == c.players.end()) {
+      if (static_cast<int>(c.players.size()) >= c.player_count) {
+        return absl::FailedPreconditionError("the challenge is already full");
+      }
+      txn.exec_params0(sql::kInsertChallengePlayer, c.challenge_id, account_id,
+                       static_cast<int>(c.players.size()), true);
+      c.players.push_back({account_id, true});
+    } else {
+      txn.exec_params0(sql::kAcceptChallengePlayer, c.challenge_id, account_id);
+      me->accepted = true;
+    }
+    const bool complete =
+        static_cast<int>(c.players.size()) == c.player_count &&
+        std::all_of(c.players.begin(), c.players.end(),
+                    [](const ChallengePlayer& p) { return p.accepted; });
+    if (complete) {
+      absl::StatusOr<std::vector<int>> teams = seat_teams(c);
+      if (!teams.ok()) return teams.status();
+      std::vector<std::string> accounts;
+      for (const ChallengePlayer& p : c.players) accounts.push_back(p.account_id);
+      const std::string match_id = InsertMatch(txn, "challenge", c.game, c.options, c.ranked,
+                                               accounts, *teams, 0, now);
+      txn.exec_params0(sql::kSetChallengeState, c.challenge_id, "accepted", match_id, Micros(now));
+    }
+    result = ToChallenge(txn, txn.exec_params1(sql::kGetChallenge, c.challenge_id));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<ChallengeRow> MatchmakingStore::DeclineChallenge(const std::string& challenge_id,
+                                                                const std::string& account_id,
+                                                                absl::Time now) {
+  ChallengeRow result;
+  absl::Status status = db_->Transact("decline_challenge", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result locked = txn.exec_params(sql::kLockChallengeById, challenge_id);
+    if (locked.empty()) return ChallengeNotFound();
+    ChallengeRow c = ToChallenge(txn, locked[0]);
+    if (std::none_of(c.players.begin(), c.players.end(),
+                     [&](const ChallengePlayer& p) { return p.account_id == account_id; })) {
+      return ChallengeNotFound();
+    }
+    if (c.state == ChallengeState::kDeclined) {
+      result = c;
+      return absl::OkStatus();
+    }
+    if (c.state != ChallengeState::kOpen || c.expire_time <= now) {
+      return absl::FailedPreconditionError(
+          "the challenge already ended (started or expired) and cannot be declined");
+    }
+    txn.exec_params0(sql::kSetChallengeState, c.challenge_id, "declined", "", Micros(now));
+    result = ToChallenge(txn, txn.exec_params1(sql::kGetChallenge, c.challenge_id));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::vector<ChallengeRow>> MatchmakingStore::ListChallenges(
+    const std::string& account_id, absl::Time changed_after, int limit) {
+  std::vector<ChallengeRow> result;
+  absl::Status status = db_->Transact("list_challenges", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kListChallenges, account_id, Micros(changed_after), limit)) {
+      result.push_back(ToChallenge(txn, row));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+// ---- Matcher ------------------------------------------------------------------------------------
+
+absl::StatusOr<std::vector<PoolKey>> MatchmakingStore::ListPools(absl::Time now) {
+  std::vector<PoolKey> result;
+  absl::Status status = db_->Transact("list_pools", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    for (const pqxx::row& row : txn.exec_params(sql::kListPools, Micros(now))) {
+      result.push_back(
+          {row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>()});
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<PoolPassResult> MatchmakingStore::RunPool(
+    const PoolKey& pool, absl::Time now,
+    const std::function<std::vector<PlannedMatch>(const std::vector<TicketRow>&)>& plan) {
+  PoolPassResult result;
+  absl::Status status = db_->Transact("match_pool", [&](pqxx::work& txn) -> absl::Status {
+    result = PoolPassResult();
+    if (!txn.exec_params1(sql::kTryLockPool, pool.game, pool.options, pool.ranked)[0].as<bool>()) {
+      result.skipped = true;
+      return absl::OkStatus();
+    }
+    std::vector<TicketRow> tickets;
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kLoadPool, pool.game, pool.options, pool.ranked, Micros(now))) {
+      tickets.push_back(ToTicket(row));
+    }
+    result.waiting = tickets.size();
+    for (const PlannedMatch& planned : plan(tickets)) {
+      std::vector<std::string> ids;
+      std::vector<absl::Time> created;
+      for (size_t index : planned.tickets) {
+        ids.push_back(tickets.at(index).ticket_id);
+        created.push_back(tickets.at(index).create_time);
+      }
+      const std::string match_id =
+          InsertMatch(txn, "queue", pool.game, pool.options, pool.ranked, planned.seat_accounts,
+                      planned.seat_teams, planned.rating_spread, now);
+      const pqxx::result updated =
+          txn.exec_params0(sql::kMatchTickets, TextArray(ids), match_id, Micros(now));
+      if (updated.affected_rows() != ids.size()) {
+        // Cannot happen while the rows are locked; refuse to write a partial match.
+        return absl::AbortedError("a ticket of a planned match is no longer waiting");
+      }
+      txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
+      MatchRow match;
+      match.match_id = match_id;
+      match.source = "queue";
+      match.game = pool.game;
+      match.options = pool.options;
+      match.ranked = pool.ranked;
+      match.seat_accounts = planned.seat_accounts;
+      match.seat_teams = planned.seat_teams;
+      match.rating_spread = planned.rating_spread;
+      match.create_time = now;
+      result.matches.push_back(std::move(match));
+      result.ticket_create_times.push_back(std::move(created));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::ExpireDue(absl::Time now, int limit) {
+  std::vector<TicketRow> result;
+  absl::Status status = db_->Transact("expire_due", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    std::vector<std::string> ids;
+    for (const pqxx::row& row : txn.exec_params(sql::kExpireTickets, Micros(now), limit)) {
+      ids.push_back(row[0].as<std::string>());
+    }
+    if (!ids.empty()) {
+      txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
+      for (const pqxx::row& row : txn.exec_params(sql::kGetTicketsByIds, TextArray(ids))) {
+        result.push_back(ToTicket(row));
+      }
+    }
+    txn.exec_params0(sql::kExpireChallenges, Micros(now));
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+// ---- Outbox -------------------------------------------------------------------------------------
+
+absl::StatusOr<std::vector<MatchRow>> MatchmakingStore::ClaimPendingMatches(absl::Time now,
+                                                                            absl::Duration lease,
+                                                                            int limit) {
+  std::vector<MatchRow> result;
+  absl::Status status = db_->Transact("claim_matches", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kClaimMatches, Micros(now), Micros(now + lease), limit)) {
+      result.push_back(ToMatch(row));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::Status MatchmakingStore::MarkGameCreated(const std::string& match_id,
+                                               const std::string& game_id, absl::Time now) {
+  return db_->Transact("mark_game_created", [&](pqxx::work& txn) -> absl::Status {
+    txn.exec_params0(sql::kMarkGameCreated, match_id, game_id, Micros(now));
+    txn.exec_params0(sql::kTouchMatchTickets, match_id, Micros(now));
+    txn.exec_params0(sql::kTouchMatchChallenges, match_id, Micros(now));
+    return absl::OkStatus();
+  });
+}
+
+absl::Status MatchmakingStore::RecordCreateFailure(const std::string& match_id,
+                                                   const std::string& error,
+                                                   absl::Time next_attempt) {
+  return db_->Transact("record_create_failure", [&](pqxx::work& txn) -> absl::Status {
+    txn.exec_params0(sql::kRecordCreateFailure, match_id, error, Micros(next_attempt));
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<MatchRow> MatchmakingStore::GetMatch(const std::string& match_id) {
+  MatchRow result;
+  absl::Status status = db_->Transact("get_match", [&](pqxx::work& txn) -> absl::Status {
+    pqxx::result rows = txn.exec_params(sql::kGetMatch, match_id);
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("match ", match_id, " not found"));
+    result = ToMatch(rows[0]);
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+}  // namespace parlor::matchmaking

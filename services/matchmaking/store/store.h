@@ -1,0 +1,184 @@
+#ifndef PARLOR_SERVICES_MATCHMAKING_STORE_STORE_H_
+#define PARLOR_SERVICES_MATCHMAKING_STORE_STORE_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/common/db/pool.h"
+
+namespace parlor::matchmaking {
+
+// Stored rows, as the domain sees them. Options are the canonical "name=value,..." text of every
+// option of the game; account ids are restricted to [A-Za-z0-9_-] (the domain checks).
+enum class TicketState { kWaiting, kMatched, kCancelled, kExpired };
+
+struct TicketRow {
+  std::string ticket_id;
+  std::string owner_id;
+  std::string game;
+  std::string options;
+  bool ranked = false;
+  std::vector<int> player_counts;
+  std::string party_id;              // empty for a solo ticket
+  std::vector<std::string> members;  // owner first
+  double rating;
+  TicketState state = TicketState::kWaiting;
+  std::string match_id;  // kMatched only
+  std::string game_id;   // once the game exists
+  absl::Time create_time;
+  absl::Time expire_time;
+  absl::Time update_time;
+};
+
+struct PartyRow {
+  std::string party_id;
+  std::string code;
+  std::string leader_id;
+  int max_size = 2;
+  std::vector<std::string> members;  // join order, leader first
+  absl::Time create_time;
+};
+
+enum class ChallengeState { kOpen, kAccepted, kDeclined, kExpired };
+
+struct ChallengePlayer {
+  std::string account_id;
+  bool accepted = false;
+};
+
+struct ChallengeRow {
+  std::string challenge_id;
+  std::string challenger_id;
+  std::string game;
+  std::string options;
+  bool ranked = false;
+  int player_count = 2;
+  std::string invite_code;  // empty unless by code
+  std::vector<ChallengePlayer> players;  // seat order, challenger first
+  ChallengeState state = ChallengeState::kOpen;
+  std::string match_id;
+  std::string game_id;
+  absl::Time create_time;
+  absl::Time expire_time;
+  absl::Time update_time;
+};
+
+// A match to create a game for (the outbox).
+struct MatchRow {
+  std::string match_id;
+  std::string source;  // "queue" or "challenge"
+  std::string game;
+  std::string options;
+  bool ranked = false;
+  std::vector<std::string> seat_accounts;
+  std::vector<int> seat_teams;
+  double rating_spread;
+  absl::Time create_time;
+  std::string game_id;  // empty until created
+  int attempts;
+};
+
+// A pool: the tickets that may be matched together.
+struct PoolKey {
+  std::string game;
+  std::string options;
+  bool ranked = false;
+  friend bool operator==(const PoolKey&, const PoolKey&) = default;
+};
+
+// A table chosen by the matcher, in terms of the loaded tickets.
+struct PlannedMatch {
+  std::vector<size_t> tickets;  // indices into the loaded tickets
+  std::vector<std::string> seat_accounts;
+  std::vector<int> seat_teams;
+  double rating_spread;
+};
+
+// What one pool pass did.
+struct PoolPassResult {
+  bool skipped = false;  // another replica held the pool's lock
+  size_t waiting;    // tickets considered
+  std::vector<MatchRow> matches;
+  // For each match (same order), the create time of each of its tickets (wait-time metric).
+  std::vector<std::vector<absl::Time>> ticket_create_times;
+};
+
+// All persistence of matchmaking (SQL in store/sql.h). Every method is one transaction; every error is an
+// absl::Status (NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION for domain conditions).
+class MatchmakingStore {
+ public:
+  explicit MatchmakingStore(DbPool* db) : db_(db) {}
+
+  // Tickets. InsertTicket fails with ALREADY_EXISTS naming the player when one of `members`
+  // already has a waiting ticket for the game and mode. For a party ticket, the party must still
+  // be led by owner_id with exactly `members` (FAILED_PRECONDITION otherwise).
+  absl::StatusOr<TicketRow> InsertTicket(const TicketRow& ticket);
+  // NOT_FOUND unless `account_id` is one of the ticket's players.
+  absl::StatusOr<TicketRow> GetTicket(const std::string& ticket_id,
+                                              const std::string& account_id);
+  absl::StatusOr<TicketRow> CancelTicket(const std::string& ticket_id,
+                                                 const std::string& account_id,
+                                                 absl::Time now);
+  // The player's tickets that are waiting or changed after `changed_after`, newest first.
+  absl::StatusOr<std::vector<TicketRow>> ListTickets(const std::string& account_id,
+                                                             absl::Time changed_after,
+                                                             int limit);
+
+  // Parties.
+  absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
+                                               const std::string& code, absl::Time now);
+  absl::StatusOr<PartyRow> JoinParty(const std::string& code,
+                                             const std::string& account_id, absl::Time now);
+  // Leaves (or, for the leader, disbands) and cancels the party's waiting tickets.
+  absl::Status LeaveParty(const std::string& account_id, absl::Time now);
+  absl::StatusOr<PartyRow> GetParty(const std::string& party_id);
+
+  // Challenges. AcceptChallenge by id (an invited player) or code (anyone); when the last seat
+  // accepts, the match row is written in the same transaction.
+  absl::StatusOr<ChallengeRow> InsertChallenge(const ChallengeRow& challenge);
+  absl::StatusOr<ChallengeRow> AcceptChallenge(
+      const std::string& challenge_id, const std::string& invite_code,
+      const std::string& account_id, absl::Time now,
+      const std::function<absl::StatusOr<std::vector<int>>(const ChallengeRow&)>& seat_teams);
+  absl::StatusOr<ChallengeRow> DeclineChallenge(const std::string& challenge_id,
+                                                        const std::string& account_id,
+                                                        absl::Time now);
+  absl::StatusOr<std::vector<ChallengeRow>> ListChallenges(const std::string& account_id,
+                                                                   absl::Time changed_after,
+                                                                   int limit);
+
+  // The matcher. ListPools: pools with waiting tickets. RunPool locks the pool (a per-pool
+  // advisory lock; skipped when another replica holds it), loads its unexpired waiting tickets
+  // (FOR UPDATE SKIP LOCKED), asks `plan` for tables, and writes each match with its tickets'
+  // state change in the same transaction.
+  absl::StatusOr<std::vector<PoolKey>> ListPools(absl::Time now);
+  absl::StatusOr<PoolPassResult> RunPool(
+      const PoolKey& pool, absl::Time now,
+      const std::function<std::vector<PlannedMatch>(const std::vector<TicketRow>&)>& plan);
+
+  // Expires waiting tickets and open challenges whose time has come; returns the expired tickets.
+  absl::StatusOr<std::vector<TicketRow>> ExpireDue(absl::Time now, int limit);
+
+  // The game-creation outbox: claims up to `limit` matches without a game whose next attempt is
+  // due (pushing it `lease` ahead so other replicas leave them alone meanwhile).
+  absl::StatusOr<std::vector<MatchRow>> ClaimPendingMatches(absl::Time now,
+                                                                    absl::Duration lease,
+                                                                    int limit);
+  absl::Status MarkGameCreated(const std::string& match_id, const std::string& game_id,
+                                       absl::Time now);
+  absl::Status RecordCreateFailure(const std::string& match_id, const std::string& error,
+                                           absl::Time next_attempt);
+  absl::StatusOr<MatchRow> GetMatch(const std::string& match_id);
+
+ private:
+  DbPool* db_;
+};
+
+}  // namespace parlor::matchmaking
+
+#endif  // PARLOR_SERVICES_MATCHMAKING_STORE_STORE_H_
