@@ -60,22 +60,64 @@ inline constexpr char kSelectSeats[] =
     "SELECT " PARLOR_SESSIONS_SEAT_COLUMNS
     " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";
 
-inline constexpr char kUpdateGame[] =
-    "UPDATE sessions.games SET status = $2, version = $3, snapshot = $4, acting_seats = $5, "
-    "deadline = CASE WHEN $6::bigint = 0 THEN NULL ELSE to_timestamp($6::double precision / 1000000) END, "
+// SubmitAction's read, in one round trip: the game row locked FOR UPDATE, its seats, and the
+// answer stored under ($2 account, $3 key), if any, repeated on every seat row.
+inline constexpr char kLockGameWithSeats[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS ", " PARLOR_SESSIONS_SEAT_COLUMNS
+    ", k.request_hash, coalesce(k.version, -1), k.response "
+    "FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
+    "LEFT JOIN sessions.idempotency_keys k ON k.game_id = g.game_id "
+    "AND k.account_id = NULLIF($2, '')::uuid AND k.key = $3 "
+    "WHERE g.game_id = $1::uuid ORDER BY s.seat FOR UPDATE OF g";
+
+// Every write of one state change, in one round trip (data-modifying CTEs): the game row, its
+// seats, the new log entries, the idempotency answer, the notification and result outbox rows,
+// and the NOTIFY. Lists travel as arrays ($11..$18, $19, $22, $23, $33) or as comma-separated
+// text of hex-encoded values ($24 accounts, $25 entries, $31.., $35 payloads).
+inline constexpr char kWriteMutation[] =
+    "WITH g AS (UPDATE sessions.games SET status = $2, version = $3, snapshot = $4, "
+    "acting_seats = $5, "
+    "deadline = CASE WHEN $6::bigint = 0 THEN NULL "
+    "ELSE to_timestamp($6::double precision / 1000000) END, "
     "ranks = NULLIF($7, '')::integer[], scores = NULLIF($8, '')::bigint[], "
     "end_reason = NULLIF($9, ''), updated_at = to_timestamp($10::double precision / 1000000), "
     "finished_at = CASE WHEN $2 = 'finished' THEN to_timestamp($10::double precision / 1000000) "
-    "END WHERE game_id = $1::uuid";
-
-inline constexpr char kUpdateSeat[] =
-    "UPDATE sessions.seats SET forfeited = $3, status = $4, my_turn = $5, "
-    "turn_started_at = CASE WHEN $6::bigint = 0 THEN NULL "
-    "ELSE to_timestamp($6::double precision / 1000000) END, "
-    "deadline = CASE WHEN $7::bigint = 0 THEN NULL ELSE to_timestamp($7::double precision / 1000000) END, "
-    "reminders_sent = $8, time_bank_ms = NULLIF($9::bigint, -1), vacation_used_ms = $10, "
-    "updated_at = to_timestamp($11::double precision / 1000000) "
-    "WHERE game_id = $1::uuid AND seat = $2";
+    "END WHERE game_id = $1::uuid RETURNING 1), "
+    "s AS (UPDATE sessions.seats AS s SET forfeited = t.forfeited, status = $2, "
+    "my_turn = t.my_turn, "
+    "turn_started_at = CASE WHEN t.ts = 0 THEN NULL "
+    "ELSE to_timestamp(t.ts::double precision / 1000000) END, "
+    "deadline = CASE WHEN t.dl = 0 THEN NULL ELSE to_timestamp(t.dl::double precision / 1000000) "
+    "END, reminders_sent = t.rem, time_bank_ms = NULLIF(t.bank, -1), vacation_used_ms = t.vac, "
+    "updated_at = to_timestamp($10::double precision / 1000000) "
+    "FROM unnest($11::integer[], $12::boolean[], $13::boolean[], $14::bigint[], $15::bigint[], "
+    "$16::smallint[], $17::bigint[], $18::bigint[]) "
+    "AS t(seat, forfeited, my_turn, ts, dl, rem, bank, vac) "
+    "WHERE s.game_id = $1::uuid AND s.seat = t.seat RETURNING 1), "
+    "a AS (INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, "
+    "entry, created_at) SELECT $1::uuid, t.version, t.kind, t.cause, t.seat, t.action, "
+    "NULLIF(t.account, '')::uuid, decode(t.entry, 'hex'), "
+    "to_timestamp($10::double precision / 1000000) "
+    "FROM unnest($19::bigint[], string_to_array($20, ','), string_to_array($21, ','), "
+    "$22::integer[], $23::bigint[], string_to_array($24, ','), string_to_array($25, ',')) "
+    "AS t(version, kind, cause, seat, action, account, entry) RETURNING 1), "
+    "i AS (INSERT INTO sessions.idempotency_keys (game_id, account_id, key, request_hash, version, "
+    "response, created_at) SELECT $1::uuid, NULLIF($27, '')::uuid, $26, $28, $29, $30, "
+    "to_timestamp($10::double precision / 1000000) WHERE $26 <> '' RETURNING 1), "
+    "n AS (INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, "
+    "dedupe_key, payload, created_at, next_attempt_at) SELECT $1::uuid, t.account::uuid, t.kind, "
+    "t.version, t.dedupe, convert_from(decode(t.payload, 'hex'), 'UTF8')::jsonb, "
+    "to_timestamp($10::double precision / 1000000), to_timestamp($10::double precision / 1000000) "
+    "FROM unnest(string_to_array($31, ','), string_to_array($32, ','), $33::bigint[], "
+    "string_to_array($34, ','), string_to_array($35, ',')) "
+    "AS t(account, kind, version, dedupe, payload) "
+    "ON CONFLICT (dedupe_key) DO NOTHING RETURNING 1), "
+    "r AS (INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at, "
+    "next_attempt_at) SELECT $1::uuid, $37, $38, NULLIF($36, '')::jsonb, "
+    "to_timestamp($10::double precision / 1000000), to_timestamp($10::double precision / 1000000) "
+    "WHERE $36 <> '' RETURNING 1) "
+    "SELECT CASE WHEN $39 <> '' THEN pg_notify('parlor_sessions', $39) END, "
+    "(SELECT count(*) FROM g), (SELECT count(*) FROM s), (SELECT count(*) FROM a)";
 
 inline constexpr char kInsertAction[] =
     "INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, entry, "

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -317,17 +318,37 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
                                    const Decide& decide) {
   const std::string id(game_id);
   return db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
-    pqxx::result rows = txn.exec_params(sql::kSelectGameForUpdate, id);
+    // One round trip to read: the locked game, its seats, and the stored answer.
+    pqxx::result rows = txn.exec_params(sql::kLockGameWithSeats, id,
+                                        key ? key->account_id : std::string(),
+                                        key ? key->key : std::string());
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
+    constexpr int kSeatColumns = 22;  // PARLOR_SESSIONS_GAME_COLUMNS count
+    constexpr int kKeyColumns = kSeatColumns + 12;
     GameRow locked = ReadGame(rows[0]);
-    ReadSeats(txn, &locked);
+    for (const pqxx::row& r : rows) {
+      SeatRow seat;
+      pqxx::row::size_type c = kSeatColumns;
+      seat.seat = r[c].as<int>();
+      seat.account_id = r[c + 1].as<std::string>();
+      seat.bot = r[c + 2].as<std::string>();
+      seat.display_name = r[c + 3].as<std::string>();
+      seat.team = r[c + 4].as<int>();
+      seat.forfeited = r[c + 5].as<bool>();
+      seat.my_turn = r[c + 6].as<bool>();
+      seat.turn_started_at = TimeOrNull(r[c + 7].as<int64_t>());
+      seat.deadline = TimeOrNull(r[c + 8].as<int64_t>());
+      seat.reminders_sent = r[c + 9].as<int>();
+      const int64_t bank = r[c + 10].as<int64_t>();
+      if (bank >= 0) seat.time_bank_ms = bank;
+      seat.vacation_used_ms = r[c + 11].as<int64_t>();
+      locked.seats.push_back(std::move(seat));
+    }
     std::optional<StoredAnswer> stored;
-    if (key) {
-      pqxx::result k = txn.exec_params(sql::kSelectIdempotencyKey, id, key->account_id, key->key);
-      if (!k.empty()) {
-        stored = StoredAnswer{pqxx::binarystring(k[0][0]).str(), k[0][1].as<int64_t>(),
-                              pqxx::binarystring(k[0][2]).str()};
-      }
+    if (key && rows[0][kKeyColumns + 1].as<int64_t>() >= 0) {
+      stored = StoredAnswer{pqxx::binarystring(rows[0][kKeyColumns]).str(),
+                            rows[0][kKeyColumns + 1].as<int64_t>(),
+                            pqxx::binarystring(rows[0][kKeyColumns + 2]).str()};
     }
     absl::StatusOr<std::optional<Mutation>> decided = decide(locked, stored);
     if (!decided.ok()) return decided.status();
@@ -335,28 +356,62 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
     const Mutation& m = **decided;
     const GameRow& g = m.after;
     const absl::Time now = g.updated_at;
-    txn.exec_params0(sql::kUpdateGame, id, g.finished ? "finished" : "active", g.version,
-                     pqxx::binarystring(g.snapshot), static_cast<int64_t>(g.acting_seats),
-                     MicrosOrZero(g.deadline), g.finished ? PgArray(g.ranks) : std::string(),
-                     g.finished ? PgArray(g.scores) : std::string(), g.end_reason, Micros(now));
+    // Seats as parallel arrays.
+    std::vector<int64_t> seat_no, ts, dl, rem, bank, vac;
+    std::vector<std::string> forfeited, my_turn;
     for (const SeatRow& s : g.seats) {
-      txn.exec_params0(sql::kUpdateSeat, id, s.seat, s.forfeited,
-                       g.finished ? "finished" : "active", s.my_turn,
-                       MicrosOrZero(s.turn_started_at), MicrosOrZero(s.deadline), s.reminders_sent,
-                       s.time_bank_ms.value_or(-1), s.vacation_used_ms, Micros(now));
+      seat_no.push_back(s.seat);
+      forfeited.push_back(s.forfeited ? "t" : "f");
+      my_turn.push_back(s.my_turn ? "t" : "f");
+      ts.push_back(MicrosOrZero(s.turn_started_at));
+      dl.push_back(MicrosOrZero(s.deadline));
+      rem.push_back(s.reminders_sent);
+      bank.push_back(s.time_bank_ms.value_or(-1));
+      vac.push_back(s.vacation_used_ms);
     }
-    for (const LogRow& row : m.log) InsertLog(txn, id, row);
-    if (key && m.answer) {
-      txn.exec_params0(sql::kInsertIdempotencyKey, id, key->account_id, key->key,
-                       pqxx::binarystring(m.answer->request_hash), m.answer->version,
-                       pqxx::binarystring(m.answer->response), Micros(now));
+    std::vector<int64_t> log_version, log_seat, log_action;
+    std::vector<std::string> log_kind, log_cause, log_account, log_entry;
+    for (const LogRow& row : m.log) {
+      log_version.push_back(row.version);
+      log_kind.push_back(KindName(row.kind));
+      log_cause.push_back(CauseName(row.cause));
+      log_seat.push_back(row.seat);
+      log_action.push_back(row.action);
+      log_account.push_back(row.account_id);
+      log_entry.push_back(absl::BytesToHexString(row.entry));
     }
-    InsertNotifications(txn, id, m.notifications, now);
-    if (m.result) {
-      txn.exec_params0(sql::kInsertResult, id, g.game, g.ranked, m.result->payload_json,
-                       Micros(now));
+    std::vector<std::string> n_account, n_kind, n_dedupe, n_payload;
+    std::vector<int64_t> n_version;
+    for (const NotificationRow& n : m.notifications) {
+      n_account.push_back(n.account_id);
+      n_kind.push_back(n.kind);
+      n_version.push_back(n.version);
+      n_dedupe.push_back(n.dedupe_key);
+      n_payload.push_back(absl::BytesToHexString(n.payload_json));
     }
-    Notify(txn, m.notify_payload);
+    const bool answer = key && m.answer;
+    pqxx::row written = txn.exec_params1(
+        sql::kWriteMutation, id, g.finished ? "finished" : "active", g.version,
+        pqxx::binarystring(g.snapshot), static_cast<int64_t>(g.acting_seats),
+        MicrosOrZero(g.deadline), g.finished ? PgArray(g.ranks) : std::string(),
+        g.finished ? PgArray(g.scores) : std::string(), g.end_reason, Micros(now),
+        PgArray(seat_no), absl::StrCat("{", absl::StrJoin(forfeited, ","), "}"),
+        absl::StrCat("{", absl::StrJoin(my_turn, ","), "}"), PgArray(ts), PgArray(dl),
+        PgArray(rem), PgArray(bank), PgArray(vac), PgArray(log_version),
+        absl::StrJoin(log_kind, ","), absl::StrJoin(log_cause, ","), PgArray(log_seat),
+        PgArray(log_action), absl::StrJoin(log_account, ","), absl::StrJoin(log_entry, ","),
+        answer ? key->key : std::string(), answer ? key->account_id : std::string(),
+        pqxx::binarystring(answer ? m.answer->request_hash : std::string()),
+        answer ? m.answer->version : int64_t{1},
+        pqxx::binarystring(answer ? m.answer->response : std::string()),
+        absl::StrJoin(n_account, ","), absl::StrJoin(n_kind, ","), PgArray(n_version),
+        absl::StrJoin(n_dedupe, ","), absl::StrJoin(n_payload, ","),
+        m.result ? m.result->payload_json : std::string(), g.game, g.ranked, m.notify_payload);
+    if (written[1].as<int64_t>() != 1 ||
+        written[2].as<int64_t>() != static_cast<int64_t>(g.seats.size()) ||
+        written[3].as<int64_t>() != static_cast<int64_t>(m.log.size())) {
+      return absl::InternalError("state change wrote an unexpected number of rows");
+    }
     return absl::OkStatus();
   });
 }

@@ -1,0 +1,507 @@
+// parlor-sessions-load: throughput and latency of SubmitAction against a real parlor-sessions
+// process and PostgreSQL, beside a raw PostgreSQL baseline measured in the same run, plus
+// commit-to-stream delivery latency and the memory of idle WatchMyGames streams.
+//
+//   parlor-sessions-load --db_url="host=... port=... dbname=..."
+//       --sessions_binary=build/services/sessions/parlor-sessions [--seconds=10] [--streams=10000]
+//
+// Steps (all printed):
+//   1. Starts parlor-sessions as a child process on free ports, with fresh signing keys.
+//   2. For 1, 8 and 32 concurrent games: a pgbench run of one single-row UPDATE plus one INSERT
+//      per transaction at that many clients (the baseline), then the same number of client
+//      threads each playing its own two-player game through SubmitAction (the next mover's legal
+//      actions come from GetGame, which is not timed). moves/s counts SubmitAction calls per
+//      second of wall time; p50/p99 are SubmitAction latencies.
+//   3. Commit-to-stream delivery: a WatchGame stream on another connection receives each move;
+//      latency from sending SubmitAction to receiving the stream event.
+//   4. N idle WatchMyGames streams (distinct players); the child's resident memory before and
+//      after, per stream.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
+#include "engine/games/all_games.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "parlor/sessions/v1/sessions.grpc.pb.h"
+#include "pqxx/pqxx"
+#include "services/common/core/flags.h"
+#include "services/common/core/token.h"
+
+namespace parlor::sessions {
+namespace {
+
+using v1::SessionsInternalService;
+using v1::SessionsService;
+
+struct Settings {
+  std::string db_url;
+  std::string sessions_binary;
+  std::string pgbench = "/usr/lib/postgresql/15/bin/pgbench";
+  std::string game;
+  int seconds = 10;
+  int streams = 10000;
+};
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
+std::string AccountId(int i) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "00000000-0000-4000-8000-%012x", i);
+  return buf;
+}
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())));
+  return v[i];
+}
+
+long RssKiB(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      long kib = 0;
+      std::istringstream(line.substr(6)) >> kib;
+      return kib;
+    }
+  }
+  return -1;
+}
+
+struct Result {
+  double per_second = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+  long count = 0;
+};
+
+// pgbench: one single-row UPDATE + one INSERT per transaction, `clients` clients.
+Result Baseline(const Settings& s, int clients) {
+  {
+    pqxx::connection c(s.db_url);
+    pqxx::work txn(c);
+    txn.exec0("DROP TABLE IF EXISTS load_rows, load_log");
+    txn.exec0("CREATE TABLE load_rows (id integer PRIMARY KEY, version bigint NOT NULL)");
+    txn.exec0("INSERT INTO load_rows SELECT g, 0 FROM generate_series(1, 1000) g");
+    txn.exec0(
+        "CREATE TABLE load_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, row_id integer "
+        "NOT NULL, version bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
+    txn.commit();
+  }
+  char dir[] = "/tmp/parlor-load-XXXXXX";
+  if (mkdtemp(dir) == nullptr) return {};
+  const std::string script = absl::StrCat(dir, "/txn.sql");
+  {
+    std::ofstream out(script);
+    // Each client works on its own rows, as each game is its own row.
+    out << "\\set id random(1, 1000)\n"
+        << "BEGIN;\n"
+        << "UPDATE load_rows SET version = version + 1 WHERE id = :id;\n"
+        << "INSERT INTO load_log (row_id, version) VALUES (:id, 1);\n"
+        << "END;\n";
+  }
+  const std::string command = absl::StrCat(
+      "cd ", dir, " && ", s.pgbench, " -n -f txn.sql -c ", clients, " -j ",
+      std::min(clients, 4), " -T ", s.seconds, " -l --log-prefix=tx \"", s.db_url,
+      "\" > pgbench.out 2>&1");
+  if (std::system(command.c_str()) != 0) {
+    std::fprintf(stderr, "pgbench failed; see %s/pgbench.out\n", dir);
+    return {};
+  }
+  std::vector<double> latencies;
+  // pgbench names its logs tx.<pid> and tx.<pid>.<thread>.
+  const std::string list = absl::StrCat(dir, "/list");
+  if (std::system(absl::StrCat("ls ", dir, "/tx.* > ", list).c_str()) != 0) return {};
+  std::ifstream names(list);
+  std::string name;
+  while (std::getline(names, name)) {
+    std::ifstream log(name);
+    std::string line;
+    while (std::getline(log, line)) {
+      std::vector<std::string> f = absl::StrSplit(line, ' ');
+      double us = 0;
+      if (f.size() >= 3 && absl::SimpleAtod(f[2], &us)) latencies.push_back(us / 1000.0);
+    }
+  }
+  (void)std::system(absl::StrCat("rm -rf ", dir).c_str());
+  Result r;
+  r.count = static_cast<long>(latencies.size());
+  r.per_second = static_cast<double>(r.count) / s.seconds;
+  r.p50_ms = Percentile(latencies, 0.50);
+  r.p99_ms = Percentile(latencies, 0.99);
+  return r;
+}
+
+class Client {
+ public:
+  Client(const std::string& target, const auth::KeyPairBase64& access,
+         const auth::KeyPairBase64& service)
+      : access_(*auth::TokenSigner::Create(auth::TokenKind::kAccess, access.private_key)),
+        service_(*auth::TokenSigner::Create(auth::TokenKind::kService, service.private_key)) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+    sessions_ = SessionsService::NewStub(channel_);
+    internal_ = SessionsInternalService::NewStub(channel_);
+  }
+
+  std::string Token(const std::string& account) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = tokens_.find(account);
+    if (it != tokens_.end()) return it->second;
+    return tokens_[account] = *access_.Sign(account, "load", absl::Now(), absl::Hours(2));
+  }
+  std::unique_ptr<grpc::ClientContext> Context(const std::string& token) {
+    auto c = std::make_unique<grpc::ClientContext>();
+    c->AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    return c;
+  }
+  grpc::Status CreateGame(const std::string& game, const std::string& match, int first_player,
+                          v1::Game* out) {
+    v1::CreateGameRequest r;
+    r.set_match_id(match);
+    r.set_game(game);
+    for (int i = 0; i < 2; ++i) {
+      v1::SeatSpec* seat = r.add_seats();
+      seat->set_account_id(AccountId(first_player + i));
+      seat->set_display_name(absl::StrCat("Load ", first_player + i));
+    }
+    r.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(7 * 86400);
+    v1::CreateGameResponse response;
+    grpc::Status status = internal_->CreateGame(
+        Context(*service_.Sign("matchmaking", "", absl::Now(), absl::Hours(1))).get(), r,
+        &response);
+    *out = response.game();
+    return status;
+  }
+  SessionsService::Stub& sessions() { return *sessions_; }
+  std::shared_ptr<grpc::Channel> channel() { return channel_; }
+
+ private:
+  auth::TokenSigner access_;
+  auth::TokenSigner service_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<SessionsService::Stub> sessions_;
+  std::unique_ptr<SessionsInternalService::Stub> internal_;
+  std::mutex mu_;
+  std::map<std::string, std::string> tokens_;
+};
+
+// One client thread: plays games one after another until `stop`; records SubmitAction latency.
+void PlayLoop(Client& client, const std::string& game, int player_base, std::atomic<bool>& stop,
+              std::vector<double>* latencies, std::atomic<long>* errors) {
+  std::mt19937_64 rng(player_base);
+  int match = 0;
+  while (!stop) {
+    v1::Game created;
+    if (!client.CreateGame(game, absl::StrCat("load-", player_base, "-", match++, "-", rng()),
+                           player_base, &created)
+             .ok()) {
+      ++*errors;
+      return;
+    }
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    while (!stop) {
+      v1::GetGameResponse state;
+      const std::string any = AccountId(player_base);
+      if (!client.sessions().GetGame(client.Context(client.Token(any)).get(), get, &state).ok()) {
+        ++*errors;
+        break;
+      }
+      if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
+      const std::string actor = state.game().seats(state.game().acting_seats(0)).account_id();
+      if (actor != any &&
+          !client.sessions().GetGame(client.Context(client.Token(actor)).get(), get, &state).ok()) {
+        ++*errors;
+        break;
+      }
+      v1::SubmitActionRequest submit;
+      submit.set_game_id(created.game_id());
+      submit.set_expected_version(state.game().version());
+      submit.set_idempotency_key(absl::StrCat("k", rng()));
+      *submit.mutable_action() = state.legal_actions(rng() % state.legal_actions_size());
+      v1::SubmitActionResponse response;
+      auto context = client.Context(client.Token(actor));
+      const absl::Time start = absl::Now();
+      grpc::Status status = client.sessions().SubmitAction(context.get(), submit, &response);
+      const double ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+      if (!status.ok()) {
+        ++*errors;
+        continue;
+      }
+      if (!stop) latencies->push_back(ms);
+    }
+  }
+}
+
+Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>* errors) {
+  std::atomic<bool> stop{false};
+  std::vector<std::vector<double>> latencies(games);
+  std::vector<std::thread> threads;
+  const absl::Time start = absl::Now();
+  for (int g = 0; g < games; ++g) {
+    threads.emplace_back([&, g] {
+      PlayLoop(client, s.game, 100000 + games * 1000 + 2 * g, stop, &latencies[g], errors);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(s.seconds));
+  stop = true;
+  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
+  for (auto& t : threads) t.join();
+  std::vector<double> all;
+  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  Result r;
+  r.count = static_cast<long>(all.size());
+  r.per_second = static_cast<double>(all.size()) / elapsed;
+  r.p50_ms = Percentile(all, 0.50);
+  r.p99_ms = Percentile(all, 0.99);
+  return r;
+}
+
+// Submit-to-stream latency over `moves` moves of one game watched on a second connection.
+std::vector<double> StreamDelivery(Client& mover, Client& watcher, const std::string& game,
+                                   int moves) {
+  std::vector<double> out;
+  std::mt19937_64 rng(5);
+  while (static_cast<int>(out.size()) < moves) {
+    v1::Game created;
+    if (!mover.CreateGame(game, absl::StrCat("stream-", rng()), 900000, &created).ok()) break;
+    const std::string watcher_account = AccountId(900000);
+    v1::WatchGameRequest watch;
+    watch.set_game_id(created.game_id());
+    watch.set_after_version(created.version());
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", watcher.Token(watcher_account)));
+    auto reader = watcher.sessions().WatchGame(&context, watch);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    for (;;) {
+      v1::GetGameResponse state;
+      mover.sessions().GetGame(mover.Context(mover.Token(watcher_account)).get(), get, &state);
+      if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
+      const std::string actor = state.game().seats(state.game().acting_seats(0)).account_id();
+      mover.sessions().GetGame(mover.Context(mover.Token(actor)).get(), get, &state);
+      v1::SubmitActionRequest submit;
+      submit.set_game_id(created.game_id());
+      submit.set_expected_version(state.game().version());
+      submit.set_idempotency_key(absl::StrCat("s", rng()));
+      *submit.mutable_action() = state.legal_actions(rng() % state.legal_actions_size());
+      v1::SubmitActionResponse response;
+      const absl::Time start = absl::Now();
+      if (!mover.sessions().SubmitAction(mover.Context(mover.Token(actor)).get(), submit, &response)
+               .ok()) {
+        break;
+      }
+      // Read until the event of this version (bots may add none here: two players).
+      v1::WatchGameResponse event;
+      bool got = false;
+      while (reader->Read(&event)) {
+        if (event.event().version() >= response.game().version()) {
+          got = true;
+          break;
+        }
+      }
+      if (!got) break;
+      out.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
+      if (static_cast<int>(out.size()) >= moves) break;
+    }
+    context.TryCancel();
+    reader->Finish();
+  }
+  return out;
+}
+
+// A client-side idle WatchMyGames stream (callback API, so thousands cost little here too).
+class IdleStream final : public grpc::ClientReadReactor<v1::WatchMyGamesResponse> {
+ public:
+  IdleStream(SessionsService::Stub* stub, const std::string& token) {
+    context_.AddMetadata("authorization", absl::StrCat("Bearer ", token));
+    stub->async()->WatchMyGames(&context_, &request_, this);
+    StartRead(&response_);
+    StartCall();
+  }
+  void OnReadDone(bool ok) override {
+    if (ok) StartRead(&response_);
+  }
+  void OnDone(const grpc::Status&) override { done_ = true; }
+  void Cancel() { context_.TryCancel(); }
+  bool done() const { return done_; }
+
+ private:
+  grpc::ClientContext context_;
+  v1::WatchMyGamesRequest request_;
+  v1::WatchMyGamesResponse response_;
+  std::atomic<bool> done_{false};
+};
+
+long ScrapeGauge(int metrics_port, const std::string& name) {
+  const std::string out = "/tmp/parlor-load-metrics.txt";
+  if (std::system(
+          absl::StrCat("curl -s http://127.0.0.1:", metrics_port, "/metrics > ", out).c_str()) !=
+      0) {
+    return -1;
+  }
+  std::ifstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(name, 0) == 0 && line.size() > name.size() &&
+        (line[name.size()] == ' ' || line[name.size()] == '{')) {
+      double v = 0;
+      if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) return static_cast<long>(v);
+    }
+  }
+  return -1;
+}
+
+int Run(const Settings& s) {
+  const auth::KeyPairBase64 access = auth::GenerateKeyPair();
+  const auth::KeyPairBase64 service = auth::GenerateKeyPair();
+  const int grpc_port = FreePort();
+  const int metrics_port = FreePort();
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string a1 = absl::StrCat("--db_url=", s.db_url);
+    const std::string a2 = absl::StrCat("--grpc_port=", grpc_port);
+    const std::string a3 = absl::StrCat("--metrics_port=", metrics_port);
+    const std::string a4 = absl::StrCat("--access_token_public_key=", access.public_key);
+    const std::string a5 = absl::StrCat("--service_token_public_key=", service.public_key);
+    execl(s.sessions_binary.c_str(), s.sessions_binary.c_str(), "serve", a1.c_str(), a2.c_str(),
+          a3.c_str(), a4.c_str(), a5.c_str(), "--page_token_secret=load", "--log_level=warn",
+          "--listen_host=127.0.0.1", "--sweep_interval=0s", "--dispatch_interval=0s",
+          "--worker_threads=8", "--db_max_connections=16", "--max_receive_message_bytes=1048576",
+          static_cast<char*>(nullptr));
+    std::perror("exec parlor-sessions");
+    _exit(127);
+  }
+  const std::string target = absl::StrCat("127.0.0.1:", grpc_port);
+  Client client(target, access, service);
+  // Wait until it serves.
+  for (int i = 0;; ++i) {
+    v1::ListMyGamesRequest r;
+    v1::ListMyGamesResponse out;
+    if (client.sessions().ListMyGames(client.Context(client.Token(AccountId(1))).get(), r, &out)
+            .ok()) {
+      break;
+    }
+    if (i > 300) {
+      std::fprintf(stderr, "parlor-sessions did not start\n");
+      kill(child, SIGTERM);
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::printf("game: %s; %d s per run; server: parlor-sessions pid %d (8 workers, 16 DB "
+              "connections), client and server on this machine\n\n",
+              s.game.c_str(), s.seconds, child);
+  std::printf("%-6s | %-38s | %-38s | %s\n", "games", "pgbench UPDATE+INSERT (tps, p50, p99)",
+              "SubmitAction (moves/s, p50, p99)", "ratio");
+  std::atomic<long> errors{0};
+  for (int games : {1, 8, 32}) {
+    Result base = Baseline(s, games);
+    Result mine = Sessions(client, s, games, &errors);
+    std::printf("%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | %5.1f %%\n",
+                games, base.per_second, base.p50_ms, base.p99_ms, mine.per_second, mine.p50_ms,
+                mine.p99_ms, 100.0 * mine.per_second / std::max(1.0, base.per_second));
+    std::fflush(stdout);
+  }
+  std::printf("SubmitAction errors: %ld\n\n", errors.load());
+
+  Client watcher(target, access, service);
+  std::vector<double> delivery = StreamDelivery(client, watcher, s.game, 300);
+  std::printf("submit-to-stream delivery (WatchGame on a second connection), %zu moves: p50 %.2f "
+              "ms  p99 %.2f ms\n",
+              delivery.size(), Percentile(delivery, 0.5), Percentile(delivery, 0.99));
+
+  // Idle streams.
+  const long before = RssKiB(child);
+  std::vector<std::unique_ptr<Client>> channels;
+  std::vector<std::unique_ptr<IdleStream>> streams;
+  const int per_channel = 500;
+  for (int i = 0; i < s.streams; ++i) {
+    if (i % per_channel == 0) channels.push_back(std::make_unique<Client>(target, access, service));
+    Client& c = *channels.back();
+    streams.push_back(std::make_unique<IdleStream>(&c.sessions(), c.Token(AccountId(2000000 + i))));
+  }
+  long open = 0;
+  for (int i = 0; i < 600; ++i) {
+    open = ScrapeGauge(metrics_port, "parlor_sessions_watch_streams");
+    if (open >= s.streams) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const long after = RssKiB(child);
+  std::printf("idle WatchMyGames streams: %ld open (server gauge); server RSS %ld KiB -> %ld KiB: "
+              "%.1f KiB per stream\n",
+              open, before, after,
+              open > 0 ? static_cast<double>(after - before) / static_cast<double>(open) : 0.0);
+  for (auto& st : streams) st->Cancel();
+  for (int i = 0; i < 100; ++i) {
+    bool all = true;
+    for (auto& st : streams) all = all && st->done();
+    if (all) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  streams.clear();
+  channels.clear();
+  kill(child, SIGTERM);
+  int status = 0;
+  waitpid(child, &status, 0);
+  return 0;
+}
+
+}  // namespace
+}  // namespace parlor::sessions
+
+int main(int argc, char** argv) {
+  parlor::sessions::Settings s;
+  parlor::Flags flags("parlor-sessions-load");
+  flags.String("db_url", &s.db_url, "libpq connection string of a PostgreSQL to use", true);
+  flags.String("sessions_binary", &s.sessions_binary, "path to parlor-sessions", true);
+  flags.String("pgbench", &s.pgbench, "path to pgbench");
+  flags.String("game", &s.game, "game to play (default: the first registered)");
+  flags.Int("seconds", &s.seconds, "seconds per measured run", {.min = 1, .max = 600});
+  flags.Int("streams", &s.streams, "idle WatchMyGames streams to open", {.min = 0, .max = 100000});
+  if (absl::Status status = flags.Parse(argc, argv); !status.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
+    return 2;
+  }
+  if (s.game.empty()) s.game = parlor::engine::AllGames().games().front()->name();
+  return parlor::sessions::Run(s);
+}
