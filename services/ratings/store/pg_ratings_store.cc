@@ -6,8 +6,10 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "services/ratings/store/sql.h"
+#include "spdlog/spdlog.h"
 
 namespace parlor::ratings {
 namespace {
@@ -19,9 +21,19 @@ std::optional<absl::Time> OptTime(int64_t micros) {
   return absl::FromUnixMicros(micros);
 }
 
-// '{a,b,c}' for validated UUIDs (hex digits and dashes only).
-std::string UuidArray(const std::vector<std::string>& ids) {
+// '{a,b,c}' for values that need no quoting (validated UUIDs: hex digits and dashes; t/f).
+std::string TextArray(const std::vector<std::string>& ids) {
   return absl::StrCat("{", absl::StrJoin(ids, ","), "}");
+}
+
+// Array literals of numbers: doubles with 17 significant digits, so they round-trip exactly.
+std::string DoubleArray(const std::vector<double>& values) {
+  std::vector<std::string> parts;
+  for (double v : values) parts.push_back(absl::StrFormat("%.17g", v));
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+std::string IntArray(const std::vector<int64_t>& values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
 std::string BoardTable(int64_t snapshot_id) { return absl::StrCat("ratings.board_", snapshot_id); }
@@ -117,6 +129,24 @@ absl::Status SnapshotExpired() {
 
 }  // namespace
 
+absl::Status PgRatingsStore::Read(absl::string_view name,
+                                  const std::function<absl::Status(pqxx::nontransaction&)>& body) {
+  absl::StatusOr<DbPool::Lease> lease = db_->Acquire();
+  if (!lease.ok()) return lease.status();
+  try {
+    pqxx::nontransaction txn(lease->connection(), std::string(name));
+    return body(txn);
+  } catch (const pqxx::broken_connection& e) {
+    lease->Discard();
+    spdlog::warn("read {}: connection lost: {}", std::string(name), e.what());
+    return absl::UnavailableError("database unavailable; retry with backoff");
+  } catch (const std::exception& e) {
+    spdlog::error("read {}: {}", std::string(name), e.what());
+    if (!lease->connection().is_open()) lease->Discard();
+    return absl::InternalError(absl::StrCat("database error in ", name));
+  }
+}
+
 absl::Status PgRatingsStore::SyncLadders(const model::LadderRegistry& ladders) {
   return db_->Transact("sync_ladders", [&](pqxx::work& txn) {
     for (const model::LadderSpec& l : ladders.ladders()) {
@@ -134,64 +164,57 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
   absl::Status status = db_->Transact("apply_result", [&](pqxx::work& txn) -> absl::Status {
     out = ReportOutcome();
     out.ladder = ladder.name;
-    // The season current now.
-    std::string season_id;
-    for (const pqxx::row& row : txn.exec(sql::kListSeasons)) {
-      if (absl::FromUnixMicros(row[2].as<int64_t>()) <= now) season_id = row[0].as<std::string>();
-    }
-    if (season_id.empty()) return absl::FailedPreconditionError("no season has started yet");
-    out.season_id = season_id;
-
     const std::string digest_hex = absl::BytesToHexString(result.digest);
-    if (txn.exec_params(sql::kInsertProcessed, result.game_id, digest_hex, result.game, ladder.name,
-                        season_id, result.ranked, Micros(result.finish_time))
-            .empty()) {
+    pqxx::result inserted =
+        txn.exec_params(sql::kInsertProcessed, result.game_id, digest_hex, result.game, ladder.name,
+                        result.ranked, Micros(result.finish_time), Micros(now));
+    if (inserted.empty()) {
       // Already processed (possibly by a concurrent call that has just committed).
-      pqxx::row first = txn.exec_params1(sql::kFindProcessed, result.game_id);
-      if (first[0].as<std::string>() != digest_hex) {
+      pqxx::result first = txn.exec_params(sql::kFindProcessed, result.game_id);
+      if (first.empty()) return absl::FailedPreconditionError("no season has started yet");
+      if (first[0][0].as<std::string>() != digest_hex) {
         return absl::FailedPreconditionError(absl::StrCat(
             "game ", result.game_id,
             " was already reported with a different result; a game's result is final"));
       }
       out.replayed = true;
-      out.ladder = first[1].as<std::string>();
-      out.season_id = first[2].as<std::string>();
-      out.applied = first[3].as<bool>();
+      out.ladder = first[0][1].as<std::string>();
+      out.season_id = first[0][2].as<std::string>();
+      out.applied = first[0][3].as<bool>();
       for (const pqxx::row& row : txn.exec_params(sql::kHistoryOfGame, result.game_id)) {
         out.changes.push_back(ToHistory(row).change);
       }
       return absl::OkStatus();
     }
+    const std::string season_id = inserted[0][0].as<std::string>();
+    out.season_id = season_id;
     if (!result.ranked) return absl::OkStatus();
 
     std::vector<std::string> accounts;
     for (const SeatedPlayer& p : result.seats) accounts.push_back(p.account_id);
     std::sort(accounts.begin(), accounts.end());
-    const std::string array = UuidArray(accounts);
+    const std::string array = TextArray(accounts);
 
     // Create missing rows first, in account-id order.
     std::set<std::string> existing;
-    for (const pqxx::row& row :
-         txn.exec_params(sql::kExistingRows, ladder.name, season_id, array)) {
-      existing.insert(row[0].as<std::string>());
-    }
-    if (existing.size() < accounts.size()) {
-      std::map<std::string, RatingRecord> earlier;
-      for (const pqxx::row& row :
-           txn.exec_params(sql::kEarlierRows, ladder.name, array, season_id)) {
-        RatingRecord r = ToRecord(row, 0, ladder.name);
+    std::map<std::string, RatingRecord> earlier;
+    for (const pqxx::row& row : txn.exec_params(sql::kLatestRows, ladder.name, array, season_id)) {
+      RatingRecord r = ToRecord(row, 0, ladder.name);
+      if (r.season_id == season_id) {
+        existing.insert(r.account_id);
+      } else {
         earlier.emplace(r.account_id, std::move(r));
       }
-      for (const std::string& account : accounts) {
-        if (existing.contains(account)) continue;
-        auto it = earlier.find(account);
-        const RatingRecord start =
-            StartOfSeason(ladder, season_id, account, it == earlier.end() ? nullptr : &it->second);
-        txn.exec_params0(sql::kInsertRating, ladder.name, season_id, account, start.rating.value,
-                         start.rating.deviation, start.rating.volatility, start.conservative,
-                         start.rating.games, start.provisional,
-                         start.last_game_time ? Micros(*start.last_game_time) : int64_t{-1});
-      }
+    }
+    for (const std::string& account : accounts) {
+      if (existing.contains(account)) continue;
+      auto it = earlier.find(account);
+      const RatingRecord start =
+          StartOfSeason(ladder, season_id, account, it == earlier.end() ? nullptr : &it->second);
+      txn.exec_params0(sql::kInsertRating, ladder.name, season_id, account, start.rating.value,
+                       start.rating.deviation, start.rating.volatility, start.conservative,
+                       start.rating.games, start.provisional,
+                       start.last_game_time ? Micros(*start.last_game_time) : int64_t{-1});
     }
 
     // Lock every player's row, in account-id order.
@@ -216,7 +239,10 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     absl::StatusOr<std::vector<model::Rating>> rated = model::Rate(ladder, participants);
     if (!rated.ok()) return rated.status();
 
-    const int64_t seq = txn.exec1(sql::kNextSeq)[0].as<int64_t>();
+    const int64_t seq = txn.exec_params1(sql::kTakeSeq, result.game_id)[0].as<int64_t>();
+    std::vector<std::string> ids, bools;
+    std::vector<int64_t> seats, ranks, games;
+    std::vector<double> rb, db, ra, da, va, ca;
     for (size_t i = 0; i < result.seats.size(); ++i) {
       const SeatedPlayer& p = result.seats[i];
       const model::Rating& after = (*rated)[i];
@@ -227,16 +253,26 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       change.before = ladder.Idle(participants[i].rating, participants[i].idle_days);
       change.after = after;
       change.conservative_after = ladder.Conservative(after);
-      txn.exec_params0(sql::kUpdateRating, ladder.name, season_id, p.account_id, after.value,
-                       after.deviation, after.volatility, change.conservative_after, after.games,
-                       ladder.Provisional(after), Micros(result.finish_time));
-      txn.exec_params0(sql::kInsertHistory, p.account_id, ladder.name, season_id, seq,
-                       result.game_id, p.seat, p.rank, change.before.value, change.before.deviation,
-                       after.value, after.deviation, after.volatility, change.conservative_after,
-                       Micros(result.finish_time));
+      ids.push_back(p.account_id);
+      seats.push_back(p.seat);
+      ranks.push_back(p.rank);
+      rb.push_back(change.before.value);
+      db.push_back(change.before.deviation);
+      ra.push_back(after.value);
+      da.push_back(after.deviation);
+      va.push_back(after.volatility);
+      ca.push_back(change.conservative_after);
+      games.push_back(after.games);
+      bools.push_back(ladder.Provisional(after) ? "t" : "f");
       out.changes.push_back(std::move(change));
     }
-    txn.exec_params0(sql::kSetProcessedSeq, result.game_id, seq);
+    txn.exec_params0(sql::kUpdateRatings, ladder.name, season_id, TextArray(ids), DoubleArray(ra),
+                     DoubleArray(da), DoubleArray(va), DoubleArray(ca), IntArray(games),
+                     TextArray(bools), Micros(result.finish_time));
+    txn.exec_params0(sql::kInsertHistory, ladder.name, season_id, seq, result.game_id,
+                     Micros(result.finish_time), TextArray(ids), IntArray(seats), IntArray(ranks),
+                     DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
+                     DoubleArray(va), DoubleArray(ca));
     const int shard = static_cast<unsigned char>(result.digest[0]) % kChangeShards;
     txn.exec_params0(sql::kBumpBoardChanges, ladder.name, season_id, shard);
     out.applied = true;
@@ -248,7 +284,7 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
 
 absl::StatusOr<std::vector<Season>> PgRatingsStore::ListSeasons(absl::Time now) {
   std::vector<Season> seasons;
-  absl::Status status = db_->Transact("list_seasons", [&](pqxx::work& txn) {
+  absl::Status status = Read("list_seasons", [&](pqxx::nontransaction& txn) {
     seasons.clear();
     for (const pqxx::row& row : txn.exec(sql::kListSeasons)) {
       Season s;
@@ -295,14 +331,14 @@ absl::StatusOr<RatingRecord> PgRatingsStore::GetRating(const model::LadderSpec& 
                                                        const Season& season,
                                                        const std::string& account_id) {
   RatingRecord out;
-  absl::Status status = db_->Transact("get_rating", [&](pqxx::work& txn) {
+  absl::Status status = Read("get_rating", [&](pqxx::nontransaction& txn) {
     pqxx::result row = txn.exec_params(sql::kGetRow, ladder.name, season.season_id, account_id);
     if (!row.empty()) {
       out = ToRecord(row[0], 0, ladder.name);
       return absl::OkStatus();
     }
     pqxx::result earlier =
-        txn.exec_params(sql::kEarlierRows, ladder.name, UuidArray({account_id}), season.season_id);
+        txn.exec_params(sql::kEarlierRows, ladder.name, TextArray({account_id}), season.season_id);
     if (earlier.empty()) {
       out = StartOfSeason(ladder, season.season_id, account_id, nullptr);
     } else {
@@ -318,7 +354,7 @@ absl::StatusOr<RatingRecord> PgRatingsStore::GetRating(const model::LadderSpec& 
 absl::StatusOr<std::vector<RatingRecord>> PgRatingsStore::GetRatings(
     const model::LadderRegistry& ladders, const Season& season, const std::string& account_id) {
   std::vector<RatingRecord> out;
-  absl::Status status = db_->Transact("get_ratings", [&](pqxx::work& txn) {
+  absl::Status status = Read("get_ratings", [&](pqxx::nontransaction& txn) {
     out.clear();
     for (const pqxx::row& row :
          txn.exec_params(sql::kLatestRowsUpTo, account_id, season.season_id)) {
@@ -343,7 +379,7 @@ absl::StatusOr<std::vector<HistoryEntry>> PgRatingsStore::GetHistory(const std::
                                                                      int64_t before_seq,
                                                                      int limit) {
   std::vector<HistoryEntry> out;
-  absl::Status status = db_->Transact("get_history", [&](pqxx::work& txn) {
+  absl::Status status = Read("get_history", [&](pqxx::nontransaction& txn) {
     out.clear();
     const int64_t before = before_seq > 0 ? before_seq : std::numeric_limits<int64_t>::max();
     for (const pqxx::row& row :
@@ -409,7 +445,7 @@ absl::Status PgRatingsStore::DropSnapshotsSupersededBefore(absl::Time cutoff) {
 absl::StatusOr<std::optional<BoardSnapshot>> PgRatingsStore::LatestSnapshot(
     const std::string& ladder, const std::string& season_id) {
   std::optional<BoardSnapshot> out;
-  absl::Status status = db_->Transact("latest_snapshot", [&](pqxx::work& txn) {
+  absl::Status status = Read("latest_snapshot", [&](pqxx::nontransaction& txn) {
     out.reset();
     pqxx::result r = txn.exec_params(sql::kLatestSnapshot, ladder, season_id);
     if (!r.empty()) out = ToSnapshot(r[0]);
@@ -421,7 +457,7 @@ absl::StatusOr<std::optional<BoardSnapshot>> PgRatingsStore::LatestSnapshot(
 
 absl::StatusOr<BoardSnapshot> PgRatingsStore::GetSnapshot(int64_t snapshot_id) {
   BoardSnapshot out;
-  absl::Status status = db_->Transact("get_snapshot", [&](pqxx::work& txn) {
+  absl::Status status = Read("get_snapshot", [&](pqxx::nontransaction& txn) {
     pqxx::result r = txn.exec_params(sql::kGetSnapshot, snapshot_id);
     if (r.empty()) return SnapshotExpired();
     out = ToSnapshot(r[0]);
@@ -434,7 +470,7 @@ absl::StatusOr<BoardSnapshot> PgRatingsStore::GetSnapshot(int64_t snapshot_id) {
 absl::StatusOr<std::vector<BoardEntry>> PgRatingsStore::BoardRange(const BoardSnapshot& snapshot,
                                                                    int64_t first, int64_t last) {
   std::vector<BoardEntry> out;
-  absl::Status status = db_->Transact("board_range", [&](pqxx::work& txn) -> absl::Status {
+  absl::Status status = Read("board_range", [&](pqxx::nontransaction& txn) -> absl::Status {
     out.clear();
     pqxx::result rows;
     try {
@@ -455,7 +491,7 @@ absl::StatusOr<std::vector<BoardEntry>> PgRatingsStore::BoardRange(const BoardSn
 absl::StatusOr<int64_t> PgRatingsStore::BoardPosition(const BoardSnapshot& snapshot,
                                                       const std::string& account_id) {
   int64_t position = 0;
-  absl::Status status = db_->Transact("board_position", [&](pqxx::work& txn) -> absl::Status {
+  absl::Status status = Read("board_position", [&](pqxx::nontransaction& txn) -> absl::Status {
     position = 0;
     pqxx::result r;
     try {
@@ -475,7 +511,7 @@ absl::StatusOr<int64_t> PgRatingsStore::BoardPosition(const BoardSnapshot& snaps
 absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> PgRatingsStore::BoardAround(
     const BoardSnapshot& snapshot, const std::string& account_id, int before, int after) {
   std::pair<int64_t, std::vector<BoardEntry>> out;
-  absl::Status status = db_->Transact("board_around", [&](pqxx::work& txn) -> absl::Status {
+  absl::Status status = Read("board_around", [&](pqxx::nontransaction& txn) -> absl::Status {
     out = {};
     const std::string table = BoardTable(snapshot.snapshot_id);
     pqxx::result rows;
@@ -506,7 +542,7 @@ absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> PgRatingsStore::Boar
 absl::StatusOr<int64_t> PgRatingsStore::CountPlayers(const std::string& ladder,
                                                      const std::string& season_id) {
   int64_t n = 0;
-  absl::Status status = db_->Transact("count_players", [&](pqxx::work& txn) {
+  absl::Status status = Read("count_players", [&](pqxx::nontransaction& txn) {
     n = txn.exec_params1(sql::kCountPlayers, ladder, season_id)[0].as<int64_t>();
     return absl::OkStatus();
   });

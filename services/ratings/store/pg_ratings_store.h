@@ -1,6 +1,9 @@
 #ifndef PARLOR_SERVICES_RATINGS_STORE_PG_RATINGS_STORE_H_
 #define PARLOR_SERVICES_RATINGS_STORE_PG_RATINGS_STORE_H_
 
+#include <functional>
+
+#include "absl/strings/string_view.h"
 #include "services/common/db/pool.h"
 #include "services/ratings/store/ratings_store.h"
 
@@ -45,6 +48,11 @@ class PgRatingsStore : public RatingsStore {
                                        const std::string& season_id) override;
 
  private:
+  // A read of one or a few statements without BEGIN/COMMIT round trips (each statement sees its
+  // own snapshot). libpqxx errors become UNAVAILABLE / INTERNAL as in DbPool::Transact.
+  absl::Status Read(absl::string_view name,
+                    const std::function<absl::Status(pqxx::nontransaction&)>& body);
+
   DbPool* db_;
 };
 

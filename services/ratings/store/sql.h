@@ -28,30 +28,38 @@ inline constexpr char kInsertSeason[] =
 
 inline constexpr char kSeasonExists[] = "SELECT 1 FROM ratings.seasons WHERE season_id = $1";
 
-// Idempotency: the first report of a game id inserts; a replay finds the row.
+// Idempotency: the first report of a game id inserts (into the season current at $7); a replay
+// finds the row. No row back and no row found means no season has started.
 inline constexpr char kInsertProcessed[] =
     "INSERT INTO ratings.processed_results "
     "(game_id, digest, game, ladder, season_id, ranked, finish_time) "
-    "VALUES ($1, decode($2, 'hex'), $3, $4, $5, $6, " PARLOR_TS("$7") ") "
-    "ON CONFLICT (game_id) DO NOTHING RETURNING game_id";
+    "SELECT $1, decode($2, 'hex'), $3, $4, s.season_id, $5, " PARLOR_TS("$6") " "
+    "FROM (SELECT season_id FROM ratings.seasons WHERE start_time <= " PARLOR_TS("$7") " "
+    "ORDER BY start_time DESC LIMIT 1) s "
+    "ON CONFLICT (game_id) DO NOTHING RETURNING season_id";
 
 inline constexpr char kFindProcessed[] =
     "SELECT encode(digest, 'hex'), ladder, season_id, ranked "
     "FROM ratings.processed_results WHERE game_id = $1";
 
-inline constexpr char kSetProcessedSeq[] =
-    "UPDATE ratings.processed_results SET seq = $2 WHERE game_id = $1";
-
-inline constexpr char kNextSeq[] = "SELECT nextval('ratings.result_seq')";
+// Taken after the players' rows are locked.
+inline constexpr char kTakeSeq[] =
+    "UPDATE ratings.processed_results SET seq = nextval('ratings.result_seq') WHERE game_id = $1 "
+    "RETURNING seq";
 
 #define PARLOR_RATING_COLUMNS                                                          \
   "r.account_id::text, r.rating, r.deviation, r.volatility, r.games, r.season_games, " \
   "coalesce(" PARLOR_US("r.last_game_time") ", -1), r.conservative, r.provisional, r.season_id"
 
-// Which of the players already have a row this season (no lock).
-inline constexpr char kExistingRows[] =
-    "SELECT account_id::text FROM ratings.ratings "
-    "WHERE ladder = $1 AND season_id = $2 AND account_id = ANY($3::uuid[])";
+// Each player's latest row from `season` ($3) or an earlier one (no lock): a row of $3 means
+// the player already has one this season.
+inline constexpr char kLatestRows[] =
+    "SELECT DISTINCT ON (r.account_id) " PARLOR_RATING_COLUMNS
+    " "
+    "FROM ratings.ratings r JOIN ratings.seasons s USING (season_id) "
+    "WHERE r.ladder = $1 AND r.account_id = ANY($2::uuid[]) "
+    "AND s.start_time <= (SELECT start_time FROM ratings.seasons WHERE season_id = $3) "
+    "ORDER BY r.account_id, s.start_time DESC";
 
 // Each player's latest row from a season that started before `season`.
 inline constexpr char kEarlierRows[] =
@@ -77,17 +85,26 @@ inline constexpr char kLockRows[] =
     "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = ANY($3::uuid[]) "
     "ORDER BY r.account_id FOR UPDATE";
 
-inline constexpr char kUpdateRating[] =
-    "UPDATE ratings.ratings SET rating = $4, deviation = $5, volatility = $6, conservative = $7, "
-    "games = $8, season_games = season_games + 1, provisional = $9, "
-    "last_game_time = greatest(last_game_time, " PARLOR_TS("$10") "), update_time = now() "
-    "WHERE ladder = $1 AND season_id = $2 AND account_id = $3::uuid";
+// Every player of a game in one statement (arrays in seat order).
+inline constexpr char kUpdateRatings[] =
+    "UPDATE ratings.ratings r SET rating = u.rating, deviation = u.deviation, "
+    "volatility = u.volatility, conservative = u.conservative, games = u.games, "
+    "season_games = r.season_games + 1, provisional = u.provisional, "
+    "last_game_time = greatest(r.last_game_time, " PARLOR_TS("$10") "), update_time = now() "
+    "FROM unnest($3::uuid[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], "
+    "$8::bigint[], $9::bool[]) AS u(account_id, rating, deviation, volatility, conservative, "
+    "games, provisional) "
+    "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = u.account_id";
 
 inline constexpr char kInsertHistory[] =
     "INSERT INTO ratings.rating_history (account_id, ladder, season_id, seq, game_id, seat, rank, "
     "rating_before, deviation_before, rating_after, deviation_after, volatility_after, "
     "conservative_after, finish_time) "
-    "VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, " PARLOR_TS("$14") ")";
+    "SELECT h.account_id, $1, $2, $3, $4, h.seat, h.rank, h.rb, h.db, h.ra, h.da, h.va, h.ca, "
+    PARLOR_TS("$5") " "
+    "FROM unnest($6::uuid[], $7::int[], $8::int[], $9::float8[], $10::float8[], $11::float8[], "
+    "$12::float8[], $13::float8[], $14::float8[]) AS h(account_id, seat, rank, rb, db, ra, da, "
+    "va, ca)";
 
 inline constexpr char kBumpBoardChanges[] =
     "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) VALUES ($1, $2, $3, 1) "
