@@ -59,6 +59,10 @@ struct Settings {
   std::string sessions_binary;
   std::string pgbench = "/usr/lib/postgresql/15/bin/pgbench";
   std::string game;
+  // "bot": each client plays the computer (CreateBotGame); every SubmitAction answer carries the
+  // next legal actions, so the loop is SubmitAction only. "pvp": two players per game; the next
+  // mover's legal actions come from GetGame calls (not timed, but sharing the server).
+  std::string mode = "bot";
   int seconds = 10;
   int streams = 10000;
 };
@@ -222,6 +226,54 @@ class Client {
   std::map<std::string, std::string> tokens_;
 };
 
+// One client thread playing the computer: SubmitAction after SubmitAction.
+void BotLoop(Client& client, const std::string& game, int player, std::atomic<bool>& stop,
+             std::vector<double>* latencies, std::atomic<long>* errors) {
+  std::mt19937_64 rng(player);
+  const std::string account = AccountId(player);
+  const std::string token = client.Token(account);
+  while (!stop) {
+    v1::CreateBotGameRequest create;
+    create.set_request_id(absl::StrCat("load-", rng()));
+    create.set_game(game);
+    create.set_num_players(2);
+    create.set_bot("random");
+    v1::CreateBotGameResponse created;
+    if (!client.sessions().CreateBotGame(client.Context(token).get(), create, &created).ok()) {
+      ++*errors;
+      return;
+    }
+    v1::GetGameRequest get;
+    get.set_game_id(created.game().game_id());
+    v1::GetGameResponse state;
+    if (!client.sessions().GetGame(client.Context(token).get(), get, &state).ok()) {
+      ++*errors;
+      return;
+    }
+    v1::Game current = state.game();
+    google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
+    while (!stop && current.status() != v1::GAME_STATUS_FINISHED && !legal.empty()) {
+      v1::SubmitActionRequest submit;
+      submit.set_game_id(current.game_id());
+      submit.set_expected_version(current.version());
+      submit.set_idempotency_key(absl::StrCat("k", rng()));
+      *submit.mutable_action() = legal[static_cast<int>(rng() % legal.size())];
+      v1::SubmitActionResponse response;
+      const absl::Time start = absl::Now();
+      grpc::Status status =
+          client.sessions().SubmitAction(client.Context(token).get(), submit, &response);
+      const double ms = absl::ToDoubleMilliseconds(absl::Now() - start);
+      if (!status.ok()) {
+        ++*errors;
+        break;
+      }
+      if (!stop) latencies->push_back(ms);
+      current = response.game();
+      legal = response.legal_actions();
+    }
+  }
+}
+
 // One client thread: plays games one after another until `stop`; records SubmitAction latency.
 void PlayLoop(Client& client, const std::string& game, int player_base, std::atomic<bool>& stop,
               std::vector<double>* latencies, std::atomic<long>* errors) {
@@ -277,7 +329,12 @@ Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>*
   const absl::Time start = absl::Now();
   for (int g = 0; g < games; ++g) {
     threads.emplace_back([&, g] {
-      PlayLoop(client, s.game, 100000 + games * 1000 + 2 * g, stop, &latencies[g], errors);
+      const int player = 100000 + games * 1000 + 2 * g;
+      if (s.mode == "pvp") {
+        PlayLoop(client, s.game, player, stop, &latencies[g], errors);
+      } else {
+        BotLoop(client, s.game, player, stop, &latencies[g], errors);
+      }
     });
   }
   std::this_thread::sleep_for(std::chrono::seconds(s.seconds));
@@ -427,9 +484,9 @@ int Run(const Settings& s) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  std::printf("game: %s; %d s per run; server: parlor-sessions pid %d (8 workers, 16 DB "
-              "connections), client and server on this machine\n\n",
-              s.game.c_str(), s.seconds, child);
+  std::printf("game: %s; mode: %s; %d s per run; server: parlor-sessions pid %d (8 workers, 16 "
+              "DB connections), client and server on this machine\n\n",
+              s.game.c_str(), s.mode.c_str(), s.seconds, child);
   std::printf("%-6s | %-38s | %-38s | %s\n", "games", "pgbench UPDATE+INSERT (tps, p50, p99)",
               "SubmitAction (moves/s, p50, p99)", "ratio");
   std::atomic<long> errors{0};
@@ -496,6 +553,8 @@ int main(int argc, char** argv) {
   flags.String("sessions_binary", &s.sessions_binary, "path to parlor-sessions", true);
   flags.String("pgbench", &s.pgbench, "path to pgbench");
   flags.String("game", &s.game, "game to play (default: the first registered)");
+  flags.Choice("mode", &s.mode, {"bot", "pvp"},
+               "bot: each client plays the computer; pvp: two players per game (plus GetGame)");
   flags.Int("seconds", &s.seconds, "seconds per measured run", {.min = 1, .max = 600});
   flags.Int("streams", &s.streams, "idle WatchMyGames streams to open", {.min = 0, .max = 100000});
   if (absl::Status status = flags.Parse(argc, argv); !status.ok()) {

@@ -318,8 +318,12 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
                                    const Decide& decide) {
   const std::string id(game_id);
   return db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
-    // One round trip to read: the locked game, its seats, and the stored answer.
-    pqxx::result rows = txn.exec_params(sql::kLockGameWithSeats, id,
+    // One round trip to read: the locked game, its seats, and the stored answer. Both hot
+    // statements are prepared once per connection (re-preparing the same text is a no-op), which
+    // spares the server planning them on every move.
+    txn.conn().prepare("sessions_lock_game", sql::kLockGameWithSeats);
+    txn.conn().prepare("sessions_write_mutation", sql::kWriteMutation);
+    pqxx::result rows = txn.exec_prepared("sessions_lock_game", id,
                                         key ? key->account_id : std::string(),
                                         key ? key->key : std::string());
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
@@ -390,8 +394,8 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
       n_payload.push_back(absl::BytesToHexString(n.payload_json));
     }
     const bool answer = key && m.answer;
-    pqxx::row written = txn.exec_params1(
-        sql::kWriteMutation, id, g.finished ? "finished" : "active", g.version,
+    pqxx::result written_rows = txn.exec_prepared(
+        "sessions_write_mutation", id, g.finished ? "finished" : "active", g.version,
         pqxx::binarystring(g.snapshot), static_cast<int64_t>(g.acting_seats),
         MicrosOrZero(g.deadline), g.finished ? PgArray(g.ranks) : std::string(),
         g.finished ? PgArray(g.scores) : std::string(), g.end_reason, Micros(now),
@@ -407,6 +411,8 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
         absl::StrJoin(n_account, ","), absl::StrJoin(n_kind, ","), PgArray(n_version),
         absl::StrJoin(n_dedupe, ","), absl::StrJoin(n_payload, ","),
         m.result ? m.result->payload_json : std::string(), g.game, g.ranked, m.notify_payload);
+    if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
+    const pqxx::row written = written_rows[0];
     if (written[1].as<int64_t>() != 1 ||
         written[2].as<int64_t>() != static_cast<int64_t>(g.seats.size()) ||
         written[3].as<int64_t>() != static_cast<int64_t>(m.log.size())) {
