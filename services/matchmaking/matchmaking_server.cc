@@ -1,0 +1,179 @@
+#include "services/matchmaking/matchmaking_server.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "engine/games/all_games.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "services/common/core/logging.h"
+#include "services/matchmaking/api/clients.h"
+#include "services/matchmaking/api/matchmaking_api.h"
+
+namespace parlor::matchmaking {
+namespace {
+
+// Runs `tick` every `interval` on its own thread (blocking work, never on gRPC's threads).
+class Loop {
+ public:
+  Loop(absl::Duration interval, std::function<void()> tick)
+      : interval_(interval), tick_(std::move(tick)), thread_([this] { Run(); }) {}
+  ~Loop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stop_) {
+      if (cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_; })) {
+        break;
+      }
+      lock.unlock();
+      tick_();
+      lock.lock();
+    }
+  }
+
+  absl::Duration interval_;
+  std::function<void()> tick_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+struct Installed {
+  std::unique_ptr<engine::Registry> registry;
+  std::unique_ptr<GameCatalog> catalog;
+  std::unique_ptr<MatchmakingStore> store;
+  std::unique_ptr<auth::ServiceTokenSource> tokens;
+  std::unique_ptr<GrpcAccountDirectory> accounts;
+  std::unique_ptr<GrpcGameCreator> games;
+  std::unique_ptr<DefaultRatingSource> ratings;
+  std::unique_ptr<MatchmakingService> domain;
+  std::unique_ptr<Authenticator> authenticator;
+  std::unique_ptr<WatchHub> hub;
+  std::unique_ptr<MatchmakingApi> api;
+  std::unique_ptr<Loop> loop;
+
+  ~Installed() {
+    loop.reset();
+    if (hub) hub->Stop();
+  }
+};
+
+}  // namespace
+
+ServiceHost::Identity MatchmakingIdentity() {
+  return {.name = "matchmaking", .version = PARLOR_VERSION, .schema = "matchmaking"};
+}
+
+void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config) {
+  flags.Secret("service_token_private_key", &config->service_token_private_key,
+               "Ed25519 private key (base64 32-byte seed) signing this service's credential for "
+               "accounts and sessions",
+               /*required=*/true);
+  flags.String("accounts_address", &config->accounts_address, "accounts gRPC host:port");
+  flags.String("sessions_address", &config->sessions_address, "sessions gRPC host:port");
+  flags.Duration("matcher_interval", &config->matcher_interval,
+                 "how often this replica runs a matcher pass and creates pending games "
+                 "(0s = never)",
+                 absl::ZeroDuration(), absl::Minutes(10));
+  flags.Duration("watch_poll_interval", &config->watch_poll_interval,
+                 "how often open WatchMyTickets streams look for changes", absl::Milliseconds(100),
+                 absl::Minutes(1));
+  flags.Duration("ticket_ttl", &config->options.ticket_ttl, "lifetime of an unmatched ticket",
+                 absl::Minutes(1), absl::Hours(24 * 30));
+  flags.Duration("challenge_ttl", &config->options.challenge_ttl,
+                 "lifetime of an unaccepted challenge", absl::Minutes(1), absl::Hours(24 * 30));
+  flags.Int("rating_window", &config->initial_window,
+            "ranked: accepted rating difference when a ticket is new", {.min = 0, .max = 10000});
+  flags.Int("rating_window_widen_per_minute", &config->widen_per_minute,
+            "ranked: rating points the window widens per minute waited", {.min = 0, .max = 10000});
+  flags.Duration("rating_window_unbounded_after", &config->options.matcher.unbounded_after,
+                 "ranked: waiting time after which any rating is accepted", absl::ZeroDuration(),
+                 absl::Hours(24 * 30));
+  flags.Duration("full_table_wait", &config->options.matcher.full_table_wait,
+                 "waiting time after which a smaller accepted table is formed instead of the "
+                 "largest",
+                 absl::ZeroDuration(), absl::Hours(24));
+}
+
+absl::Status FinalizeMatchmakingConfig(MatchmakingConfig& config, ServerConfig& server) {
+  absl::StatusOr<std::string> key = auth::PublicKeyFor(config.service_token_private_key);
+  if (!key.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--service_token_private_key: ", key.status().message()));
+  }
+  if (server.access_token_public_key.empty()) {
+    return absl::InvalidArgumentError(
+        "--access_token_public_key is required (players' tokens are verified locally)");
+  }
+  config.options.matcher.initial_window = config.initial_window;
+  config.options.matcher.widen_per_minute = config.widen_per_minute;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
+                                                         const MatchmakingConfig& config,
+                                                         MatchmakingService::Clock clock,
+                                                         MatchmakingService** service_out) {
+  absl::StatusOr<auth::TokenSigner> signer =
+      auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
+  if (!signer.ok()) return signer.status();
+  absl::StatusOr<auth::TokenVerifier> access = auth::TokenVerifier::Create(
+      auth::TokenKind::kAccess, host.config().access_token_public_key);
+  if (!access.ok()) return access.status();
+
+  auto installed = std::make_shared<Installed>();
+  installed->registry = std::make_unique<engine::Registry>(engine::AllGames());
+  installed->catalog = std::make_unique<GameCatalog>(installed->registry.get());
+  installed->store = std::make_unique<MatchmakingStore>(&host.db());
+  installed->tokens =
+      std::make_unique<auth::ServiceTokenSource>(*std::move(signer), "matchmaking");
+  installed->accounts = std::make_unique<GrpcAccountDirectory>(
+      grpc::CreateChannel(config.accounts_address, grpc::InsecureChannelCredentials()),
+      installed->tokens.get());
+  installed->games = std::make_unique<GrpcGameCreator>(
+      grpc::CreateChannel(config.sessions_address, grpc::InsecureChannelCredentials()),
+      installed->tokens.get(), installed->accounts.get(), GrpcGameCreator::Settings{});
+  installed->ratings = std::make_unique<DefaultRatingSource>();
+  installed->domain = std::make_unique<MatchmakingService>(
+      MatchmakingService::Deps{.store = installed->store.get(),
+                               .catalog = installed->catalog.get(),
+                               .ratings = installed->ratings.get(),
+                               .accounts = installed->accounts.get(),
+                               .games = installed->games.get(),
+                               .metrics = &host.metrics().registry(),
+                               .clock = clock},
+      config.options);
+  installed->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
+  installed->hub = std::make_unique<WatchHub>(&host.workers(), config.watch_poll_interval);
+  installed->api = std::make_unique<MatchmakingApi>(installed->domain.get(), &host.rpc(),
+                                                    installed->authenticator.get(),
+                                                    installed->hub.get());
+  host.AddService(installed->api.get(), "parlor.matchmaking.v1.MatchmakingService");
+  if (config.matcher_interval > absl::ZeroDuration()) {
+    MatchmakingService* domain = installed->domain.get();
+    installed->loop = std::make_unique<Loop>(config.matcher_interval, [domain] {
+      absl::StatusOr<PassStats> pass = domain->RunMatcherPass();
+      if (!pass.ok()) spdlog::warn("matchmaking: matcher pass failed: {}", pass.status().ToString());
+      absl::StatusOr<int> delivered = domain->DeliverGames();
+      if (!delivered.ok()) {
+        spdlog::warn("matchmaking: game delivery failed: {}", delivered.status().ToString());
+      }
+    });
+  }
+  if (service_out != nullptr) *service_out = installed->domain.get();
+  return std::shared_ptr<void>(installed);
+}
+
+}  // namespace parlor::matchmaking

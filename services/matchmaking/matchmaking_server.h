@@ -1,0 +1,43 @@
+#ifndef PARLOR_SERVICES_MATCHMAKING_MATCHMAKING_SERVER_H_
+#define PARLOR_SERVICES_MATCHMAKING_MATCHMAKING_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "services/common/server.h"
+#include "services/matchmaking/domain/matchmaking_service.h"
+
+namespace parlor::matchmaking {
+
+// Settings only matchmaking has.
+struct MatchmakingConfig {
+  // Ed25519 private key (base64 seed) of the internal service credential sent to accounts and
+  // sessions.
+  std::string service_token_private_key;
+  std::string accounts_address = "accounts:8080";
+  std::string sessions_address = "sessions:8080";
+  // How often this replica runs the matcher pass and the game-creation outbox (0 = never).
+  absl::Duration matcher_interval = absl::Seconds(1);
+  absl::Duration watch_poll_interval = absl::Seconds(1);
+  // Rating window, in whole rating points (flags); copied into options.matcher.
+  int initial_window = 100;
+  int widen_per_minute = 50;
+  MatchmakingOptions options;
+};
+
+ServiceHost::Identity MatchmakingIdentity();
+void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config);
+absl::Status FinalizeMatchmakingConfig(MatchmakingConfig& config, ServerConfig& server);
+
+// Builds store → domain → API on `host`, registers the gRPC service and starts the background
+// loop (matcher pass + game delivery). The holder keeps everything alive; destroy it after the
+// host has shut down.
+absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(
+    ServiceHost& host, const MatchmakingConfig& config,
+    MatchmakingService::Clock clock = [] { return absl::Now(); },
+    MatchmakingService** service_out = nullptr);
+
+}  // namespace parlor::matchmaking
+
+#endif  // PARLOR_SERVICES_MATCHMAKING_MATCHMAKING_SERVER_H_
