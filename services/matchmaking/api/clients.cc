@@ -14,7 +14,7 @@ absl::Status Prepare(grpc::ClientContext& context, auth::ServiceTokenSource* tok
                      absl::Duration timeout) {
   absl::StatusOr<std::string> token = tokens->Token(absl::Now());
   if (!token.ok()) return token.status();
-  context.AddMetadata("authorization", *token);
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", *token));
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout)));
   return absl::OkStatus();
