@@ -226,6 +226,7 @@ int Run(int argc, char** argv) {
         "%-44s %s in %.1f s\n", "leaderboard snapshot build (all ladders)",
         built.ok() ? absl::StrCat(*built, " snapshots").c_str() : built.status().ToString().c_str(),
         std::chrono::duration<double>(Clock::now() - t1).count());
+    if (!built.ok()) return 1;
   }
 
   // 3. Leaderboard reads.

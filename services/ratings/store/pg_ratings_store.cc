@@ -399,6 +399,9 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
     built = false;
     // One consistent view for the change count and the board's rows.
     txn.exec0("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    // A board of millions takes seconds to copy and index: more than the per-statement cap
+    // requests get.
+    txn.exec0("SET LOCAL statement_timeout = '10min'");
     if (!txn.exec_params1(sql::kSnapshotLock, ladder, season_id)[0].as<bool>()) {
       return absl::OkStatus();  // another replica is building this board
     }
