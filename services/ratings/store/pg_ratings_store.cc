@@ -36,6 +36,15 @@ std::string IntArray(const std::vector<int64_t>& values) {
   return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
+// Runs one of the fixed statements of sql.h as a prepared statement of the connection (libpqxx
+// registers a name once per connection and prepares it on first use; re-declaring the same name
+// with the same text is a no-op), so hot statements are parsed and planned once per connection.
+template <typename Txn, typename... Args>
+pqxx::result Run(Txn& txn, const char* name, const char* statement, Args&&... args) {
+  txn.conn().prepare(name, statement);
+  return txn.exec_prepared(name, std::forward<Args>(args)...);
+}
+
 std::string BoardTable(int64_t snapshot_id) { return absl::StrCat("ratings.board_", snapshot_id); }
 
 // Reads PARLOR_RATING_COLUMNS starting at column `at`.
@@ -166,11 +175,11 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     out.ladder = ladder.name;
     const std::string digest_hex = absl::BytesToHexString(result.digest);
     pqxx::result inserted =
-        txn.exec_params(sql::kInsertProcessed, result.game_id, digest_hex, result.game, ladder.name,
-                        result.ranked, Micros(result.finish_time), Micros(now));
+        Run(txn, "ratings_insert_processed", sql::kInsertProcessed, result.game_id, digest_hex,
+            result.game, ladder.name, result.ranked, Micros(result.finish_time), Micros(now));
     if (inserted.empty()) {
       // Already processed (possibly by a concurrent call that has just committed).
-      pqxx::result first = txn.exec_params(sql::kFindProcessed, result.game_id);
+      pqxx::result first = Run(txn, "ratings_find_processed", sql::kFindProcessed, result.game_id);
       if (first.empty()) return absl::FailedPreconditionError("no season has started yet");
       if (first[0][0].as<std::string>() != digest_hex) {
         return absl::FailedPreconditionError(absl::StrCat(
@@ -181,7 +190,8 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       out.ladder = first[0][1].as<std::string>();
       out.season_id = first[0][2].as<std::string>();
       out.applied = first[0][3].as<bool>();
-      for (const pqxx::row& row : txn.exec_params(sql::kHistoryOfGame, result.game_id)) {
+      for (const pqxx::row& row :
+           Run(txn, "ratings_history_of_game", sql::kHistoryOfGame, result.game_id)) {
         out.changes.push_back(ToHistory(row).change);
       }
       return absl::OkStatus();
@@ -198,7 +208,8 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     // Create missing rows first, in account-id order.
     std::set<std::string> existing;
     std::map<std::string, RatingRecord> earlier;
-    for (const pqxx::row& row : txn.exec_params(sql::kLatestRows, ladder.name, array, season_id)) {
+    for (const pqxx::row& row :
+         Run(txn, "ratings_latest_rows", sql::kLatestRows, ladder.name, array, season_id)) {
       RatingRecord r = ToRecord(row, 0, ladder.name);
       if (r.season_id == season_id) {
         existing.insert(r.account_id);
@@ -211,15 +222,16 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       auto it = earlier.find(account);
       const RatingRecord start =
           StartOfSeason(ladder, season_id, account, it == earlier.end() ? nullptr : &it->second);
-      txn.exec_params0(sql::kInsertRating, ladder.name, season_id, account, start.rating.value,
-                       start.rating.deviation, start.rating.volatility, start.conservative,
-                       start.rating.games, start.provisional,
-                       start.last_game_time ? Micros(*start.last_game_time) : int64_t{-1});
+      Run(txn, "ratings_insert_rating", sql::kInsertRating, ladder.name, season_id, account,
+          start.rating.value, start.rating.deviation, start.rating.volatility, start.conservative,
+          start.rating.games, start.provisional,
+          start.last_game_time ? Micros(*start.last_game_time) : int64_t{-1});
     }
 
     // Lock every player's row, in account-id order.
     std::map<std::string, RatingRecord> locked;
-    for (const pqxx::row& row : txn.exec_params(sql::kLockRows, ladder.name, season_id, array)) {
+    for (const pqxx::row& row :
+         Run(txn, "ratings_lock_rows", sql::kLockRows, ladder.name, season_id, array)) {
       RatingRecord r = ToRecord(row, 0, ladder.name);
       locked.emplace(r.account_id, std::move(r));
     }
@@ -239,7 +251,8 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     absl::StatusOr<std::vector<model::Rating>> rated = model::Rate(ladder, participants);
     if (!rated.ok()) return rated.status();
 
-    const int64_t seq = txn.exec_params1(sql::kTakeSeq, result.game_id)[0].as<int64_t>();
+    const int64_t seq =
+        Run(txn, "ratings_take_seq", sql::kTakeSeq, result.game_id).at(0).at(0).as<int64_t>();
     std::vector<std::string> ids, bools;
     std::vector<int64_t> seats, ranks, games;
     std::vector<double> rb, db, ra, da, va, ca;
@@ -266,15 +279,15 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       bools.push_back(ladder.Provisional(after) ? "t" : "f");
       out.changes.push_back(std::move(change));
     }
-    txn.exec_params0(sql::kUpdateRatings, ladder.name, season_id, TextArray(ids), DoubleArray(ra),
-                     DoubleArray(da), DoubleArray(va), DoubleArray(ca), IntArray(games),
-                     TextArray(bools), Micros(result.finish_time));
-    txn.exec_params0(sql::kInsertHistory, ladder.name, season_id, seq, result.game_id,
-                     Micros(result.finish_time), TextArray(ids), IntArray(seats), IntArray(ranks),
-                     DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
-                     DoubleArray(va), DoubleArray(ca));
+    Run(txn, "ratings_update_ratings", sql::kUpdateRatings, ladder.name, season_id, TextArray(ids),
+        DoubleArray(ra), DoubleArray(da), DoubleArray(va), DoubleArray(ca), IntArray(games),
+        TextArray(bools), Micros(result.finish_time));
+    Run(txn, "ratings_insert_history", sql::kInsertHistory, ladder.name, season_id, seq,
+        result.game_id, Micros(result.finish_time), TextArray(ids), IntArray(seats),
+        IntArray(ranks), DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
+        DoubleArray(va), DoubleArray(ca));
     const int shard = static_cast<unsigned char>(result.digest[0]) % kChangeShards;
-    txn.exec_params0(sql::kBumpBoardChanges, ladder.name, season_id, shard);
+    Run(txn, "ratings_bump_board_changes", sql::kBumpBoardChanges, ladder.name, season_id, shard);
     out.applied = true;
     return absl::OkStatus();
   });
@@ -332,13 +345,14 @@ absl::StatusOr<RatingRecord> PgRatingsStore::GetRating(const model::LadderSpec& 
                                                        const std::string& account_id) {
   RatingRecord out;
   absl::Status status = Read("get_rating", [&](pqxx::nontransaction& txn) {
-    pqxx::result row = txn.exec_params(sql::kGetRow, ladder.name, season.season_id, account_id);
+    pqxx::result row =
+        Run(txn, "ratings_get_row", sql::kGetRow, ladder.name, season.season_id, account_id);
     if (!row.empty()) {
       out = ToRecord(row[0], 0, ladder.name);
       return absl::OkStatus();
     }
-    pqxx::result earlier =
-        txn.exec_params(sql::kEarlierRows, ladder.name, TextArray({account_id}), season.season_id);
+    pqxx::result earlier = Run(txn, "ratings_earlier_rows", sql::kEarlierRows, ladder.name,
+                               TextArray({account_id}), season.season_id);
     if (earlier.empty()) {
       out = StartOfSeason(ladder, season.season_id, account_id, nullptr);
     } else {
@@ -356,8 +370,8 @@ absl::StatusOr<std::vector<RatingRecord>> PgRatingsStore::GetRatings(
   std::vector<RatingRecord> out;
   absl::Status status = Read("get_ratings", [&](pqxx::nontransaction& txn) {
     out.clear();
-    for (const pqxx::row& row :
-         txn.exec_params(sql::kLatestRowsUpTo, account_id, season.season_id)) {
+    for (const pqxx::row& row : Run(txn, "ratings_latest_rows_up_to", sql::kLatestRowsUpTo,
+                                    account_id, season.season_id)) {
       const std::string name = row[0].as<std::string>();
       absl::StatusOr<const model::LadderSpec*> ladder = ladders.Find(name);
       if (!ladder.ok()) continue;  // a ladder no longer offered
@@ -382,8 +396,8 @@ absl::StatusOr<std::vector<HistoryEntry>> PgRatingsStore::GetHistory(const std::
   absl::Status status = Read("get_history", [&](pqxx::nontransaction& txn) {
     out.clear();
     const int64_t before = before_seq > 0 ? before_seq : std::numeric_limits<int64_t>::max();
-    for (const pqxx::row& row :
-         txn.exec_params(sql::kHistoryOfPlayer, account_id, ladder, season_id, before, limit)) {
+    for (const pqxx::row& row : Run(txn, "ratings_history_of_player", sql::kHistoryOfPlayer,
+                                    account_id, ladder, season_id, before, limit)) {
       out.push_back(ToHistory(row));
     }
     return absl::OkStatus();
@@ -407,7 +421,8 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
     }
     const int64_t changes =
         txn.exec_params1(sql::kBoardChanges, ladder, season_id)[0].as<int64_t>();
-    pqxx::result latest = txn.exec_params(sql::kLatestSnapshot, ladder, season_id);
+    pqxx::result latest =
+        Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
     if (!latest.empty() && latest[0][5].as<int64_t>() == changes) return absl::OkStatus();
     const int64_t id =
         txn.exec_params1(sql::kInsertSnapshot, ladder, season_id, changes, Micros(now))[0]
@@ -450,7 +465,7 @@ absl::StatusOr<std::optional<BoardSnapshot>> PgRatingsStore::LatestSnapshot(
   std::optional<BoardSnapshot> out;
   absl::Status status = Read("latest_snapshot", [&](pqxx::nontransaction& txn) {
     out.reset();
-    pqxx::result r = txn.exec_params(sql::kLatestSnapshot, ladder, season_id);
+    pqxx::result r = Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
     if (!r.empty()) out = ToSnapshot(r[0]);
     return absl::OkStatus();
   });
@@ -461,7 +476,7 @@ absl::StatusOr<std::optional<BoardSnapshot>> PgRatingsStore::LatestSnapshot(
 absl::StatusOr<BoardSnapshot> PgRatingsStore::GetSnapshot(int64_t snapshot_id) {
   BoardSnapshot out;
   absl::Status status = Read("get_snapshot", [&](pqxx::nontransaction& txn) {
-    pqxx::result r = txn.exec_params(sql::kGetSnapshot, snapshot_id);
+    pqxx::result r = Run(txn, "ratings_get_snapshot", sql::kGetSnapshot, snapshot_id);
     if (r.empty()) return SnapshotExpired();
     out = ToSnapshot(r[0]);
     return absl::OkStatus();
