@@ -67,6 +67,12 @@ double FinalValue(const State& state, int seat) {
   return position + 1e-6 * margin;
 }
 
+// A playout cut short: only whether the seat is ahead, level or behind by the game's heuristic.
+double CutOffValue(const State& state, int seat) {
+  const double h = state.Heuristic(seat);
+  return (h > 0 ? 0.75 : h < 0 ? 0.25 : 0.5) + 1e-6 * h;
+}
+
 }  // namespace
 
 absl::StatusOr<Action> RandomLegalAction(const State& state, int seat, Rng& rng) {
@@ -119,8 +125,6 @@ absl::StatusOr<Action> MonteCarloBot::Choose(const State& state, int seat, Rng& 
   std::vector<Action> legal = state.LegalActions(seat);
   if (legal.empty()) return CannotAct(state, seat);
   if (legal.size() == 1) return legal[0];
-  RandomBot random;
-  std::vector<Bot*> everyone(state.num_players(), &random);
   std::vector<double> values(legal.size(), 0.0);
   for (size_t i = 0; i < legal.size(); ++i) {
     for (int k = 0; k < playouts_; ++k) {
@@ -129,9 +133,14 @@ absl::StatusOr<Action> MonteCarloBot::Choose(const State& state, int seat, Rng& 
         return absl::InternalError(absl::StrCat("legal action ", legal[i], " of seat ", seat,
                                                 " does not apply on a resampled copy"));
       }
-      absl::StatusOr<std::unique_ptr<State>> end = PlayGame(std::move(copy), everyone, rng);
-      if (!end.ok()) return end.status();
-      values[i] += FinalValue(**end, seat);
+      for (int moves = 0; !copy->IsTerminal() && moves < max_playout_moves_; ++moves) {
+        const std::vector<int> acting = copy->ActingSeats().ToVector();
+        const int mover = acting[rng.Uniform(acting.size())];
+        absl::StatusOr<Action> action = RandomLegalAction(*copy, mover, rng);
+        if (!action.ok()) return action.status();
+        if (absl::Status s = copy->Apply(mover, *action); !s.ok()) return s;
+      }
+      values[i] += copy->IsTerminal() ? FinalValue(*copy, seat) : CutOffValue(*copy, seat);
     }
   }
   return legal[ArgMaxRandomTie(values, rng)];

@@ -64,19 +64,22 @@ class GreedyBot : public Bot {
   int samples_;
 };
 
-// Flat Monte-Carlo: for each legal action, `playouts_per_action` random playouts to the end from
-// copies drawn with ResampleHidden(seat); the action with the best mean result wins. A result is
-// the seat's finishing position (1 for first, 0 for last), plus a small share of its score
-// margin to break ties between equal positions.
+// Flat Monte-Carlo: for each legal action, `playouts_per_action` random playouts from copies
+// drawn with ResampleHidden(seat); the action with the best mean result wins. A result is the
+// seat's finishing position (1 for first, 0 for last), plus a small share of its score margin to
+// break ties between equal positions. A playout still running after `max_playout_moves` moves (long
+// games) is scored by State::Heuristic instead: 0.75 ahead, 0.5 level, 0.25 behind.
 class MonteCarloBot : public Bot {
  public:
-  explicit MonteCarloBot(int playouts_per_action = 24) : playouts_(playouts_per_action) {}
+  explicit MonteCarloBot(int playouts_per_action = 24, int max_playout_moves = 400)
+      : playouts_(playouts_per_action), max_playout_moves_(max_playout_moves) {}
   std::string name() const override { return "mc"; }
   absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
                                         engine::Rng& rng) override;
 
  private:
   int playouts_;
+  int max_playout_moves_;
 };
 
 // The names MakeBot accepts.

@@ -171,6 +171,12 @@ absl::Status Playout::Run() {
   if (!started.ok()) return Fail("NewGame failed: ", started.status().ToString());
   state_ = *std::move(started);
   State& state = *state_;
+  // The same seed deals the same game.
+  absl::StatusOr<std::unique_ptr<State>> again =
+      game_.NewGame(num_players, options, engine::Seed::FromUint64(seed_));
+  if (!again.ok() || (*again)->SerializeToString() != state.SerializeToString()) {
+    return Fail("two NewGame calls with the same seed and settings differ");
+  }
   const int64_t max_moves = game_.MaxMoves(num_players, state.options());
   if (max_moves < 1) return Fail("MaxMoves is ", max_moves);
 
@@ -342,6 +348,11 @@ absl::Status Playout::CheckPosition(const State& state) {
     }
     if (probe_->Apply(seat, 0).ok()) return Fail("Apply for seat ", seat, " was accepted");
     if (probe_->Forfeit(seat).ok()) return Fail("Forfeit for seat ", seat, " was accepted");
+  }
+  if (state.SerializeToString() != before) {
+    return Fail(
+        "checking actions changed the state (a refused action modified it, or applying "
+        "actions to clones did: clones share data with it)");
   }
   if (probe_->SerializeToString() != before) {
     return Fail(

@@ -54,17 +54,19 @@ struct ConformanceFigures {
 // from a game's own test: TEST(PicoConformance, Passes) { RunConformance(game, {.playouts = 2000});
 // }
 //
-// Per position: ActingSeats() is empty iff terminal; every acting seat has legal actions, sorted
-// and unique, and non-acting seats have none; CheckAction agrees with LegalActions for legal,
-// mutated (±1, bit flips), random and wrong-seat codes, and refused actions leave the serialized
-// state identical; ActionToString and the Action proto round trip work for every legal action;
-// legal actions apply on clones; serialize -> deserialize -> serialize is identical; every seat's
-// view, the spectator view and the reveal-all view parse as the game's View type; for each seat i,
-// ResampleHidden(i) gives identical views for i and for spectators and identical legal actions
-// for i. Per playout: the game ends within MaxMoves; Replay(record, check_seed = true) reproduces
-// the state bit for bit (also from a position in the middle); the outcome is consistent (ranks for
-// every seat in 1..N, standard competition ranking, team-mates equal, scores sized N); forfeits end
-// two-sided games with the forfeiter's side last and rank forfeiters last in larger games.
+// Per playout: NewGame is deterministic (the same seed gives identical bytes). Per position (the
+// full checks, see full_check_positions): ActingSeats() is empty iff terminal; every acting seat
+// has legal actions, sorted and unique, and non-acting seats have none; CheckAction agrees with
+// LegalActions for legal, mutated (±1, bit flips), random and wrong-seat codes, and refused actions
+// leave the serialized state identical; ActionToString and the Action proto round trip work for
+// every legal action; legal actions apply on clones and leave the original untouched; serialize ->
+// deserialize -> serialize is identical; every seat's view, the spectator view and the reveal-all
+// view parse as the game's View type; for each seat i, ResampleHidden(i) gives identical views for
+// i and for spectators and identical legal actions for i. Per playout: the game ends within
+// MaxMoves; Replay(record, check_seed = true) reproduces the state bit for bit (also from a
+// position in the middle); the outcome is consistent (ranks for every seat in 1..N, standard
+// competition ranking, team-mates equal, scores sized N); forfeits end two-sided games with the
+// forfeiter's side last and rank forfeiters last in larger games.
 ConformanceFigures RunConformance(const engine::Game& game, const ConformanceOptions& opts = {});
 
 // The figures as one line, e.g. "pico: 2000 playouts (300 with a forfeit), 41234 positions, ...".
