@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks k8s/monitoring/prometheusrule.yaml: extracts its rule groups, then
+# `promtool check rules` and `promtool test rules` (k8s/monitoring/alerts-test.yaml).
+# usage: scripts/ops/check-rules.sh [WORK_DIR]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+WORK="${1:-$(mktemp -d)}"
+mkdir -p "$WORK"
+PROMTOOL="${PROMTOOL:-$(command -v promtool || true)}"
+[ -x "$PROMTOOL" ] || { echo "promtool not found (Debian package prometheus)"; exit 1; }
+python3 "$ROOT/scripts/ops/extract_rules.py" "$ROOT/k8s/monitoring/prometheusrule.yaml" \
+  "$WORK/parlor.rules.yml"
+cp "$ROOT/k8s/monitoring/alerts-test.yaml" "$WORK/alerts-test.yaml"
+cd "$WORK"
+echo "+ promtool check rules parlor.rules.yml"
+"$PROMTOOL" check rules parlor.rules.yml
+echo "+ promtool test rules alerts-test.yaml"
+"$PROMTOOL" test rules alerts-test.yaml
+# Every alert of the rules file must have a firing and a not-firing case in the tests.
+python3 - "$WORK/parlor.rules.yml" "$WORK/alerts-test.yaml" <<'PY'
+import sys, yaml
+rules = yaml.safe_load(open(sys.argv[1]))
+tests = yaml.safe_load(open(sys.argv[2]))
+alerts = {r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
+fires, quiet = set(), set()
+for t in tests["tests"]:
+    for a in t.get("alert_rule_test", []):
+        (fires if a.get("exp_alerts") else quiet).add(a["alertname"])
+missing = sorted((alerts - fires) | (alerts - quiet))
+for name in sorted(alerts):
+    print("  %-28s firing case: %-3s  not-firing case: %s"
+          % (name, "yes" if name in fires else "NO", "yes" if name in quiet else "NO"))
+if missing:
+    sys.exit("alerts without both test cases: " + ", ".join(missing))
+print("%d alerts, each tested firing and not firing" % len(alerts))
+PY
