@@ -4,9 +4,13 @@
 # port, trust authentication (it is reachable only from this machine).
 #
 #   source scripts/lib/postgres.sh
-#   pg_local_start DIR     # starts (re-initialising DIR), writes DIR/conninfo, prints nothing
-#   pg_local_stop DIR      # fast shutdown; safe if not running
+#   pg_local_start DIR     # starts a fresh cluster, writes DIR/conninfo
+#   pg_local_stop DIR      # fast shutdown and removal; safe if not running
 #   cat DIR/conninfo       # "host=/tmp/parlor-pg.X port=N user=postgres"
+#
+# The cluster itself lives in its own /tmp/parlor-pg.* directory (recorded in DIR/pg_root), not
+# under DIR: the postgres user must be able to reach it, and a checkout may sit below a directory
+# only root can enter (mktemp -d, /root).
 
 PG_BIN_DIR="${PG_BIN_DIR:-/usr/lib/postgresql/15/bin}"
 
@@ -29,41 +33,40 @@ PY
 }
 
 pg_local_stop() {
-  local dir="$1"
-  if [ -f "$dir/data/postmaster.pid" ]; then
-    pg_as_owner "$PG_BIN_DIR/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+  local dir="$1" root
+  if [ -f "$dir/pg_root" ]; then
+    root="$(cat "$dir/pg_root")"
+    if [ -f "$root/data/postmaster.pid" ]; then
+      pg_as_owner "$PG_BIN_DIR/pg_ctl" -D "$root/data" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+    case "$root" in /tmp/parlor-pg.*) rm -rf "$root" ;; esac
   fi
-  if [ -f "$dir/socket_dir" ]; then
-    rm -rf "$(cat "$dir/socket_dir")"
-  fi
-  rm -f "$dir/conninfo" "$dir/socket_dir"
+  rm -f "$dir/conninfo" "$dir/pg_root"
 }
 
 pg_local_start() {
-  local dir="$1"
+  local dir="$1" root port
   pg_local_stop "$dir"
-  rm -rf "$dir/data"
   mkdir -p "$dir"
-  local sock port
-  sock="$(mktemp -d /tmp/parlor-pg.XXXXXX)"
+  root="$(mktemp -d /tmp/parlor-pg.XXXXXX)"
   port="$(pg_free_port)"
-  mkdir -p "$dir/data"
+  echo "$root" > "$dir/pg_root"
+  mkdir -p "$root/data"
   if [ "$(id -u)" = 0 ]; then
-    chown postgres:postgres "$dir/data" "$sock"
+    chown -R postgres:postgres "$root"
   fi
-  chmod 700 "$dir/data"
-  echo "$sock" > "$dir/socket_dir"
-  pg_as_owner "$PG_BIN_DIR/initdb" -D "$dir/data" -U postgres --auth=trust --no-sync \
+  chmod 700 "$root/data"
+  pg_as_owner "$PG_BIN_DIR/initdb" -D "$root/data" -U postgres --auth=trust --no-sync \
     -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 || {
     cat "$dir/initdb.log" >&2
     return 1
   }
   # fsync off: this cluster holds only test and demo data and is recreated on every start.
-  pg_as_owner "$PG_BIN_DIR/pg_ctl" -D "$dir/data" -l "$dir/data/server.log" -w -t 60 \
-    -o "-k $sock -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+  pg_as_owner "$PG_BIN_DIR/pg_ctl" -D "$root/data" -l "$root/server.log" -w -t 60 \
+    -o "-k $root -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
     start >/dev/null || {
-    cat "$dir/data/server.log" >&2
+    cat "$root/server.log" >&2
     return 1
   }
-  echo "host=$sock port=$port user=postgres" > "$dir/conninfo"
+  echo "host=$root port=$port user=postgres" > "$dir/conninfo"
 }

@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_COMMON_RPC_H_
 #define PARLOR_SERVICES_COMMON_RPC_H_
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string>
@@ -79,7 +80,7 @@ class RpcRunner {
   template <typename Request, typename Response, typename Body>
   grpc::ServerUnaryReactor* Run(grpc::CallbackServerContext* context, Access access,
                                 const Request* request, Response* response, Body body) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    grpc::ServerUnaryReactor* reactor = new CountedReactor(&in_flight_);
     absl::StatusOr<CallContext> call = Prepare(*context, access);
     if (!call.ok()) {
       Finish(reactor, call.status());
@@ -103,13 +104,33 @@ class RpcRunner {
 
   absl::Time Now() const { return clock_(); }
 
+  // RPCs started through Run() whose status has not been fully sent yet (used to end the drain
+  // early on shutdown).
+  int in_flight() const { return in_flight_.load(); }
+
  private:
+  // The reactor of one call; counts itself in `in_flight` until gRPC is done with it.
+  class CountedReactor : public grpc::ServerUnaryReactor {
+   public:
+    explicit CountedReactor(std::atomic<int>* in_flight) : in_flight_(in_flight) {
+      in_flight_->fetch_add(1);
+    }
+    void OnDone() override {
+      in_flight_->fetch_sub(1);
+      delete this;
+    }
+
+   private:
+    std::atomic<int>* in_flight_;
+  };
+
   absl::StatusOr<CallContext> Prepare(grpc::CallbackServerContext& context, Access access);
   static void Finish(grpc::ServerUnaryReactor* reactor, const absl::Status& status);
 
   ThreadPool* workers_;
   const Authenticator* authenticator_;
   Clock clock_;
+  std::atomic<int> in_flight_{0};
 };
 
 }  // namespace parlor

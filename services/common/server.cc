@@ -2,11 +2,13 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
@@ -53,6 +55,10 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
   flags.Duration("drain_timeout", &config->drain_timeout,
                  "on SIGTERM, how long in-flight RPCs may take before they are cancelled",
                  absl::ZeroDuration(), absl::Minutes(10));
+  flags.Duration("unready_delay", &config->unready_delay,
+                 "on SIGTERM, keep serving this long while health says NOT_SERVING, so load "
+                 "balancers stop routing here before the drain starts",
+                 absl::ZeroDuration(), absl::Minutes(1));
   flags.Int("max_receive_message_bytes", &config->max_receive_message_bytes,
             "largest request accepted", {.min = 1024, .max = 64 << 20});
   flags.Int("max_send_message_bytes", &config->max_send_message_bytes, "largest response sent",
@@ -213,14 +219,41 @@ void ServiceHost::Shutdown() {
   wake_.notify_all();
   if (readiness_.joinable()) readiness_.join();
   if (server_ != nullptr) {
+    if (config_.unready_delay > absl::ZeroDuration()) {
+      // Keep serving while NOT_SERVING, so load balancers notice and stop routing here first.
+      spdlog::info("{} NOT_SERVING; still accepting calls for {}", identity_.name,
+                   absl::FormatDuration(config_.unready_delay));
+      absl::SleepFor(config_.unready_delay);
+    }
     spdlog::info("{} draining (up to {})", identity_.name,
                  absl::FormatDuration(config_.drain_timeout));
-    server_->Shutdown(std::chrono::system_clock::now() +
-                      absl::ToChronoMilliseconds(config_.drain_timeout));
-    server_->Wait();
+    Drain(absl::Now() + config_.drain_timeout);
   }
   workers_->Shutdown();
   spdlog::info("{} stopped", identity_.name);
+}
+
+void ServiceHost::Drain(absl::Time deadline) {
+  // Stop accepting calls now (the C core allows several shutdown requests; Server::Shutdown below
+  // adds its own). Then wait for our in-flight calls only: idle client connections would
+  // otherwise hold the shutdown until the deadline, because clients need not close them on
+  // GOAWAY. Once no call is left, closing those connections loses nothing.
+  grpc_completion_queue* queue = grpc_completion_queue_create_for_pluck(nullptr);
+  int tag = 0;
+  grpc_server_shutdown_and_notify(server_->c_server(), queue, &tag);
+  while (rpc_->in_flight() > 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  if (rpc_->in_flight() > 0) {
+    spdlog::warn("{}: drain deadline reached with {} calls in flight; cancelling them",
+                 identity_.name, rpc_->in_flight());
+  }
+  grpc_server_cancel_all_calls(server_->c_server());
+  server_->Shutdown(absl::ToChronoTime(std::max(deadline, absl::Now())));
+  grpc_completion_queue_pluck(queue, &tag, gpr_inf_future(GPR_CLOCK_REALTIME), nullptr);
+  grpc_completion_queue_shutdown(queue);  // empty now: its only event was plucked
+  grpc_completion_queue_destroy(queue);
+  server_->Wait();
 }
 
 void BlockTerminationSignals() {

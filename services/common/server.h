@@ -38,6 +38,7 @@ struct ServerConfig {
   int worker_threads = 8;
   int max_queued_requests = 2000;
   absl::Duration drain_timeout = absl::Seconds(20);
+  absl::Duration unready_delay = absl::ZeroDuration();
   int max_receive_message_bytes = 1 << 20;
   int max_send_message_bytes = 4 << 20;
   std::string migrations_dir;  // defaults to the source tree's migrations/ (see CMake)
@@ -92,6 +93,7 @@ class ServiceHost {
  private:
   ServiceHost(Identity identity, ServerConfig config);
   void SetServing(bool serving);
+  void Drain(absl::Time deadline);
   void ReadinessLoop();
 
   Identity identity_;

@@ -250,4 +250,15 @@ absl::StatusOr<Claims> TokenVerifier::Verify(absl::string_view token, absl::Time
   return claims;
 }
 
+absl::StatusOr<std::string> ServiceTokenSource::Token(absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (token_.empty() || now >= refresh_after_) {
+    absl::StatusOr<std::string> token = signer_.Sign(service_name_, "", now, ttl_);
+    if (!token.ok()) return token.status();
+    token_ = *std::move(token);
+    refresh_after_ = now + ttl_ / 2;
+  }
+  return token_;
+}
+
 }  // namespace parlor::auth

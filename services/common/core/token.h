@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_COMMON_CORE_TOKEN_H_
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -78,6 +79,27 @@ class TokenVerifier {
   TokenKind kind_;
   std::shared_ptr<const Key> key_;
   absl::Duration leeway_;
+};
+
+// Mints and caches the service credential a service sends on its internal calls (e.g.
+// matchmaking → sessions.CreateGame), re-minting when less than half its lifetime is left.
+// Thread-safe.
+class ServiceTokenSource {
+ public:
+  ServiceTokenSource(TokenSigner signer, std::string service_name,
+                     absl::Duration ttl = absl::Minutes(10))
+      : signer_(std::move(signer)), service_name_(std::move(service_name)), ttl_(ttl) {}
+
+  // "Bearer <token>" is what goes into `authorization` metadata.
+  absl::StatusOr<std::string> Token(absl::Time now);
+
+ private:
+  TokenSigner signer_;
+  std::string service_name_;
+  absl::Duration ttl_;
+  std::mutex mu_;
+  std::string token_;
+  absl::Time refresh_after_ = absl::InfinitePast();
 };
 
 // Upper bound on an encoded token; anything longer is rejected before any parsing.

@@ -92,6 +92,19 @@ TEST_F(TokenTest, PlayerTokenNeverSatisfiesServiceVerifier) {
   EXPECT_TRUE(Verifier(TokenKind::kService, service_keys_).Verify(service, kNow).ok());
 }
 
+TEST_F(TokenTest, ServiceTokenSourceCachesAndRenews) {
+  ServiceTokenSource source(Signer(TokenKind::kService, service_keys_), "matchmaking",
+                            absl::Minutes(10));
+  std::string first = *source.Token(kNow);
+  EXPECT_EQ(*source.Token(kNow + absl::Minutes(4)), first);
+  std::string renewed = *source.Token(kNow + absl::Minutes(6));
+  EXPECT_NE(renewed, first);
+  absl::StatusOr<Claims> claims =
+      Verifier(TokenKind::kService, service_keys_).Verify(renewed, kNow + absl::Minutes(6));
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  EXPECT_EQ(claims->subject, "matchmaking");
+}
+
 TEST_F(TokenTest, MalformedTokensAreRejected) {
   TokenVerifier verifier = Verifier(TokenKind::kAccess, access_keys_);
   for (std::string bad : {std::string(""), std::string("abc"), std::string("a.b.c"),
