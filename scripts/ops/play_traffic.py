@@ -121,10 +121,14 @@ def lonely_tickets(channels):
     """Tickets in a queue no one else joins: the queue-depth panel must show them."""
     for i in range(3):
         _, token = sign_in(channels["accounts"], "lonely-%d" % i)
-        channels["matchmaking"].Enqueue(
-            mpb.EnqueueRequest(game="kadice", ranked=False, player_counts=[4]),
-            metadata=auth(token), timeout=5)
-        count("tickets")
+        try:
+            channels["matchmaking"].Enqueue(
+                mpb.EnqueueRequest(game="kadice", ranked=False, player_counts=[4]),
+                metadata=auth(token), timeout=5)
+            count("tickets")
+        except grpc.RpcError as e:
+            count("errors")
+            print("lonely ticket: %s %s" % (e.code(), e.details()), file=sys.stderr)
 
 
 def reader(channels, deadline):
