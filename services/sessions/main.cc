@@ -12,18 +12,18 @@
 int main(int argc, char** argv) {
   parlor::sessions::SessionsConfig config;
   const bool migrate = argc >= 2 && std::strcmp(argv[1], "migrate") == 0;
-  return parlor::RunServiceMain(
-      argc, argv,
-      parlor::ServiceMain{
-          .identity = parlor::sessions::SessionsIdentity(),
-          .add_flags =
-              [&](parlor::Flags& flags) {
-                if (!migrate) parlor::sessions::AddSessionsFlags(flags, &config);
-              },
-          .finalize_config = nullptr,
-          .make_services =
-              [&](parlor::ServiceHost& host) {
-                return parlor::sessions::InstallSessions(host, config);
-              },
-      });
+  return parlor::RunServiceMain(argc, argv,
+                                parlor::ServiceMain{
+                                    .identity = parlor::sessions::SessionsIdentity(),
+                                    .add_flags =
+                                        [&](parlor::Flags& flags) {
+                                          if (!migrate)
+                                            parlor::sessions::AddSessionsFlags(flags, &config);
+                                        },
+                                    .finalize_config = nullptr,
+                                    .make_services =
+                                        [&](parlor::ServiceHost& host) {
+                                          return parlor::sessions::InstallSessions(host, config);
+                                        },
+                                });
 }

@@ -7,13 +7,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/games/all_games.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
+#include "services/common/core/crypto.h"
 #include "services/sessions/api/sessions_api.h"
 #include "services/sessions/api/watch_hub.h"
-#include "grpcpp/create_channel.h"
-#include "grpcpp/security/credentials.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/dispatcher.h"
 #include "services/sessions/outbox/ratings_reporter.h"
@@ -35,12 +36,13 @@ class SessionsMetrics final : public SessionsObserver {
                      .Name("parlor_sessions_actions_total")
                      .Help("SubmitAction calls by game and result")
                      .Register(registry)),
-        commit_(prometheus::BuildHistogram()
-                    .Name("parlor_sessions_commit_duration_seconds")
-                    .Help("Time to apply and commit one SubmitAction transaction")
-                    .Register(registry)
-                    .Add({}, prometheus::Histogram::BucketBoundaries{
-                                 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1})),
+        commit_(
+            prometheus::BuildHistogram()
+                .Name("parlor_sessions_commit_duration_seconds")
+                .Help("Time to apply and commit one SubmitAction transaction")
+                .Register(registry)
+                .Add({}, prometheus::Histogram::BucketBoundaries{0.0005, 0.001, 0.002, 0.005, 0.01,
+                                                                 0.02, 0.05, 0.1, 0.25, 1})),
         streams_(prometheus::BuildGauge()
                      .Name("parlor_sessions_watch_streams")
                      .Help("Open WatchGame and WatchMyGames streams on this replica")
@@ -160,8 +162,8 @@ ServiceHost::Identity SessionsIdentity() {
 
 void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   flags.Secret("page_token_secret", &config->page_token_secret,
-               "secret keying ListMyGames page tokens (the same on every replica)",
-               /*required=*/true);
+               "secret keying ListMyGames page tokens (the same on every replica); derived from "
+               "--service_token_private_key when empty");
   flags.Duration("sweep_interval", &config->sweep_interval,
                  "how often the deadline sweeper runs (0s = never on this replica)",
                  absl::ZeroDuration(), absl::Hours(1));
@@ -189,10 +191,18 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   h->store = std::make_unique<GameStore>(&host.db());
   h->metrics = std::make_unique<SessionsMetrics>(host.metrics().registry());
   Sessions::Options options;
-  if (!config.page_token_secret.empty()) options.page_token_secret = config.page_token_secret;
+  if (!config.page_token_secret.empty()) {
+    options.page_token_secret = config.page_token_secret;
+  } else if (!config.service_token_private_key.empty()) {
+    options.page_token_secret =
+        Sha256Hex(absl::StrCat("page-token:", config.service_token_private_key));
+  } else {
+    spdlog::warn("no --page_token_secret: page tokens work on this replica only");
+    options.page_token_secret = RandomToken(32);
+  }
   options.timeout_bot = config.timeout_bot;
-  h->domain = std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options,
-                                         h->metrics.get());
+  h->domain =
+      std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options, h->metrics.get());
   std::optional<auth::TokenVerifier> access;
   if (!host.config().access_token_public_key.empty()) {
     absl::StatusOr<auth::TokenVerifier> verifier = auth::TokenVerifier::Create(
@@ -240,9 +250,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
         grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()),
         *std::move(signer), absl::Seconds(10));
   }
-  h->dispatcher = std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(),
-                                                     h->reporter.get(), clock,
-                                                     OutboxDispatcher::Options{});
+  h->dispatcher = std::make_unique<OutboxDispatcher>(
+      h->store.get(), h->push.get(), h->reporter.get(), clock, OutboxDispatcher::Options{});
   OutboxDispatcher* dispatcher = h->dispatcher.get();
   h->dispatch = std::make_unique<Loop>("dispatch", config.dispatch_interval, [dispatcher] {
     absl::StatusOr<OutboxDispatcher::Drained> drained = dispatcher->DrainOnce();

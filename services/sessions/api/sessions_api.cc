@@ -276,21 +276,22 @@ absl::StatusOr<std::string> AuthenticatePlayer(const StreamDeps& deps,
   absl::StatusOr<std::optional<auth::Claims>> claims =
       deps.authenticator->Authenticate(*context, Access::kPlayer, deps.clock());
   if (!claims.ok()) return claims.status();
-  if (!claims->has_value()) return absl::UnauthenticatedError("a player's access token is required");
+  if (!claims->has_value())
+    return absl::UnauthenticatedError("a player's access token is required");
   return (*claims)->subject;
 }
 
 }  // namespace
 
-#define PARLOR_SESSIONS_UNARY(Method, access, call_expr)                                        \
-  grpc::ServerUnaryReactor* SessionsApi::Method(grpc::CallbackServerContext* context,          \
-                                                const v1::Method##Request* request,            \
-                                                v1::Method##Response* response) {              \
-    return rpc_->Run(context, access, request, response,                                       \
-                     [this](const CallContext& call, const v1::Method##Request& request,       \
-                            v1::Method##Response* response) -> absl::Status {                  \
-                       return sessions_->Method(call.account_id(), request, response);         \
-                     });                                                                       \
+#define PARLOR_SESSIONS_UNARY(Method, access, call_expr)                                 \
+  grpc::ServerUnaryReactor* SessionsApi::Method(grpc::CallbackServerContext* context,    \
+                                                const v1::Method##Request* request,      \
+                                                v1::Method##Response* response) {        \
+    return rpc_->Run(context, access, request, response,                                 \
+                     [this](const CallContext& call, const v1::Method##Request& request, \
+                            v1::Method##Response* response) -> absl::Status {            \
+                       return sessions_->Method(call.account_id(), request, response);   \
+                     });                                                                 \
   }
 
 PARLOR_SESSIONS_UNARY(CreateBotGame, Access::kPlayer, )

@@ -77,8 +77,8 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> StatesBetween(
   setup_only.clear_state();
   absl::StatusOr<std::unique_ptr<engine::State>> state = game.Replay(setup_only, false);
   if (!state.ok()) {
-    return absl::DataLossError(absl::StrCat("game setup does not replay: ",
-                                            state.status().message()));
+    return absl::DataLossError(
+        absl::StrCat("game setup does not replay: ", state.status().message()));
   }
   std::unique_ptr<engine::State> current = *std::move(state);
   for (int64_t v = 0; v <= to_version && v < record.log_size(); ++v) {

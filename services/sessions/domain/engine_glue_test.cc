@@ -51,7 +51,8 @@ TEST(EngineGlueTest, StatesBetweenReplaysEveryVersionOfEveryGame) {
     ASSERT_THAT(states, testing::IsOk());
     ASSERT_EQ(states->size(), played.size());
     for (size_t v = 0; v < played.size(); ++v) {
-      EXPECT_EQ((*states)[v]->SerializeToString(), played[v]->SerializeToString()) << "version " << v;
+      EXPECT_EQ((*states)[v]->SerializeToString(), played[v]->SerializeToString())
+          << "version " << v;
     }
     auto tail = StatesBetween(*game, record, last - 1, last);
     ASSERT_THAT(tail, testing::IsOk());

@@ -94,8 +94,8 @@ absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc) {
     return absl::InvalidArgumentError("time_control.vacation_days must be 0 to 30");
   }
   row.vacation_days = tc.vacation_days();
-  auto whole_seconds = [](const google::protobuf::Duration& d, absl::string_view field,
-                          int64_t lo, int64_t hi) -> absl::StatusOr<int64_t> {
+  auto whole_seconds = [](const google::protobuf::Duration& d, absl::string_view field, int64_t lo,
+                          int64_t hi) -> absl::StatusOr<int64_t> {
     if (d.nanos() != 0 || d.seconds() < lo || d.seconds() > hi) {
       return absl::InvalidArgumentError(absl::StrCat(field, " must be whole seconds from ", lo,
                                                      " to ", hi, " (got ", d.seconds(), "s)"));
@@ -105,9 +105,9 @@ absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc) {
   switch (tc.kind_case()) {
     case v1::TimeControl::kPerMove: {
       row.kind = TimeControlRow::Kind::kPerMove;
-      PARLOR_ASSIGN_OR_RETURN(row.per_move_s, whole_seconds(tc.per_move().limit(),
-                                                            "time_control.per_move.limit", kHour,
-                                                            14 * kDay));
+      PARLOR_ASSIGN_OR_RETURN(
+          row.per_move_s,
+          whole_seconds(tc.per_move().limit(), "time_control.per_move.limit", kHour, 14 * kDay));
       return row;
     }
     case v1::TimeControl::kTimeBank: {
@@ -151,9 +151,7 @@ engine::Rng BotRng(absl::string_view game_id, int64_t version) {
   return engine::Rng(seed);
 }
 
-std::string JsonString(absl::string_view s) {
-  return absl::StrCat("\"", JsonEscape(s), "\"");
-}
+std::string JsonString(absl::string_view s) { return absl::StrCat("\"", JsonEscape(s), "\""); }
 
 absl::string_view CodeName(absl::StatusCode code) {
   switch (code) {
@@ -194,8 +192,8 @@ int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
 // Applies one action or forfeit and logs it; charges the mover's time bank.
 absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action action,
                          LogRow::Cause cause, const std::string& account_id) {
-  absl::Status status = kind == LogRow::Kind::kForfeit ? c.state->Forfeit(seat)
-                                                        : c.state->Apply(seat, action);
+  absl::Status status =
+      kind == LogRow::Kind::kForfeit ? c.state->Forfeit(seat) : c.state->Apply(seat, action);
   if (!status.ok()) return status;
   const engine::v1::GameRecord record = c.state->Serialize();
   LogRow row;
@@ -236,12 +234,15 @@ absl::Status AutoPlay(Change& c) {
     }
     if (auto_seat < 0) return absl::OkStatus();
     const SeatRow& s = c.after.seats[auto_seat];
-    const std::string bot_name = c.state->IsForfeited(auto_seat) || s.bot.empty() ? "random" : s.bot;
+    const std::string bot_name =
+        c.state->IsForfeited(auto_seat) || s.bot.empty() ? "random" : s.bot;
     absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(bot_name);
-    if (!bot.ok()) return absl::InternalError(absl::StrCat("bot ", bot_name, ": ", bot.status().message()));
+    if (!bot.ok())
+      return absl::InternalError(absl::StrCat("bot ", bot_name, ": ", bot.status().message()));
     engine::Rng rng = BotRng(c.after.game_id, c.state->NumMoves());
     absl::StatusOr<engine::Action> action = (*bot)->Choose(*c.state, auto_seat, rng);
-    if (!action.ok()) return absl::InternalError(absl::StrCat("bot failed: ", action.status().message()));
+    if (!action.ok())
+      return absl::InternalError(absl::StrCat("bot failed: ", action.status().message()));
     PARLOR_RETURN_IF_ERROR(
         ApplyLogged(c, LogRow::Kind::kAction, auto_seat, *action, LogRow::Cause::kBot, ""));
   }
@@ -264,8 +265,9 @@ std::string ResultJson(const GameRow& g) {
                                  g.ranks[s.seat], ",\"score\":", g.scores[s.seat], "}"));
   }
   return absl::StrCat("{\"game_id\":", JsonString(g.game_id), ",\"game\":", JsonString(g.game),
-                      ",\"ranked\":", g.ranked ? "true" : "false", ",\"reason\":",
-                      JsonString(g.end_reason), ",\"seats\":[", absl::StrJoin(seats, ","), "]}");
+                      ",\"ranked\":", g.ranked ? "true" : "false",
+                      ",\"reason\":", JsonString(g.end_reason), ",\"seats\":[",
+                      absl::StrJoin(seats, ","), "]}");
 }
 
 NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
@@ -275,9 +277,9 @@ NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
   n.kind = std::string(kind);
   n.version = g.version;
   n.dedupe_key = std::string(dedupe);
-  n.payload_json = absl::StrCat("{\"game_id\":", JsonString(g.game_id), ",\"game\":",
-                                JsonString(g.game), ",\"version\":", g.version, ",\"seat\":",
-                                s.seat, ",\"text\":", JsonString(text), "}");
+  n.payload_json = absl::StrCat("{\"game_id\":", JsonString(g.game_id),
+                                ",\"game\":", JsonString(g.game), ",\"version\":", g.version,
+                                ",\"seat\":", s.seat, ",\"text\":", JsonString(text), "}");
   return n;
 }
 
@@ -345,8 +347,7 @@ Mutation Finish(Change& c) {
 }  // namespace
 
 Sessions::Sessions(GameStore* store, const engine::Registry* games,
-                   std::function<absl::Time()> clock, Options options,
-                   SessionsObserver* observer)
+                   std::function<absl::Time()> clock, Options options, SessionsObserver* observer)
     : store_(store),
       games_(games),
       clock_(std::move(clock)),
@@ -434,9 +435,9 @@ absl::Status Sessions::Create(const std::string& match_key, const std::string& r
   for (SeatRow& s : seats) {
     const int team = state->TeamOf(s.seat);
     if (s.team >= 0 && s.team != team) {
-      return absl::InvalidArgumentError(absl::StrCat("seats[", s.seat, "].team is ", s.team,
-                                                     " but the game's options put that seat on team ",
-                                                     team));
+      return absl::InvalidArgumentError(
+          absl::StrCat("seats[", s.seat, "].team is ", s.team,
+                       " but the game's options put that seat on team ", team));
     }
     s.team = team;
     if (time_control.kind == TimeControlRow::Kind::kTimeBank) {
@@ -493,9 +494,8 @@ absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
   if (request.game().empty()) return absl::InvalidArgumentError("game is required");
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game()));
   if (request.seats_size() < 1 || request.seats_size() > kMaxSeats) {
-    return absl::InvalidArgumentError(absl::StrCat("seats: between 1 and ", kMaxSeats,
-                                                   " seats are needed (got ",
-                                                   request.seats_size(), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "seats: between 1 and ", kMaxSeats, " seats are needed (got ", request.seats_size(), ")"));
   }
   if (!request.has_time_control()) return absl::InvalidArgumentError("time_control is required");
   std::vector<SeatRow> seats;
@@ -511,7 +511,8 @@ absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
     }
     if (!spec.account_id().empty()) {
       if (!IsUuid(spec.account_id())) {
-        return absl::InvalidArgumentError(absl::StrCat(field, ".account_id must be a lower-case UUID"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(field, ".account_id must be a lower-case UUID"));
       }
       for (const SeatRow& other : seats) {
         if (other.account_id == spec.account_id()) {
@@ -520,8 +521,8 @@ absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
         }
       }
       s.account_id = spec.account_id();
-      PARLOR_RETURN_IF_ERROR(
-          CheckText(absl::StrCat(field, ".display_name"), spec.display_name(), kMaxNameLength, true));
+      PARLOR_RETURN_IF_ERROR(CheckText(absl::StrCat(field, ".display_name"), spec.display_name(),
+                                       kMaxNameLength, true));
       s.display_name = spec.display_name();
     } else {
       if (request.ranked()) {
@@ -533,8 +534,8 @@ absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
         return absl::InvalidArgumentError(absl::StrCat(field, ".bot: ", bot.status().message()));
       }
       s.bot = spec.bot();
-      PARLOR_RETURN_IF_ERROR(
-          CheckText(absl::StrCat(field, ".display_name"), spec.display_name(), kMaxNameLength, false));
+      PARLOR_RETURN_IF_ERROR(CheckText(absl::StrCat(field, ".display_name"), spec.display_name(),
+                                       kMaxNameLength, false));
       s.display_name = spec.display_name().empty() ? absl::StrCat("Computer (", s.bot, ")")
                                                    : spec.display_name();
     }
@@ -648,7 +649,8 @@ absl::Status Sessions::ListMyGames(const std::string& account_id,
     if (request.page_token().size() > 512) {
       return absl::InvalidArgumentError("page_token is not one this server issued");
     }
-    PARLOR_ASSIGN_OR_RETURN(std::string raw, page_tokens_.Decode(request.page_token(), fingerprint));
+    PARLOR_ASSIGN_OR_RETURN(std::string raw,
+                            page_tokens_.Decode(request.page_token(), fingerprint));
     std::pair<std::string, std::string> parts = absl::StrSplit(raw, absl::MaxSplits('|', 1));
     int64_t micros = 0;
     if (!absl::SimpleAtoi(parts.first, &micros) || !IsUuid(parts.second)) {
@@ -698,8 +700,8 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
   absl::Status status = store_->UpdateGame(
       "sessions.submit_action", request.game_id(),
       IdempotencyKeyRef{account_id, request.idempotency_key()},
-      [&](const GameRow& locked, const std::optional<StoredAnswer>& stored)
-          -> absl::StatusOr<std::optional<Mutation>> {
+      [&](const GameRow& locked,
+          const std::optional<StoredAnswer>& stored) -> absl::StatusOr<std::optional<Mutation>> {
         game_name = locked.game;
         answer.Clear();
         const int seat = SeatOf(locked, account_id);
@@ -729,9 +731,9 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
           for (const SeatRow& s : locked.seats) {
             if (s.my_turn) acting.push_back(s.seat);
           }
-          return absl::PermissionDeniedError(absl::StrCat(
-              "it is not your turn (you are seat ", seat, "; waiting for seat ",
-              absl::StrJoin(acting, ", "), ")"));
+          return absl::PermissionDeniedError(absl::StrCat("it is not your turn (you are seat ",
+                                                          seat, "; waiting for seat ",
+                                                          absl::StrJoin(acting, ", "), ")"));
         }
         PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
         PARLOR_ASSIGN_OR_RETURN(engine::Action action, game->ActionFromAny(request.action()));
@@ -741,14 +743,15 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
         PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
         c.now = clock_();
         c.after = locked;
-        PARLOR_RETURN_IF_ERROR(
-            ApplyLogged(c, LogRow::Kind::kAction, seat, action, LogRow::Cause::kPlayer, account_id));
+        PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kAction, seat, action,
+                                           LogRow::Cause::kPlayer, account_id));
         PARLOR_RETURN_IF_ERROR(AutoPlay(c));
         Mutation m = Finish(c);
         PARLOR_ASSIGN_OR_RETURN(*answer.mutable_game(), Summary(m.after, seat));
         *answer.mutable_view() = ViewAny(*c.state, engine::Viewer::Seat(seat));
         if (!m.after.finished) {
-          for (auto& a : LegalActionsAny(*c.state, seat)) *answer.add_legal_actions() = std::move(a);
+          for (auto& a : LegalActionsAny(*c.state, seat))
+            *answer.add_legal_actions() = std::move(a);
         }
         m.answer = StoredAnswer{hash, m.after.version, answer.SerializeAsString()};
         return std::optional<Mutation>(std::move(m));
@@ -766,8 +769,8 @@ absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignReq
   PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
   return store_->UpdateGame(
       "sessions.resign", request.game_id(), std::nullopt,
-      [&](const GameRow& locked, const std::optional<StoredAnswer>&)
-          -> absl::StatusOr<std::optional<Mutation>> {
+      [&](const GameRow& locked,
+          const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
         const int seat = SeatOf(locked, account_id);
         if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
         if (locked.finished) return absl::FailedPreconditionError("the game has ended");
@@ -870,12 +873,12 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
     if (v == 0) {
       event->set_description("the game was set up");
     } else {
-      event->set_description(DescribeMove(*states[v - first - 1], record.log(static_cast<int>(v)),
-                                          viewer));
+      event->set_description(
+          DescribeMove(*states[v - first - 1], record.log(static_cast<int>(v)), viewer));
     }
     // While the game runs, the caller sees its own seat's view; afterwards, everything.
-    *event->mutable_view() = ViewAny(at, row.finished ? engine::Viewer::All()
-                                                      : engine::Viewer::Seat(seat));
+    *event->mutable_view() =
+        ViewAny(at, row.finished ? engine::Viewer::All() : engine::Viewer::Seat(seat));
     *event->mutable_time() = ToTimestamp(entry.created_at);
   }
   return absl::OkStatus();
@@ -922,8 +925,8 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
     std::vector<std::pair<std::string, std::string>> timeouts;
     absl::Status status = store_->UpdateGame(
         "sessions.sweep", id, std::nullopt,
-        [&](const GameRow& locked, const std::optional<StoredAnswer>&)
-            -> absl::StatusOr<std::optional<Mutation>> {
+        [&](const GameRow& locked,
+            const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
           timeouts.clear();
           if (locked.finished) return std::optional<Mutation>();
           PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
@@ -955,8 +958,8 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
               if (c.state->IsTerminal() || !c.state->ActingSeats().Contains(s.seat)) continue;
               touched = true;
               if (locked.ranked) {
-                PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kForfeit, s.seat, 0,
-                                                   LogRow::Cause::kTimeout, ""));
+                PARLOR_RETURN_IF_ERROR(
+                    ApplyLogged(c, LogRow::Kind::kForfeit, s.seat, 0, LogRow::Cause::kTimeout, ""));
                 timeouts.push_back({locked.game, "forfeit"});
               } else {
                 PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<bots::Bot> bot,
@@ -968,12 +971,12 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
                 timeouts.push_back({locked.game, "bot"});
               }
               if (!s.account_id.empty()) {
-                c.notes.push_back(Note(locked, s, "timeout",
-                                       absl::StrCat("timeout:", locked.game_id, ":",
-                                                    locked.version, ":", s.seat),
-                                       locked.ranked ? "Your time ran out: you forfeited"
-                                                     : "Your time ran out: the computer moved "
-                                                       "for you"));
+                c.notes.push_back(
+                    Note(locked, s, "timeout",
+                         absl::StrCat("timeout:", locked.game_id, ":", locked.version, ":", s.seat),
+                         locked.ranked ? "Your time ran out: you forfeited"
+                                       : "Your time ran out: the computer moved "
+                                         "for you"));
               }
               continue;
             }
@@ -988,12 +991,11 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
               touched = true;
               seat.reminders_sent = due;
               if (!s.account_id.empty()) {
-                c.notes.push_back(Note(
-                    locked, s, "reminder",
-                    absl::StrCat("reminder:", locked.game_id, ":", locked.version, ":", s.seat,
-                                 ":", due),
-                    due == 1 ? "Half of your time for this move has passed"
-                             : "Your time for this move is nearly up"));
+                c.notes.push_back(Note(locked, s, "reminder",
+                                       absl::StrCat("reminder:", locked.game_id, ":",
+                                                    locked.version, ":", s.seat, ":", due),
+                                       due == 1 ? "Half of your time for this move has passed"
+                                                : "Your time for this move is nearly up"));
               }
             }
           }

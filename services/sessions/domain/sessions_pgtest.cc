@@ -1,6 +1,4 @@
 // The sessions domain over a real PostgreSQL (the store's SQL, transactions and constraints).
-#include "services/sessions/domain/sessions.h"
-
 #include <atomic>
 #include <memory>
 #include <random>
@@ -18,6 +16,7 @@
 #include "services/common/db/pool.h"
 #include "services/common/testing/status_matchers.h"
 #include "services/sessions/domain/engine_glue.h"
+#include "services/sessions/domain/sessions.h"
 #include "services/sessions/store/store.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -89,7 +88,8 @@ class SessionsPgTest : public parlor::testing::PgTest {
   }
 
   // One random legal move by whoever must act (for games between players).
-  absl::Status RandomMove(const std::string& game_id, std::mt19937_64& rng, const std::string& key) {
+  absl::Status RandomMove(const std::string& game_id, std::mt19937_64& rng,
+                          const std::string& key) {
     v1::GetGameRequest get;
     get.set_game_id(game_id);
     v1::GetGameResponse any_seat;
@@ -202,10 +202,10 @@ TEST_F(SessionsPgTest, EveryRegisteredGamePlaysToTheEndAndItsSeedVerifiesTheLog)
     EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM sessions.actions WHERE game_id = '",
                                  created.game_id(), "'")),
               moves + 1);
-    EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM sessions.result_outbox WHERE game_id = '",
-                                 created.game_id(), "' AND payload->>'game' = '", game->name(),
-                                 "'")),
-              1);
+    EXPECT_EQ(
+        Count(absl::StrCat("SELECT count(*) FROM sessions.result_outbox WHERE game_id = '",
+                           created.game_id(), "' AND payload->>'game' = '", game->name(), "'")),
+        1);
     // The whole history, as the first player may see it, is there.
     v1::GetHistoryRequest history_request;
     history_request.set_game_id(created.game_id());
@@ -306,9 +306,9 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
   const engine::Game& game = FirstGame();
   v1::Game created = Create(TwoPlayerRequest(game, "m"));
   const std::string account = ActingAccount(created);
-  const std::string other =
-      created.seats(0).account_id() == account ? created.seats(1).account_id()
-                                               : created.seats(0).account_id();
+  const std::string other = created.seats(0).account_id() == account
+                                ? created.seats(1).account_id()
+                                : created.seats(0).account_id();
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
@@ -335,11 +335,12 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
   std::vector<Case> cases;
   cases.push_back({"garbage game id", submit(account, [](R& r) { r.set_game_id("nope"); }),
                    absl::StatusCode::kInvalidArgument, "game_id"});
-  cases.push_back({"unknown game",
-                   submit(account, [](R& r) { r.set_game_id("00000000-0000-4000-8000-000000000000"); }),
-                   absl::StatusCode::kNotFound, "no game"});
-  cases.push_back({"someone else's game", submit(kStranger, [](R&) {}),
-                   absl::StatusCode::kNotFound, "no game"});
+  cases.push_back(
+      {"unknown game",
+       submit(account, [](R& r) { r.set_game_id("00000000-0000-4000-8000-000000000000"); }),
+       absl::StatusCode::kNotFound, "no game"});
+  cases.push_back({"someone else's game", submit(kStranger, [](R&) {}), absl::StatusCode::kNotFound,
+                   "no game"});
   cases.push_back({"no key", submit(account, [](R& r) { r.clear_idempotency_key(); }),
                    absl::StatusCode::kInvalidArgument, "idempotency_key"});
   cases.push_back({"key too long",
@@ -353,17 +354,17 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
   cases.push_back({"garbage action bytes",
                    submit(account, [](R& r) { r.mutable_action()->set_value("\xff\xff\xff"); }),
                    absl::StatusCode::kInvalidArgument, ""});
-  cases.push_back({"oversized action",
-                   submit(account,
-                          [](R& r) { r.mutable_action()->set_value(std::string(100000, 'x')); }),
-                   absl::StatusCode::kInvalidArgument, "too large"});
+  cases.push_back(
+      {"oversized action",
+       submit(account, [](R& r) { r.mutable_action()->set_value(std::string(100000, 'x')); }),
+       absl::StatusCode::kInvalidArgument, "too large"});
   cases.push_back({"negative version", submit(account, [](R& r) { r.set_expected_version(-1); }),
                    absl::StatusCode::kInvalidArgument, "expected_version"});
   cases.push_back({"stale version", submit(account, [](R& r) { r.set_expected_version(5); }),
                    absl::StatusCode::kAborted, "version 0"});
   if ((created.acting_seats_size() == 1)) {
-    cases.push_back({"not your turn", submit(other, [](R&) {}),
-                     absl::StatusCode::kPermissionDenied, "not your turn"});
+    cases.push_back({"not your turn", submit(other, [](R&) {}), absl::StatusCode::kPermissionDenied,
+                     "not your turn"});
   }
   {
     v1::GetGameRequest r;
@@ -439,7 +440,8 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
                      }),
                      absl::StatusCode::kInvalidArgument, "ranked"});
     cases.push_back({"CreateGame limit too short", create([](C& r) {
-                       r.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(60);
+                       r.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(
+                           60);
                      }),
                      absl::StatusCode::kInvalidArgument, "per_move.limit"});
     cases.push_back({"CreateGame no time control", create([](C& r) { r.clear_time_control(); }),
@@ -566,7 +568,7 @@ TEST_F(SessionsPgTest, DeadlinesSendRemindersThenTheComputerMovesInCasualGames) 
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'reminder'"),
             created.acting_seats_size());
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));  // sent once
-  now_ = start + absl::Hours(22);  // past 90 %
+  now_ = start + absl::Hours(22);                                     // past 90 %
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'reminder'"),
             2 * created.acting_seats_size());

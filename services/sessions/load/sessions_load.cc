@@ -139,9 +139,8 @@ Result Baseline(const Settings& s, int clients) {
         << "END;\n";
   }
   const std::string command = absl::StrCat(
-      "cd ", dir, " && ", s.pgbench, " -n -f txn.sql -c ", clients, " -j ",
-      std::min(clients, 4), " -T ", s.seconds, " -l --log-prefix=tx \"", s.db_url,
-      "\" > pgbench.out 2>&1");
+      "cd ", dir, " && ", s.pgbench, " -n -f txn.sql -c ", clients, " -j ", std::min(clients, 4),
+      " -T ", s.seconds, " -l --log-prefix=tx \"", s.db_url, "\" > pgbench.out 2>&1");
   if (std::system(command.c_str()) != 0) {
     std::fprintf(stderr, "pgbench failed; see %s/pgbench.out\n", dir);
     return {};
@@ -281,8 +280,9 @@ void PlayLoop(Client& client, const std::string& game, int player_base, std::ato
   int match = 0;
   while (!stop) {
     v1::Game created;
-    if (!client.CreateGame(game, absl::StrCat("load-", player_base, "-", match++, "-", rng()),
-                           player_base, &created)
+    if (!client
+             .CreateGame(game, absl::StrCat("load-", player_base, "-", match++, "-", rng()),
+                         player_base, &created)
              .ok()) {
       ++*errors;
       return;
@@ -382,7 +382,8 @@ std::vector<double> StreamDelivery(Client& mover, Client& watcher, const std::st
       *submit.mutable_action() = state.legal_actions(rng() % state.legal_actions_size());
       v1::SubmitActionResponse response;
       const absl::Time start = absl::Now();
-      if (!mover.sessions().SubmitAction(mover.Context(mover.Token(actor)).get(), submit, &response)
+      if (!mover.sessions()
+               .SubmitAction(mover.Context(mover.Token(actor)).get(), submit, &response)
                .ok()) {
         break;
       }
@@ -473,7 +474,8 @@ int Run(const Settings& s) {
   for (int i = 0;; ++i) {
     v1::ListMyGamesRequest r;
     v1::ListMyGamesResponse out;
-    if (client.sessions().ListMyGames(client.Context(client.Token(AccountId(1))).get(), r, &out)
+    if (client.sessions()
+            .ListMyGames(client.Context(client.Token(AccountId(1))).get(), r, &out)
             .ok()) {
       break;
     }
@@ -484,27 +486,31 @@ int Run(const Settings& s) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  std::printf("game: %s; mode: %s; %d s per run; server: parlor-sessions pid %d (8 workers, 16 "
-              "DB connections), client and server on this machine\n\n",
-              s.game.c_str(), s.mode.c_str(), s.seconds, child);
+  std::printf(
+      "game: %s; mode: %s; %d s per run; server: parlor-sessions pid %d (8 workers, 16 "
+      "DB connections), client and server on this machine\n\n",
+      s.game.c_str(), s.mode.c_str(), s.seconds, child);
   std::printf("%-6s | %-38s | %-38s | %s\n", "games", "pgbench UPDATE+INSERT (tps, p50, p99)",
               "SubmitAction (moves/s, p50, p99)", "ratio");
   std::atomic<long> errors{0};
   for (int games : {1, 8, 32}) {
     Result base = Baseline(s, games);
     Result mine = Sessions(client, s, games, &errors);
-    std::printf("%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | %5.1f %%\n",
-                games, base.per_second, base.p50_ms, base.p99_ms, mine.per_second, mine.p50_ms,
-                mine.p99_ms, 100.0 * mine.per_second / std::max(1.0, base.per_second));
+    std::printf(
+        "%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | "
+        "%5.1f %%\n",
+        games, base.per_second, base.p50_ms, base.p99_ms, mine.per_second, mine.p50_ms, mine.p99_ms,
+        100.0 * mine.per_second / std::max(1.0, base.per_second));
     std::fflush(stdout);
   }
   std::printf("SubmitAction errors: %ld\n\n", errors.load());
 
   Client watcher(target, access, service);
   std::vector<double> delivery = StreamDelivery(client, watcher, s.game, 300);
-  std::printf("submit-to-stream delivery (WatchGame on a second connection), %zu moves: p50 %.2f "
-              "ms  p99 %.2f ms\n",
-              delivery.size(), Percentile(delivery, 0.5), Percentile(delivery, 0.99));
+  std::printf(
+      "submit-to-stream delivery (WatchGame on a second connection), %zu moves: p50 %.2f "
+      "ms  p99 %.2f ms\n",
+      delivery.size(), Percentile(delivery, 0.5), Percentile(delivery, 0.99));
 
   // Idle streams.
   const long before = RssKiB(child);
@@ -524,10 +530,11 @@ int Run(const Settings& s) {
   }
   std::this_thread::sleep_for(std::chrono::seconds(2));
   const long after = RssKiB(child);
-  std::printf("idle WatchMyGames streams: %ld open (server gauge); server RSS %ld KiB -> %ld KiB: "
-              "%.1f KiB per stream\n",
-              open, before, after,
-              open > 0 ? static_cast<double>(after - before) / static_cast<double>(open) : 0.0);
+  std::printf(
+      "idle WatchMyGames streams: %ld open (server gauge); server RSS %ld KiB -> %ld KiB: "
+      "%.1f KiB per stream\n",
+      open, before, after,
+      open > 0 ? static_cast<double>(after - before) / static_cast<double>(open) : 0.0);
   for (auto& st : streams) st->Cancel();
   for (int i = 0; i < 100; ++i) {
     bool all = true;

@@ -1,8 +1,6 @@
 // The outbox dispatcher over a real PostgreSQL: notifications written by moves are delivered at
 // least once (retried with backoff), results are reported or held, and the webhook adapter
 // speaks HTTP to a real socket.
-#include "services/sessions/outbox/dispatcher.h"
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -22,6 +20,7 @@
 #include "services/common/db/migrations.h"
 #include "services/common/testing/status_matchers.h"
 #include "services/sessions/domain/sessions.h"
+#include "services/sessions/outbox/dispatcher.h"
 #include "services/sessions/outbox/ratings_reporter.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -69,8 +68,8 @@ class DispatcherPgTest : public parlor::testing::PgTest {
     store_ = std::make_unique<GameStore>(pool_.get());
     registry_ = std::make_unique<engine::Registry>(engine::AllGames());
     now_ = absl::FromUnixSeconds(1'800'000'000);
-    sessions_ = std::make_unique<Sessions>(store_.get(), registry_.get(),
-                                           [this] { return now_.load(); }, Sessions::Options{});
+    sessions_ = std::make_unique<Sessions>(
+        store_.get(), registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   }
 
   std::string CreateRankedGame() {
@@ -222,10 +221,10 @@ TEST(WebhookPushAdapterTest, PostsJsonWithTheDedupeKeyAndClassifiesAnswers) {
   n.dedupe_key = "turn:g:3:0";
   n.payload_json = "{\"text\":\"It is your turn\"}";
   EXPECT_THAT(push.Send("g", n), IsOk());
-  EXPECT_THAT(push.Send("g", n), parlor::testing::StatusIs(absl::StatusCode::kUnavailable,
-                                                           HasSubstr("503")));
-  EXPECT_THAT(push.Send("g", n), parlor::testing::StatusIs(absl::StatusCode::kFailedPrecondition,
-                                                           HasSubstr("400")));
+  EXPECT_THAT(push.Send("g", n),
+              parlor::testing::StatusIs(absl::StatusCode::kUnavailable, HasSubstr("503")));
+  EXPECT_THAT(push.Send("g", n),
+              parlor::testing::StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("400")));
   ASSERT_GE(server.requests.size(), 1u);
   EXPECT_THAT(server.requests[0], HasSubstr("POST /push"));
   EXPECT_THAT(server.requests[0], HasSubstr("Idempotency-Key: turn:g:3:0"));
@@ -241,8 +240,8 @@ TEST(BuildReportResultTest, GamesWithComputerSeatsAreNotReported) {
   game.seats[1].seat = 1;
   game.seats[1].bot = "random";
   game.ranks = {1, 2};
-  EXPECT_THAT(BuildReportResult(game), parlor::testing::StatusIs(absl::StatusCode::kCancelled,
-                                                                 HasSubstr("computer")));
+  EXPECT_THAT(BuildReportResult(game),
+              parlor::testing::StatusIs(absl::StatusCode::kCancelled, HasSubstr("computer")));
 }
 
 }  // namespace

@@ -32,8 +32,8 @@ absl::StatusOr<ratings::v1::ReportResultRequest> BuildReportResult(const GameRow
   return request;
 }
 
-RatingsReporter::RatingsReporter(std::shared_ptr<grpc::Channel> channel,
-                                 auth::TokenSigner signer, absl::Duration timeout)
+RatingsReporter::RatingsReporter(std::shared_ptr<grpc::Channel> channel, auth::TokenSigner signer,
+                                 absl::Duration timeout)
     : stub_(ratings::v1::RatingsInternalService::NewStub(std::move(channel))),
       signer_(std::move(signer)),
       timeout_(timeout) {}

@@ -6,14 +6,14 @@
 namespace parlor::sessions::sql {
 
 // The columns of a game row, in the order GameStore's row reader expects.
-#define PARLOR_SESSIONS_GAME_COLUMNS                                                          \
-  "g.game_id::text, g.game, coalesce(g.match_id, ''), g.ranked, g.status, g.version, "        \
-  "g.num_players, g.options::text, g.snapshot, g.seed_commitment, g.acting_seats, g.tc_kind, " \
-  "coalesce(g.tc_per_move_s, 0), coalesce(g.tc_bank_initial_s, 0), "                          \
-  "coalesce(g.tc_bank_increment_s, 0), g.vacation_days, "                                     \
-  "coalesce((extract(epoch from g.deadline) * 1000000)::bigint, 0), "                         \
+#define PARLOR_SESSIONS_GAME_COLUMNS                                                            \
+  "g.game_id::text, g.game, coalesce(g.match_id, ''), g.ranked, g.status, g.version, "          \
+  "g.num_players, g.options::text, g.snapshot, g.seed_commitment, g.acting_seats, g.tc_kind, "  \
+  "coalesce(g.tc_per_move_s, 0), coalesce(g.tc_bank_initial_s, 0), "                            \
+  "coalesce(g.tc_bank_increment_s, 0), g.vacation_days, "                                       \
+  "coalesce((extract(epoch from g.deadline) * 1000000)::bigint, 0), "                           \
   "coalesce(array_to_string(g.ranks, ','), ''), coalesce(array_to_string(g.scores, ','), ''), " \
-  "coalesce(g.end_reason, ''), (extract(epoch from g.created_at) * 1000000)::bigint, "        \
+  "coalesce(g.end_reason, ''), (extract(epoch from g.created_at) * 1000000)::bigint, "          \
   "(extract(epoch from g.updated_at) * 1000000)::bigint"
 
 #define PARLOR_SESSIONS_SEAT_COLUMNS                                                        \
@@ -28,7 +28,8 @@ inline constexpr char kInsertGame[] =
     "options, snapshot, seed_commitment, acting_seats, tc_kind, tc_per_move_s, tc_bank_initial_s, "
     "tc_bank_increment_s, vacation_days, deadline, created_at, updated_at) "
     "VALUES ($1::uuid, $2, NULLIF($3, ''), $4, 'active', 0, $5, $6::jsonb, $7, $8, $9, $10, "
-    "NULLIF($11::bigint, 0), NULLIF($12::bigint, 0), CASE WHEN $10 = 'time_bank' THEN $13::bigint END, $14, "
+    "NULLIF($11::bigint, 0), NULLIF($12::bigint, 0), CASE WHEN $10 = 'time_bank' THEN $13::bigint "
+    "END, $14, "
     "to_timestamp($15::double precision / 1000000), to_timestamp($16::double precision / 1000000), "
     "to_timestamp($16::double precision / 1000000))";
 
@@ -160,7 +161,8 @@ inline constexpr char kListMyGames[] =
     " FROM sessions.seats s JOIN sessions.games g ON g.game_id = s.game_id "
     "WHERE s.account_id = $1::uuid "
     "AND ($2::int = 0 OR ($2::int = 1 AND s.status = 'active' AND s.my_turn) "
-    "OR ($2::int = 2 AND s.status = 'active' AND NOT s.my_turn) OR ($2::int = 3 AND s.status = 'finished')) "
+    "OR ($2::int = 2 AND s.status = 'active' AND NOT s.my_turn) OR ($2::int = 3 AND s.status = "
+    "'finished')) "
     "AND ($3::bigint = 0 OR (s.updated_at, s.game_id) < "
     "(to_timestamp($3::double precision / 1000000), $4::uuid)) "
     "ORDER BY s.updated_at DESC, s.game_id DESC LIMIT $5";

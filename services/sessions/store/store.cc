@@ -239,8 +239,8 @@ absl::StatusOr<GameRow> GameStore::CreateGame(const NewGame& game, absl::string_
                      tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now));
     for (const SeatRow& s : g.seats) {
       txn.exec_params0(sql::kInsertSeat, g.game_id, s.seat, s.account_id, s.bot, s.display_name,
-                       s.team, s.my_turn, MicrosOrZero(s.turn_started_at),
-                       MicrosOrZero(s.deadline), s.time_bank_ms.value_or(-1), Micros(now));
+                       s.team, s.my_turn, MicrosOrZero(s.turn_started_at), MicrosOrZero(s.deadline),
+                       s.time_bank_ms.value_or(-1), Micros(now));
     }
     for (const LogRow& row : game.log) InsertLog(txn, g.game_id, row);
     InsertNotifications(txn, g.game_id, game.notifications, now);
@@ -323,9 +323,9 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
     // spares the server planning them on every move.
     txn.conn().prepare("sessions_lock_game", sql::kLockGameWithSeats);
     txn.conn().prepare("sessions_write_mutation", sql::kWriteMutation);
-    pqxx::result rows = txn.exec_prepared("sessions_lock_game", id,
-                                        key ? key->account_id : std::string(),
-                                        key ? key->key : std::string());
+    pqxx::result rows =
+        txn.exec_prepared("sessions_lock_game", id, key ? key->account_id : std::string(),
+                          key ? key->key : std::string());
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
     constexpr int kSeatColumns = 22;  // PARLOR_SESSIONS_GAME_COLUMNS count
     constexpr int kKeyColumns = kSeatColumns + 12;
@@ -398,12 +398,12 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
         "sessions_write_mutation", id, g.finished ? "finished" : "active", g.version,
         pqxx::binarystring(g.snapshot), static_cast<int64_t>(g.acting_seats),
         MicrosOrZero(g.deadline), g.finished ? PgArray(g.ranks) : std::string(),
-        g.finished ? PgArray(g.scores) : std::string(), g.end_reason, Micros(now),
-        PgArray(seat_no), absl::StrCat("{", absl::StrJoin(forfeited, ","), "}"),
-        absl::StrCat("{", absl::StrJoin(my_turn, ","), "}"), PgArray(ts), PgArray(dl),
-        PgArray(rem), PgArray(bank), PgArray(vac), PgArray(log_version),
-        absl::StrJoin(log_kind, ","), absl::StrJoin(log_cause, ","), PgArray(log_seat),
-        PgArray(log_action), absl::StrJoin(log_account, ","), absl::StrJoin(log_entry, ","),
+        g.finished ? PgArray(g.scores) : std::string(), g.end_reason, Micros(now), PgArray(seat_no),
+        absl::StrCat("{", absl::StrJoin(forfeited, ","), "}"),
+        absl::StrCat("{", absl::StrJoin(my_turn, ","), "}"), PgArray(ts), PgArray(dl), PgArray(rem),
+        PgArray(bank), PgArray(vac), PgArray(log_version), absl::StrJoin(log_kind, ","),
+        absl::StrJoin(log_cause, ","), PgArray(log_seat), PgArray(log_action),
+        absl::StrJoin(log_account, ","), absl::StrJoin(log_entry, ","),
         answer ? key->key : std::string(), answer ? key->account_id : std::string(),
         pqxx::binarystring(answer ? m.answer->request_hash : std::string()),
         answer ? m.answer->version : int64_t{1},

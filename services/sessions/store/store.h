@@ -200,8 +200,8 @@ class GameStore {
 
   // Claims up to `limit` due results: {game_id, attempts}.
   absl::StatusOr<std::vector<std::pair<std::string, int>>> ClaimResults(absl::Time now,
-                                                                       absl::Duration lease,
-                                                                       int limit);
+                                                                        absl::Duration lease,
+                                                                        int limit);
   // `note` records why a row was acknowledged without sending (e.g. a casual game with bots).
   absl::Status MarkResultAcked(absl::string_view game_id, absl::Time now, absl::string_view note);
   absl::Status MarkResultFailed(absl::string_view game_id, absl::Time retry_at,
