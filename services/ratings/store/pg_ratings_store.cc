@@ -438,6 +438,8 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
         " AND NOT provisional ORDER BY conservative DESC, account_id"));
     txn.exec0(absl::StrCat("ALTER TABLE ", table, " ADD PRIMARY KEY (position)"));
     txn.exec0(absl::StrCat("CREATE UNIQUE INDEX ON ", table, " (account_id) INCLUDE (position)"));
+    // Statistics now, not whenever autovacuum gets to it: page reads plan on them.
+    txn.exec0(absl::StrCat("ANALYZE ", table));
     const int64_t players =
         txn.exec1(absl::StrCat("SELECT count(*) FROM ", table))[0].as<int64_t>();
     txn.exec_params0(sql::kSetSnapshotPlayers, id, players);
