@@ -24,12 +24,14 @@
 #include "services/common/testing/status_matchers.h"
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/matchmaking_server.h"
+#include "services/sessions/sessions_server.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::matchmaking {
 namespace {
 
 using ::parlor::testing::IsOk;
+using ::parlor::testing::IsOkAndHolds;
 using ::parlor::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -116,7 +118,32 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
         tokens_.get());
   }
 
+  // Starts a real sessions server on the same database; returns its address.
+  std::string StartSessions() {
+    ServerConfig server = BaseServer();
+    server.access_token_public_key = access_keys_.public_key;
+    server.service_token_public_key = service_keys_.public_key;
+    sessions::SessionsConfig config;
+    config.page_token_secret = "matchmaking-test-page-secret";
+    config.sweep_interval = absl::ZeroDuration();
+    config.dispatch_interval = absl::ZeroDuration();
+    auto host = ServiceHost::Create(sessions::SessionsIdentity(), server);
+    EXPECT_TRUE(host.ok()) << host.status();
+    if (!host.ok()) return "";
+    sessions_host_ = *std::move(host);
+    auto installed =
+        sessions::InstallSessions(*sessions_host_, config, [clock = clock_] { return clock->Now(); });
+    EXPECT_TRUE(installed.ok()) << installed.status();
+    if (!installed.ok()) return "";
+    sessions_installed_ = *std::move(installed);
+    EXPECT_THAT(sessions_host_->Start(), IsOk());
+    return absl::StrCat("127.0.0.1:", sessions_host_->grpc_port());
+  }
+
   void TearDown() override {
+    if (sessions_host_) sessions_host_->Shutdown();
+    sessions_installed_.reset();
+    sessions_host_.reset();
     if (host_) host_->Shutdown();
     installed_.reset();
     host_.reset();
@@ -138,7 +165,8 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
   }
 
   // A replica of the domain with its own pool, sharing the test clock.
-  Replica MakeReplica(RatingSource* ratings = nullptr, MatchmakingOptions options = {}) {
+  Replica MakeReplica(RatingSource* ratings = nullptr, GameCreator* games = nullptr,
+                      MatchmakingOptions options = {}) {
     Replica r;
     r.pool = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 4}, nullptr);
     r.store = std::make_unique<MatchmakingStore>(r.pool.get());
@@ -147,7 +175,7 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
                                  .catalog = &catalog_,
                                  .ratings = ratings != nullptr ? ratings : &default_ratings_,
                                  .accounts = directory_.get(),
-                                 .games = nullptr,
+                                 .games = games,
                                  .metrics = nullptr,
                                  .clock = [clock = clock_] { return clock->Now(); }},
         options);
@@ -190,6 +218,8 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
   std::unique_ptr<accounts::v1::AccountsService::Stub> accounts_stub_;
   std::unique_ptr<ServiceHost> host_;
   std::shared_ptr<void> installed_;
+  std::unique_ptr<ServiceHost> sessions_host_;
+  std::shared_ptr<void> sessions_installed_;
   MatchmakingService* service_ = nullptr;
   std::unique_ptr<v1::MatchmakingService::Stub> stub_;
   std::unique_ptr<auth::ServiceTokenSource> tokens_;
@@ -386,6 +416,59 @@ TEST_F(MatchmakingPgTest, ChallengeFlowsFromInviteToMatch) {
   ASSERT_THAT(r.service->RunMatcherPass(), IsOk());
   EXPECT_THAT(r.service->AcceptChallenge(carol, ignored->challenge_id, ""),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("expired")));
+}
+
+// The game-creation outbox against the real sessions service: while sessions is unreachable the
+// matches wait (nothing is lost); once it answers, every queue and challenge match gets exactly
+// one game, and repeating CreateGame for a match returns the same game (idempotent on match id).
+TEST_F(MatchmakingPgTest, GamesAreCreatedFromTheOutboxOnceSessionsAnswers) {
+  auto [alice, alice_token] = SignIn("device-alice");
+  auto [bob, bob_token] = SignIn("device-bob");
+  GrpcGameCreator::Settings settings;
+  settings.timeout = absl::Seconds(2);
+  GrpcGameCreator down(grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials()),
+                       tokens_.get(), directory_.get(), settings);
+  Replica r = MakeReplica(nullptr, &down);
+  ASSERT_THAT(r.service->Enqueue(alice, Input("pico", true)), IsOk());
+  ASSERT_THAT(r.service->Enqueue(bob, Input("pico", true)), IsOk());
+  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  ASSERT_EQ(pass->matches, 1);
+  absl::StatusOr<ChallengeRow> challenge = r.service->Challenge(alice, Invite("pict", {bob}));
+  ASSERT_THAT(challenge, IsOk());
+  ASSERT_THAT(r.service->AcceptChallenge(bob, challenge->challenge_id, ""), IsOk());
+
+  EXPECT_THAT(r.service->DeliverGames(), IsOkAndHolds(0));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches WHERE game_id IS NULL "
+                  "AND attempts = 1 AND last_error IS NOT NULL"),
+            2);
+
+  const std::string address = StartSessions();
+  ASSERT_FALSE(address.empty());
+  GrpcGameCreator up(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()),
+                     tokens_.get(), directory_.get(), settings);
+  Replica r2 = MakeReplica(nullptr, &up);
+  EXPECT_THAT(r2.service->DeliverGames(), IsOkAndHolds(0));  // still backing off
+  clock_->Advance(absl::Minutes(1));
+  EXPECT_THAT(r2.service->DeliverGames(), IsOkAndHolds(2));
+  EXPECT_THAT(r2.service->DeliverGames(), IsOkAndHolds(0));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches WHERE game_id IS NOT NULL"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games"), 2);
+
+  absl::StatusOr<std::vector<TicketRow>> tickets = r2.service->ListMyTickets(bob, 0);
+  ASSERT_THAT(tickets, IsOk());
+  ASSERT_THAT(*tickets, SizeIs(1));
+  EXPECT_EQ((*tickets)[0].state, TicketState::kMatched);
+  EXPECT_FALSE((*tickets)[0].game_id.empty());
+  absl::StatusOr<std::vector<ChallengeRow>> challenges = r2.service->ListMyChallenges(bob, 0);
+  ASSERT_THAT(challenges, IsOk());
+  ASSERT_THAT(*challenges, SizeIs(1));
+  EXPECT_FALSE((*challenges)[0].game_id.empty());
+  // A retry after a crash between CreateGame and recording its answer creates nothing new.
+  absl::StatusOr<MatchRow> match = r2.store->GetMatch((*tickets)[0].match_id);
+  ASSERT_THAT(match, IsOk());
+  EXPECT_THAT(up.CreateGame(*match), IsOkAndHolds((*tickets)[0].game_id));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games"), 2);
 }
 
 // ---- Through the gRPC API ------------------------------------------------------------------------
