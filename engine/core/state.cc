@@ -136,12 +136,16 @@ absl::Status State::NotYourTurnImpl(int seat, Action) const {
       "it is not seat ", seat, "'s turn; waiting for seat ", absl::StrJoin(waiting, " and seat ")));
 }
 
+absl::Status State::GameOverImpl(int, Action) const {
+  return absl::FailedPreconditionError("the game is over");
+}
+
 absl::Status State::CheckAction(int seat, Action action) const {
   if (seat < 0 || seat >= num_players_) {
     return absl::InvalidArgumentError(absl::StrCat(
         "seat ", seat, " does not exist; this game has seats 0 to ", num_players_ - 1));
   }
-  if (IsTerminal()) return absl::FailedPreconditionError("the game is over");
+  if (IsTerminal()) return GameOverImpl(seat, action);
   if (!ActingSeatsImpl().Contains(seat)) return NotYourTurnImpl(seat, action);
   return CheckActionImpl(seat, action);
 }

@@ -179,6 +179,9 @@ class State {
   // The refusal for a seat that may not act now (the game is not over). Default: "it is not
   // seat 1's turn; waiting for seat 0". Games override to say why in their own words.
   virtual absl::Status NotYourTurnImpl(int seat, Action action) const;
+  // The refusal of an action once the game is over (by the rules or by a forfeit). Default:
+  // FAILED_PRECONDITION "the game is over". Games override to word it as their rules doc does.
+  virtual absl::Status GameOverImpl(int seat, Action action) const;
   // Applies an action CheckActionImpl accepted. Must not fail.
   virtual void ApplyImpl(int seat, Action action, Chance& chance) = 0;
   // Ranks per seat by the rules, for a game over (IsTerminalImpl()).

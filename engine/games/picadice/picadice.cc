@@ -310,6 +310,14 @@ absl::Status PicadiceState::NotYourTurnImpl(int seat, Action action) const {
               absl::StrCat("it is seat ", player_to_act_, "'s turn, not seat ", seat, "'s"));
 }
 
+absl::Status PicadiceState::GameOverImpl(int, Action action) const {
+  // Shape errors come first, as for every other refusal (rules doc 6.3).
+  DecodedAction a;
+  bool ok = DecodeAction(action, &a);
+  if (absl::Status s = CheckShape(a, &ok); !s.ok()) return s;
+  return Rule("GAME_OVER", "the game has ended; no further action is accepted");
+}
+
 absl::Status PicadiceState::CheckActionImpl(int seat, Action action) const {
   DecodedAction a;
   bool ok = DecodeAction(action, &a);

@@ -781,7 +781,9 @@ TEST_F(PicadiceTest, NothingIsAcceptedOnceTheGameIsOver) {
   ASSERT_TRUE(s->IsTerminal());
   EXPECT_TRUE(s->LegalActions(A).empty());
   EXPECT_TRUE(s->LegalActions(B).empty());
-  ExpectRejected(*s, B, RollAction(), "over");
+  ExpectRejected(*s, B, RollAction(), "GAME_OVER");
+  ExpectRejected(*s, A, DiscardAllAction(), "GAME_OVER");
+  ExpectRejected(*s, A, Action{12345}, "MALFORMED_ACTION", absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(PicadiceTest, RejectionMessagesNameTheRule) {
