@@ -604,6 +604,49 @@ TEST_F(SessionsPgTest, ATimeoutInARankedTwoSidedGameIsAForfeit) {
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox"), 1);
 }
 
+// In a ranked game of more than two sides, a timed-out seat forfeits, the game goes on, and the
+// random bot plays the forfeited seat whenever it must act (SPEC item 8).
+TEST_F(SessionsPgTest, ATimeoutInALargerRankedGameForfeitsAndTheBotPlaysTheSeat) {
+  const engine::Game* game = nullptr;
+  for (const engine::Game* g : registry_->games()) {
+    if (g->info().max_players >= 3 && g->ParseOptions({}, 3).ok()) game = g;
+  }
+  ASSERT_NE(game, nullptr) << "no registered game takes three players";
+  SCOPED_TRACE(game->name());
+  v1::CreateGameRequest request = TwoPlayerRequest(*game, "m3", /*ranked=*/true);
+  while (request.seats_size() < 3) {
+    v1::SeatSpec* seat = request.add_seats();
+    seat->set_account_id(kPlayers[request.seats_size() - 1]);
+    seat->set_display_name("Third");
+  }
+  v1::Game created = Create(request);
+  ASSERT_EQ(created.seats_size(), 3);
+  const int timed_out = created.acting_seats(0);
+  now_ = now_.load() + absl::Hours(25);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
+  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  EXPECT_TRUE(state.game().seats(timed_out).forfeited());
+  EXPECT_EQ(state.game().status(), v1::GAME_STATUS_ACTIVE);
+  // Whoever acts now is never the forfeited seat: the bot has already moved for it.
+  for (int seat : state.game().acting_seats()) EXPECT_NE(seat, timed_out);
+  // Play on: the game ends with the forfeited seat ranked last.
+  std::mt19937_64 rng(8);
+  for (int i = 0; i < 100000 && state.game().status() != v1::GAME_STATUS_FINISHED; ++i) {
+    ASSERT_THAT(RandomMove(created.game_id(), rng, absl::StrCat("k", i)), IsOk());
+    ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+    for (int seat : state.game().acting_seats()) EXPECT_NE(seat, timed_out);
+  }
+  ASSERT_EQ(state.game().status(), v1::GAME_STATUS_FINISHED);
+  for (int seat = 0; seat < 3; ++seat) {
+    if (seat != timed_out) {
+      EXPECT_LT(state.game().outcome().ranks(seat), state.game().outcome().ranks(timed_out));
+    }
+  }
+}
+
 TEST_F(SessionsPgTest, TheActionLogIsAppendOnly) {
   Create(TwoPlayerRequest(FirstGame(), "m"));
   pqxx::connection c(db_url());
