@@ -8,7 +8,7 @@ WORK="${1:-$(mktemp -d)}"
 mkdir -p "$WORK"
 PROMTOOL="${PROMTOOL:-$(command -v promtool || true)}"
 [ -x "$PROMTOOL" ] || { echo "promtool not found (Debian package prometheus)"; exit 1; }
-python3 "$ROOT/scripts/ops/extract_rules.py" "$ROOT/k8s/monitoring/prometheusrule.yaml" \
+/usr/bin/python3 "$ROOT/scripts/ops/extract_rules.py" "$ROOT/k8s/monitoring/prometheusrule.yaml" \
   "$WORK/parlor.rules.yml"
 cp "$ROOT/k8s/monitoring/alerts-test.yaml" "$WORK/alerts-test.yaml"
 cd "$WORK"
@@ -17,7 +17,7 @@ echo "+ promtool check rules parlor.rules.yml"
 echo "+ promtool test rules alerts-test.yaml"
 "$PROMTOOL" test rules alerts-test.yaml
 # Every alert of the rules file must have a firing and a not-firing case in the tests.
-python3 - "$WORK/parlor.rules.yml" "$WORK/alerts-test.yaml" <<'PY'
+/usr/bin/python3 - "$WORK/parlor.rules.yml" "$WORK/alerts-test.yaml" <<'PY'
 import sys, yaml
 rules = yaml.safe_load(open(sys.argv[1]))
 tests = yaml.safe_load(open(sys.argv[2]))

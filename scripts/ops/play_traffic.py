@@ -22,7 +22,7 @@ from parlor.ratings.v1 import ratings_pb2 as rpb, ratings_pb2_grpc as rgrpc  # n
 ACCOUNTS, SESSIONS, MATCHMAKING, RATINGS = sys.argv[2:6]
 SECONDS = float(sys.argv[6])
 STATS = {"moves": 0, "bot_games": 0, "games_finished": 0, "tickets": 0, "matched": 0,
-         "errors": 0, "reads": 0}
+         "errors": 0, "reads": 0, "matched_game_missing": 0}
 LOCK = threading.Lock()
 
 
@@ -44,8 +44,22 @@ def sign_in(accounts, name):
 
 def play_turns(sessions, token, game_id, deadline):
     """Moves whenever it is this player's turn; returns when the game ends or time is up."""
+    appear_by = time.time() + 15
     while time.time() < deadline:
-        got = sessions.GetGame(spb.GetGameRequest(game_id=game_id), metadata=auth(token), timeout=5)
+        try:
+            got = sessions.GetGame(spb.GetGameRequest(game_id=game_id), metadata=auth(token),
+                                   timeout=5)
+        except grpc.RpcError as e:
+            # A matched ticket names its game before the matcher's CreateGame has landed.
+            if e.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            if time.time() > appear_by:
+                count("matched_game_missing")
+                print("game %s of a match did not appear in sessions within 15 s" % game_id,
+                      file=sys.stderr)
+                return False
+            time.sleep(0.1)
+            continue
         count("reads")
         if got.game.status == spb.GAME_STATUS_FINISHED:
             return True
@@ -103,9 +117,13 @@ def ranked_pair(channels, deadline, idx):
             if not game_id:
                 return
             count("matched")
-            threads = [threading.Thread(target=play_turns,
-                                        args=(sessions, token, game_id, deadline))
-                       for _, token in players]
+            def play(token):
+                try:
+                    play_turns(sessions, token, game_id, deadline)
+                except grpc.RpcError as e:
+                    count("errors")
+                    print("ranked pair %d: %s %s" % (idx, e.code(), e.details()), file=sys.stderr)
+            threads = [threading.Thread(target=play, args=(token,)) for _, token in players]
             for th in threads:
                 th.start()
             for th in threads:
