@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes k8s/platform/<service>.yaml for the services that share one shape.
+"""Writes k8s/base/<service>.yaml for the services that share one shape.
 
 The manifests are committed; re-run this after changing the shape, then `scripts/dev check-ops`.
 usage: scripts/ops/gen_k8s.py
@@ -197,5 +197,5 @@ for name, s in SERVICES.items():
     text = TEMPLATE.format(name=name, doc=s["doc"], extra_env=extra, cpu=s["cpu"], mem=s["mem"],
                            limit=s["limit"], hpa_min=s["hpa"][0], hpa_max=s["hpa"][1],
                            health=HEALTH[name])
-    with open(os.path.join(ROOT, "k8s", "platform", name + ".yaml"), "w") as f:
+    with open(os.path.join(ROOT, "k8s", "base", name + ".yaml"), "w") as f:
         f.write(text)
