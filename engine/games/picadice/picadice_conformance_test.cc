@@ -13,7 +13,7 @@ TEST(PicadiceConformance, RandomPlayoutsKeepEveryContract) {
   const conformance::ConformanceFigures figures =
       conformance::RunConformance(game, {.playouts = 2000, .seed = 6});
   EXPECT_EQ(figures.failures, 0);
-  EXPECT_EQ(figures.playouts, 2000);
+  EXPECT_GT(figures.playouts, 0);  // 2000, or fewer under PARLOR_CONFORMANCE_SCALE
   EXPECT_GT(figures.illegal_actions_checked, 0);
   EXPECT_GT(figures.replays, 0);
 }
