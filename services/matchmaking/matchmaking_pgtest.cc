@@ -529,6 +529,25 @@ TEST_F(MatchmakingPgTest, WatchMyTicketsStreamsTheMatch) {
   reader->Finish();
 }
 
+TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
+  ASSERT_THAT(service_->Enqueue("m1", Input("pico", true)), IsOk());
+  ASSERT_THAT(service_->Enqueue("m2", Input("pico", true)), IsOk());
+  ASSERT_THAT(service_->Enqueue("m3", Input("pict", false)), IsOk());
+  clock_->Advance(absl::Seconds(42));
+  ASSERT_THAT(service_->RunMatcherPass(), IsOk());
+  std::string text = host_->metrics().Serialize();
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_matches_total{game=\"pico\"} 1"));
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 1"));
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_wait_seconds_count{game=\"pico\"} 2"));
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_wait_seconds_sum{game=\"pico\"} 84"));
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_match_rating_spread_count 1"));
+  clock_->Advance(absl::Hours(25));
+  ASSERT_THAT(service_->RunMatcherPass(), IsOk());
+  text = host_->metrics().Serialize();
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_expired_total 1"));
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 0"));
+}
+
 // Every refusal: the precise code, and nothing in the schema changed.
 TEST_F(MatchmakingPgTest, BadInputTableOverEveryRpcChangesNothing) {
   auto [alice, alice_token] = SignIn("device-alice");

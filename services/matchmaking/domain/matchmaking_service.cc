@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -50,8 +51,16 @@ class MatchmakingMetrics {
                     .Add({});
   }
 
-  void SetWaiting(const std::string& game, bool ranked, double value) {
-    waiting_->Add({{"game", game}, {"ranked", ranked ? "true" : "false"}}).Set(value);
+  // Sets the waiting gauges from one pass; pools that emptied since drop to zero.
+  void SetWaiting(const std::map<std::pair<std::string, bool>, double>& waiting) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& key : known_) {
+      if (!waiting.contains(key)) Waiting(key.first, key.second).Set(0);
+    }
+    for (const auto& [key, value] : waiting) {
+      Waiting(key.first, key.second).Set(value);
+      known_.insert(key);
+    }
   }
   void ObserveWait(const std::string& game, double seconds) {
     wait_
@@ -64,7 +73,13 @@ class MatchmakingMetrics {
   void CountExpired(int n) { expired_->Increment(n); }
 
  private:
+  prometheus::Gauge& Waiting(const std::string& game, bool ranked) {
+    return waiting_->Add({{"game", game}, {"ranked", ranked ? "true" : "false"}});
+  }
+
   std::shared_ptr<prometheus::Registry> own_;
+  std::mutex mu_;
+  std::set<std::pair<std::string, bool>> known_;
   prometheus::Family<prometheus::Gauge>* waiting_;
   prometheus::Family<prometheus::Histogram>* wait_;
   prometheus::Family<prometheus::Counter>* matches_;
@@ -447,7 +462,16 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
     stats.tickets_matched += static_cast<int>(matched_tickets);
     waiting[{key.game, key.ranked}] += static_cast<double>(result->waiting - matched_tickets);
   }
-  for (const auto& [key, count] : waiting) metrics_->SetWaiting(key.first, key.second, count);
+  // Pools another replica held this pass keep their last value here; those that emptied drop.
+  for (const auto& [key, count] : last_waiting_) {
+    if (!waiting.contains(key) && std::find_if(pools->begin(), pools->end(), [&](const PoolKey& p) {
+          return p.game == key.first && p.ranked == key.second;
+        }) != pools->end()) {
+      waiting[key] = count;
+    }
+  }
+  last_waiting_ = waiting;
+  metrics_->SetWaiting(waiting);
   return stats;
 }
 

@@ -116,6 +116,8 @@ class MatchmakingService {
   Deps deps_;
   MatchmakingOptions options_;
   std::unique_ptr<MatchmakingMetrics> metrics_;
+  // Waiting tickets per (game, ranked) as of this replica's last pass (background loop only).
+  std::map<std::pair<std::string, bool>, double> last_waiting_;
 };
 
 // Validation shared by the API and tests.
