@@ -1,0 +1,254 @@
+"""The independent Parlor client: built from the public protos alone (stubs generated with protoc
+and grpc_python_plugin, run on Debian's python3-grpcio), the way a mobile team would build one.
+
+A Player signs in as a device, keeps one WatchMyGames stream open (as a phone in the foreground
+does) and learns from it when it is its turn; it then reads its seat view and legal actions
+with GetGame and moves with SubmitAction (expected version + fresh idempotency key).
+"""
+import os
+import queue
+import random
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+PROTO_DIR = os.path.join(ROOT, "protos")
+
+
+def generate_stubs(out_dir):
+    """Generates the Python stubs of every public proto into out_dir (when out of date)."""
+    protos = []
+    for base, _, files in os.walk(os.path.join(PROTO_DIR, "parlor")):
+        protos += [os.path.relpath(os.path.join(base, f), PROTO_DIR)
+                   for f in files if f.endswith(".proto")]
+    newest = max(os.path.getmtime(os.path.join(PROTO_DIR, p)) for p in protos)
+    stamp = os.path.join(out_dir, ".parlor-stubs")
+    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
+        os.makedirs(out_dir, exist_ok=True)
+        subprocess.check_call(
+            ["protoc", "-I", PROTO_DIR, "--python_out", out_dir, "--grpc_out", out_dir,
+             "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin"] + sorted(protos))
+        with open(stamp, "w") as f:
+            f.write("generated\n")
+    if out_dir not in sys.path:
+        sys.path.insert(0, out_dir)
+
+
+def default_stub_dir():
+    return os.environ.get("PARLOR_PY_STUBS_DIR",
+                          os.path.join(os.path.expanduser("~"), ".cache", "parlor", "python"))
+
+
+generate_stubs(default_stub_dir())
+
+import grpc  # noqa: E402
+from google.protobuf import json_format, symbol_database, text_format  # noqa: E402
+from google.protobuf import timestamp_pb2  # noqa: E402,F401
+from parlor.accounts.v1 import accounts_pb2 as apb, accounts_pb2_grpc as agrpc  # noqa: E402
+from parlor.games.v1 import (kadice_pb2, pescado_pb2, picadice_pb2, pico_pb2,  # noqa: E402,F401
+                             pict_pb2)
+from parlor.matchmaking.v1 import matchmaking_pb2 as mpb  # noqa: E402
+from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mgrpc  # noqa: E402
+from parlor.ratings.v1 import ratings_pb2 as rpb, ratings_pb2_grpc as rgrpc  # noqa: E402
+from parlor.sessions.v1 import sessions_pb2 as spb, sessions_pb2_grpc as sgrpc  # noqa: E402
+
+GAMES = ("pico", "pict", "picadice", "pescado", "kadice")
+ACTION_TYPES = {"pico": "PicoAction", "pict": "PictAction", "picadice": "PicadiceAction",
+                "pescado": "PescadoAction", "kadice": "KadiceAction"}
+
+
+def unpack(any_message):
+    """An Any as its typed message (any parlor.games.v1 View or Action)."""
+    cls = symbol_database.Default().GetSymbol(any_message.TypeName())
+    message = cls()
+    any_message.Unpack(message)
+    return message
+
+
+def one_line(message):
+    return text_format.MessageToString(message, as_one_line=True) or "(empty)"
+
+
+def action_class(game):
+    return symbol_database.Default().GetSymbol("parlor.games.v1." + ACTION_TYPES[game])
+
+
+class Channels:
+    """One channel per service, shared by every player of a process."""
+
+    def __init__(self, accounts, sessions, matchmaking="", ratings=""):
+        self.channels = [grpc.insecure_channel(accounts), grpc.insecure_channel(sessions)]
+        self.accounts = agrpc.AccountsServiceStub(self.channels[0])
+        self.sessions = sgrpc.SessionsServiceStub(self.channels[1])
+        if matchmaking:
+            self.channels.append(grpc.insecure_channel(matchmaking))
+            self.matchmaking = mgrpc.MatchmakingServiceStub(self.channels[-1])
+        if ratings:
+            self.channels.append(grpc.insecure_channel(ratings))
+            self.ratings = rgrpc.RatingsServiceStub(self.channels[-1])
+
+    def close(self):
+        for channel in self.channels:
+            channel.close()
+
+
+class Player:
+    """One signed-in device with its WatchMyGames stream."""
+
+    def __init__(self, channels, device_id, display_name=None, rng=None, timeout=10):
+        self.c = channels
+        self.rng = rng or random.Random()
+        self.timeout = timeout
+        request = apb.AuthenticateDeviceRequest(device_id=device_id)
+        if display_name:
+            request.display_name = display_name
+        answer = channels.accounts.AuthenticateDevice(request, timeout=timeout)
+        self.account_id = answer.account.account_id
+        self.name = answer.account.display_name
+        self.token = answer.tokens.access_token
+        self.md = (("authorization", "Bearer " + self.token),)
+        self._queues = {}
+        self._lock = threading.Lock()
+        self._watch = None
+        self.notifications = 0
+        # (receive time, game summary) of every "your turn" push, for latency figures.
+        self.on_notification = None
+
+    # --- WatchMyGames -------------------------------------------------------------------------
+    def start_watch(self):
+        self._watch = self.c.sessions.WatchMyGames(spb.WatchMyGamesRequest(), metadata=self.md)
+        thread = threading.Thread(target=self._pump, daemon=True)
+        thread.start()
+
+    def _pump(self):
+        try:
+            for change in self._watch:
+                now = time.time()
+                self.notifications += 1
+                if self.on_notification:
+                    self.on_notification(self, change.game, now)
+                self._queue(change.game.game_id).put(change.game)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                for q in list(self._queues.values()):
+                    q.put(None)
+
+    def stop_watch(self):
+        if self._watch is not None:
+            self._watch.cancel()
+
+    def _queue(self, game_id):
+        with self._lock:
+            return self._queues.setdefault(game_id, queue.Queue())
+
+    def wait_change(self, game_id, timeout):
+        """The next pushed summary of game_id, or None after timeout."""
+        try:
+            return self._queue(game_id).get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    # --- RPCs ---------------------------------------------------------------------------------
+    def get_game(self, game_id):
+        return self.c.sessions.GetGame(spb.GetGameRequest(game_id=game_id), metadata=self.md,
+                                       timeout=self.timeout)
+
+    def submit(self, game_id, version, action_any, key=None):
+        request = spb.SubmitActionRequest(game_id=game_id, expected_version=version,
+                                          idempotency_key=key or uuid.uuid4().hex)
+        request.action.CopyFrom(action_any)
+        return self.c.sessions.SubmitAction(request, metadata=self.md, timeout=self.timeout)
+
+    def history(self, game_id):
+        events, version = [], 0
+        while True:
+            page = self.c.sessions.GetHistory(
+                spb.GetHistoryRequest(game_id=game_id, from_version=version, page_size=200),
+                metadata=self.md, timeout=self.timeout)
+            events += page.events
+            if not page.events or events[-1].version >= page.current_version:
+                return events
+            version = events[-1].version + 1
+
+    # --- Playing ------------------------------------------------------------------------------
+    def choose(self, game, legal_actions):
+        return self.rng.choice(list(legal_actions))
+
+    def play(self, game_id, on_move=None, stats=None, deadline=None, poll=5.0):
+        """Plays game_id to its end: waits for 'your turn' pushes, moves with a legal action.
+        Returns the finished Game. on_move(player, game_before, action_any) is called per move."""
+        got = None
+        while deadline is None or time.time() < deadline:
+            if got is None:
+                try:
+                    got = self.get_game(game_id)
+                except grpc.RpcError as error:
+                    if error.code() == grpc.StatusCode.NOT_FOUND:  # the match's game is coming
+                        time.sleep(0.05)
+                        continue
+                    raise
+            game = got.game
+            if game.status == spb.GAME_STATUS_FINISHED:
+                return game
+            if game.my_turn and got.legal_actions:
+                action = self.choose(game.game, got.legal_actions)
+                started = time.time()
+                try:
+                    answer = self.submit(game_id, game.version, action)
+                except grpc.RpcError as error:
+                    if stats is not None:
+                        stats.error(error.code().name)
+                    if error.code() in (grpc.StatusCode.ABORTED,
+                                        grpc.StatusCode.PERMISSION_DENIED):
+                        got = None  # someone else (or a timeout) moved first: look again
+                        continue
+                    raise
+                if stats is not None:
+                    stats.submitted(time.time() - started)
+                if on_move:
+                    on_move(self, game, action)
+                got = answer  # same shape: game, view, legal_actions
+                continue
+            # Not my turn: the WatchMyGames push tells when it changes.
+            change = self.wait_change(game_id, poll)
+            if change is None and stats is not None:
+                stats.error("NO_PUSH_WITHIN_%ds" % poll)
+            if change is not None and change.version <= game.version and \
+                    change.status == game.status:
+                continue
+            got = None
+        raise TimeoutError("game %s did not finish in time" % game_id)
+
+
+def describe_view(view_any):
+    """A seat view as readable text (the typed view in protobuf text format)."""
+    return text_format.MessageToString(unpack(view_any))
+
+
+def parse_action(game, text, legal_actions=()):
+    """A move typed by a person, as an Any of the game's Action. Accepts: the number of a legal
+    action as listed by `parlor show`; the Action as JSON ({"card": 7}) or text format
+    (card: 7); or "play N" in Pico."""
+    from google.protobuf import any_pb2
+    text = text.strip()
+    cls = action_class(game)
+    action = cls()
+    words = text.split()
+    if text.isdigit() and legal_actions and int(text) < len(legal_actions) and game != "pico":
+        return legal_actions[int(text)]
+    if text.startswith("#") and text[1:].isdigit():
+        return legal_actions[int(text[1:])]
+    if game == "pico" and len(words) in (1, 2) and words[-1].isdigit() and \
+            (len(words) == 1 or words[0] in ("play", "card")):
+        action.card = int(words[-1])
+    elif text.startswith("{"):
+        json_format.Parse(text, action)
+    else:
+        text_format.Parse(text, action)
+    packed = any_pb2.Any()
+    packed.Pack(action)
+    return packed
