@@ -309,7 +309,21 @@ int Run(int argc, char** argv) {
         ratings->GetLeaderboardAroundMe(with(tokens[i % tokens.size()]).get(), around, &out);
     return s.ok() && out.my_position() > 0;
   };
+  // The floor under the same load: an RPC with the same token check and no database work.
+  auto floor_call = [&](int i) {
+    v1::ListLaddersResponse out;
+    return ratings->ListLadders(with(tokens[i % tokens.size()]).get(), {}, &out).ok();
+  };
   Measure(std::min(reads, 1000), clients, top_call);  // warm-up
+  Print("reference: ListLadders (no database)", 1, Measure(reads / 4, 1, floor_call), "calls/s  ");
+  {
+    // ... and a bare PostgreSQL round trip (one client, one connection).
+    pqxx::connection c(url);
+    pqxx::nontransaction n(c);
+    auto select1 = [&](int) { return n.exec("SELECT 1").size() == 1; };
+    Print("reference: SELECT 1 (PostgreSQL round trip)", 1, Measure(reads / 4, 1, select1),
+          "calls/s  ");
+  }
   Print("GetLeaderboard top page (50)", 1, Measure(reads / 4, 1, top_call), "reads/s  ");
   Print("GetLeaderboard top page (50)", clients, Measure(reads, clients, top_call), "reads/s  ");
   Print("GetLeaderboard second page (page token)", clients, Measure(reads, clients, next_call),
