@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+"""Full-system load test (issue 13): N simulated players sign in, queue for ranked games of a
+mix of the five games, get matched, and play their games to the end concurrently, each player
+learning its turn from its own WatchMyGames stream, with every service running (accounts,
+sessions, matchmaking, ratings; sessions reports results to ratings). Loopback only; bounded by
+--players, --games-per-player and --seconds.
+
+Prints games completed/s, moves/s, p50/p95/p99 of SubmitAction and of turn-notification
+delivery (commit of the move that made it your turn -> the push arriving), matchmaking wait, and
+errors by code. Then checks that every finished ranked game's ratings were applied exactly once
+(ratings' processed results and history rows against the games, and every player's GetMyRatings
+game count) and that every finished game replays to its stored state (`parlor-engine verify` on
+the stored GameRecord). Exit 0 only when every check passes.
+
+usage: load.py BUILD_DIR PG_SERVER_CONNINFO [--players 1000] [--games-per-player 1]
+               [--mix pico=4,pict=2,picadice=1,pescado=1,kadice=1] [--seconds 600]
+               [--verify-workers 2] [--log-dir DIR]
+"""
+import argparse
+import base64
+import collections
+import concurrent.futures
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "clients", "python"))
+
+SEATS = {"pico": 2, "pict": 2, "picadice": 4, "pescado": 3, "kadice": 3}
+LADDER = {"pico": "pico", "pict": "pict", "picadice": "picadice-multi", "pescado": "pescado",
+          "kadice": "kadice"}
+# Documented game options that bound random play's length.
+OPTIONS = {"kadice": {"max_rounds": "30"}, "picadice": {"turn_limit_per_seat": "25"}}
+
+
+def percentiles(values):
+    if not values:
+        return "n/a"
+    v = sorted(values)
+    pick = lambda q: v[min(len(v) - 1, int(q * len(v)))] * 1000  # noqa: E731
+    return "p50 %7.1f ms  p95 %7.1f ms  p99 %7.1f ms  (n=%d)" % (pick(.5), pick(.95),
+                                                                 pick(.99), len(v))
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.submit = []
+        self.notify = []
+        self.mm_wait = []
+        self.errors = collections.Counter()
+        self.moves = 0
+        self.games = []  # (game_id, game name, ranked, [account ids])
+        self.first_move = None
+        self.last_finish = None
+
+    def submitted(self, seconds):
+        with self.lock:
+            self.submit.append(seconds)
+            self.moves += 1
+            if self.first_move is None:
+                self.first_move = time.time()
+
+    def error(self, code):
+        with self.lock:
+            self.errors[code] += 1
+
+    def notified(self, seconds):
+        with self.lock:
+            self.notify.append(seconds)
+
+
+def plan_tables(players, mix, rng):
+    """Seat assignment: whole tables of each game, drawn from the weighted mix."""
+    names = [g for g, w in mix.items() for _ in range(w)]
+    plan, left = [], players
+    while left >= 2:
+        choices = [g for g in names if SEATS[g] <= left] or ["pico"]
+        game = rng.choice(choices)
+        plan += [game] * SEATS[game]
+        left -= SEATS[game]
+    return plan
+
+
+def psql(db_url, sql):
+    return subprocess.check_output(["psql", "-X", "-q", "-At", "-F", "\t", db_url, "-c", sql],
+                                   text=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build_dir")
+    parser.add_argument("pg_server")
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--games-per-player", type=int, default=1)
+    parser.add_argument("--mix", default="pico=4,pict=2,picadice=1,pescado=1,kadice=1")
+    parser.add_argument("--seconds", type=float, default=600)
+    parser.add_argument("--verify-workers", type=int, default=2)
+    parser.add_argument("--log-dir", default="")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    mix = {k: int(v) for k, v in (kv.split("=") for kv in args.mix.split(","))}
+    for game in mix:
+        if game not in SEATS:
+            sys.exit("unknown game in --mix: " + game)
+
+    os.environ.setdefault("PARLOR_PY_STUBS_DIR",
+                          os.path.join(args.build_dir, "gen", "python-clients"))
+    import parlor_client as pc
+    import parlor_stack
+    # The engine's per-game snapshot protos, so a stored GameRecord converts to the JSON that
+    # `parlor-engine verify` reads.
+    stub_dir = os.environ["PARLOR_PY_STUBS_DIR"]
+    states = sorted(os.path.relpath(os.path.join(d, f), os.path.join(ROOT, "engine", "games"))
+                    for d, _, fs in os.walk(os.path.join(ROOT, "engine", "games"))
+                    for f in fs if f.endswith("_state.proto"))
+    subprocess.check_call(["protoc", "-I", os.path.join(ROOT, "engine", "games"), "-I",
+                           os.path.join(ROOT, "protos"), "--python_out", stub_dir] + states)
+    import importlib
+    for state in states:
+        importlib.import_module(state[:-len(".proto")].replace("/", ".") + "_pb2")
+    from parlor_client import grpc, mpb, rpb
+
+    log_dir = args.log_dir or tempfile.mkdtemp(prefix="parlor-load-")
+    db_url = parlor_stack.create_database(args.pg_server, "load")
+    rng = random.Random(args.seed)
+    plan = plan_tables(args.players, mix, rng)
+    rng.shuffle(plan)
+    print("load: %d players (%d seated: %s), %d game(s) each, bounded at %.0f s; logs %s" % (
+        args.players, len(plan), ", ".join("%s %d" % (g, plan.count(g) // SEATS[g])
+                                           for g in SEATS if g in plan),
+        args.games_per_player, args.seconds, log_dir), flush=True)
+
+    stats = Stats()
+    # More players than a channel's default concurrent-stream budget: a few channels each.
+    with parlor_stack.Stack(args.build_dir, db_url, log_dir,
+                            extra_env={"matchmaking": {"PARLOR_WATCH_POLL_INTERVAL": "200ms",
+                                                       "PARLOR_MATCHER_INTERVAL": "200ms"}}
+                            ) as stack:
+        pools = [pc.Channels(stack.address("accounts"), stack.address("sessions"),
+                             stack.address("matchmaking"), stack.address("ratings"))
+                 for _ in range(8)]
+        start = time.time()
+        deadline = start + args.seconds
+        run_tag = uuid.uuid4().hex[:4]
+
+        def on_push(player, game, now):
+            if game.my_turn:
+                commit = game.update_time.seconds + game.update_time.nanos / 1e9
+                stats.notified(max(0.0, now - commit))
+
+        def sign_in(i):
+            p = pc.Player(pools[i % len(pools)], "load-%d-%s" % (i, uuid.uuid4().hex[:8]),
+                          "Load%d-%s" % (i, run_tag), rng=random.Random(i))
+            p.on_notification = on_push
+            p.start_watch()
+            return p
+
+        with concurrent.futures.ThreadPoolExecutor(16) as ex:
+            players = list(ex.map(sign_in, range(len(plan))))
+        print("load: %d players signed in and watching in %.1f s" % (
+            len(players), time.time() - start), flush=True)
+
+        def run(player, game):
+            for _ in range(args.games_per_player):
+                if time.time() > deadline:
+                    return
+                request = mpb.EnqueueRequest(game=game, ranked=True, player_counts=[SEATS[game]])
+                request.options.update(OPTIONS.get(game, {}))
+                queued = time.time()
+                try:
+                    # The stream first, so the match cannot slip between the two calls.
+                    game_id = ""
+                    stream = player.c.matchmaking.WatchMyTickets(mpb.WatchMyTicketsRequest(),
+                                                                 metadata=player.md,
+                                                                 timeout=max(1, deadline -
+                                                                             time.time()))
+                    ticket = player.c.matchmaking.Enqueue(request, metadata=player.md,
+                                                          timeout=30).ticket
+                    for change in stream:
+                        t = change.ticket
+                        if t.ticket_id == ticket.ticket_id and t.game_id and \
+                                t.state == mpb.TICKET_STATE_MATCHED:
+                            game_id = t.game_id
+                            stream.cancel()
+                            break
+                except grpc.RpcError as error:
+                    if error.code() != grpc.StatusCode.CANCELLED or not game_id:
+                        stats.error("matchmaking " + error.code().name)
+                        return
+                with stats.lock:
+                    stats.mm_wait.append(time.time() - queued)
+                try:
+                    finished = player.play(game_id, stats=stats, deadline=deadline)
+                except (grpc.RpcError, TimeoutError) as error:
+                    stats.error(error.code().name if isinstance(error, grpc.RpcError)
+                                else "PLAY_TIMEOUT")
+                    return
+                if finished.my_seat == 0:
+                    with stats.lock:
+                        stats.games.append((game_id, game, finished.ranked,
+                                            [s.account_id for s in finished.seats]))
+                        stats.last_finish = time.time()
+
+        threads = [threading.Thread(target=run, args=(p, g)) for p, g in zip(players, plan)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = (stats.last_finish or time.time()) - start
+        for p in players:
+            p.stop_watch()
+
+        expected_games = sum(plan.count(g) // SEATS[g] for g in SEATS) * args.games_per_player
+        print("\n== load summary")
+        print("players               %d" % len(players))
+        print("games completed       %d of %d (%.2f games/s over %.1f s)" % (
+            len(stats.games), expected_games, len(stats.games) / elapsed, elapsed))
+        by_game = collections.Counter(g for _, g, _, _ in stats.games)
+        print("  by game             %s" % ", ".join("%s %d" % kv for kv in sorted(
+            by_game.items())))
+        print("moves                 %d (%.1f moves/s)" % (stats.moves, stats.moves / elapsed))
+        print("SubmitAction          " + percentiles(stats.submit))
+        print("turn notification     " + percentiles(stats.notify))
+        print("matchmaking wait      " + percentiles(stats.mm_wait))
+        print("errors by code        %s" % (dict(stats.errors) or "none"))
+
+        # --- Ratings applied exactly once -------------------------------------------------
+        ranked = [g for g in stats.games if g[2]]
+        want = {g[0] for g in ranked}
+        wait_until = time.time() + 90
+        while time.time() < wait_until:
+            done = set(psql(db_url, "SELECT game_id FROM ratings.processed_results").split())
+            if want <= done:
+                break
+            time.sleep(1)
+        rows = dict(line.split("\t") for line in psql(
+            db_url, "SELECT game_id, count(*) FROM ratings.rating_history GROUP BY game_id"
+        ).split("\n") if line)
+        doubled = psql(db_url, "SELECT count(*) FROM (SELECT game_id, account_id FROM "
+                               "ratings.rating_history GROUP BY 1, 2 HAVING count(*) > 1) d")
+        bad_ratings = [g[0] for g in ranked if int(rows.get(g[0], 0)) != len(g[3])]
+        per_player = collections.Counter()
+        for gid, game, _, seats in ranked:
+            for account in seats:
+                per_player[(account, LADDER[game])] += 1
+        api_mismatch = 0
+        for p in players:
+            mine = {r.ladder: r.games for r in p.c.ratings.GetMyRatings(
+                rpb.GetMyRatingsRequest(), metadata=p.md, timeout=10).ratings}
+            for (account, ladder), n in per_player.items():
+                if account == p.account_id and mine.get(ladder, 0) != n:
+                    api_mismatch += 1
+        ratings_ok = not bad_ratings and int(doubled) == 0 and api_mismatch == 0
+        print("ratings               %d ranked games: %d rated once per seat, %d missing or "
+              "wrong, %d duplicated rows, %d GetMyRatings count mismatches -> %s" % (
+                  len(ranked), len(ranked) - len(bad_ratings), len(bad_ratings),
+                  int(doubled), api_mismatch, "OK" if ratings_ok else "FAILED"))
+
+        # --- Every finished game replays to its stored state ------------------------------
+        from google.protobuf import json_format
+        from parlor.engine.v1 import record_pb2
+        engine = parlor_stack.binary(args.build_dir, "engine")
+        finished_ids = [g[0] for g in stats.games]
+        snapshots = {}
+        for chunk in range(0, len(finished_ids), 200):
+            ids = ",".join("'%s'" % i for i in finished_ids[chunk:chunk + 200])
+            for line in psql(db_url, "SELECT game_id, encode(snapshot, 'hex') FROM "
+                                     "sessions.games WHERE game_id IN (%s)" % ids).split("\n"):
+                if line:
+                    gid, hexed = line.split("\t")
+                    snapshots[gid] = bytes.fromhex(hexed)
+
+        def verify(gid):
+            record = record_pb2.GameRecord()
+            record.ParseFromString(snapshots[gid])
+            text = json_format.MessageToJson(record, preserving_proto_field_name=True)
+            out = subprocess.run([engine, "verify", "-"], input=text, text=True,
+                                 capture_output=True, timeout=120)
+            return gid, out.returncode, (out.stdout + out.stderr).strip()
+
+        verified, failures = 0, []
+        with concurrent.futures.ThreadPoolExecutor(args.verify_workers) as ex:
+            for gid, rc, text in ex.map(verify, [g for g in finished_ids if g in snapshots]):
+                if rc == 0:
+                    verified += 1
+                else:
+                    failures.append((gid, text))
+        missing = len(finished_ids) - len(snapshots)
+        replay_ok = not failures and missing == 0
+        print("replay                %d of %d finished games verified by parlor-engine verify"
+              "%s -> %s" % (verified, len(finished_ids),
+                            ", %d not found" % missing if missing else "",
+                            "OK" if replay_ok else "FAILED"))
+        for gid, text in failures[:5]:
+            print("  %s: %s" % (gid, text[:300]))
+        for c in pools:
+            c.close()
+
+    complete = len(stats.games) == expected_games
+    if not complete:
+        print("load: only %d of %d games completed within the bounds" % (len(stats.games),
+                                                                         expected_games))
+    ok = complete and ratings_ok and replay_ok
+    print("load: %s" % ("PASS" if ok else "FAIL"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
