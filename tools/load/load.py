@@ -17,10 +17,9 @@ usage: load.py BUILD_DIR PG_SERVER_CONNINFO [--players 1000] [--games-per-player
                [--verify-workers 2] [--log-dir DIR]
 """
 import argparse
-import base64
+import asyncio
 import collections
 import concurrent.futures
-import json
 import os
 import random
 import subprocess
@@ -90,6 +89,147 @@ def plan_tables(players, mix, rng):
     return plan
 
 
+class LoadPlayer:
+    def __init__(self, account_id, token, rng):
+        self.account_id = account_id
+        self.md = (("authorization", "Bearer " + token),)
+        self.rng = rng
+        self.queues = {}
+
+    def queue(self, game_id):
+        return self.queues.setdefault(game_id, asyncio.Queue())
+
+
+async def drive(stack, plan, args, stats):
+    """All players on one asyncio loop (grpc.aio): each has its WatchMyGames stream, queues
+    through WatchMyTickets + Enqueue, and plays its game move by move."""
+    import grpc
+    from parlor_client import agrpc, apb, mgrpc, mpb, sgrpc, spb
+    channels = [(grpc.aio.insecure_channel(stack.address("accounts")),
+                 grpc.aio.insecure_channel(stack.address("sessions")),
+                 grpc.aio.insecure_channel(stack.address("matchmaking"))) for _ in range(4)]
+    stubs = [(agrpc.AccountsServiceStub(a), sgrpc.SessionsServiceStub(s),
+              mgrpc.MatchmakingServiceStub(m)) for a, s, m in channels]
+    start = time.time()
+    deadline = start + args.seconds
+    tag = uuid.uuid4().hex[:4]
+    sign_in_gate = asyncio.Semaphore(32)
+
+    async def sign_in(i):
+        accounts = stubs[i % len(stubs)][0]
+        async with sign_in_gate:
+            answer = await accounts.AuthenticateDevice(apb.AuthenticateDeviceRequest(
+                device_id="load-%d-%s" % (i, tag), display_name="Load%d-%s" % (i, tag)),
+                timeout=60)
+        return LoadPlayer(answer.account.account_id, answer.tokens.access_token,
+                          random.Random(args.seed * 100003 + i))
+
+    players = await asyncio.gather(*(sign_in(i) for i in range(len(plan))))
+    print("load: %d players signed in in %.1f s" % (len(players), time.time() - start),
+          flush=True)
+
+    async def watch(i, player):
+        sessions = stubs[i % len(stubs)][1]
+        call = sessions.WatchMyGames(spb.WatchMyGamesRequest(), metadata=player.md)
+        player.watch_call = call
+        try:
+            async for change in call:
+                now = time.time()
+                game = change.game
+                if game.my_turn:
+                    commit = game.update_time.seconds + game.update_time.nanos / 1e9
+                    stats.notified(max(0.0, now - commit))
+                player.queue(game.game_id).put_nowait(game)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                stats.error("WatchMyGames " + error.code().name)
+
+    async def play(i, player, game_name):
+        _, sessions, matchmaking = stubs[i % len(stubs)]
+        for _ in range(args.games_per_player):
+            if time.time() > deadline:
+                return
+            request = mpb.EnqueueRequest(game=game_name, ranked=True,
+                                         player_counts=[SEATS[game_name]])
+            request.options.update(OPTIONS.get(game_name, {}))
+            queued = time.time()
+            # The stream first, so the match cannot slip between the two calls.
+            tickets = matchmaking.WatchMyTickets(mpb.WatchMyTicketsRequest(), metadata=player.md,
+                                                 timeout=max(1, deadline - time.time()))
+            game_id = ""
+            try:
+                ticket = (await matchmaking.Enqueue(request, metadata=player.md,
+                                                    timeout=60)).ticket
+                async for change in tickets:
+                    t = change.ticket
+                    if t.ticket_id == ticket.ticket_id and t.state == mpb.TICKET_STATE_MATCHED \
+                            and t.game_id:
+                        game_id = t.game_id
+                        break
+            except grpc.aio.AioRpcError as error:
+                stats.error("matchmaking " + error.code().name)
+                return
+            finally:
+                tickets.cancel()
+            if not game_id:
+                stats.error("matchmaking NOT_MATCHED")
+                return
+            stats.mm_wait.append(time.time() - queued)
+            got = None
+            while True:
+                if time.time() > deadline:
+                    stats.error("PLAY_TIMEOUT")
+                    return
+                if got is None:
+                    try:
+                        got = await sessions.GetGame(spb.GetGameRequest(game_id=game_id),
+                                                     metadata=player.md, timeout=60)
+                    except grpc.aio.AioRpcError as error:
+                        stats.error("GetGame " + error.code().name)
+                        await asyncio.sleep(0.1)
+                        continue
+                game = got.game
+                if game.status == spb.GAME_STATUS_FINISHED:
+                    if game.my_seat == 0:
+                        stats.games.append((game_id, game_name, game.ranked,
+                                            [s.account_id for s in game.seats]))
+                        stats.last_finish = time.time()
+                    break
+                if game.my_turn and got.legal_actions:
+                    submit = spb.SubmitActionRequest(game_id=game_id,
+                                                     expected_version=game.version,
+                                                     idempotency_key=uuid.uuid4().hex)
+                    submit.action.CopyFrom(player.rng.choice(list(got.legal_actions)))
+                    sent = time.time()
+                    try:
+                        got = await sessions.SubmitAction(submit, metadata=player.md,
+                                                          timeout=60)
+                        stats.submitted(time.time() - sent)
+                    except grpc.aio.AioRpcError as error:
+                        stats.error(error.code().name)
+                        got = None
+                    continue
+                try:
+                    change = await asyncio.wait_for(player.queue(game_id).get(), 10)
+                except asyncio.TimeoutError:
+                    stats.error("NO_PUSH_WITHIN_10s")
+                    got = None
+                    continue
+                if change.version > game.version or change.status != game.status:
+                    got = None
+
+    watchers = [asyncio.ensure_future(watch(i, p)) for i, p in enumerate(players)]
+    await asyncio.sleep(0.5)
+    await asyncio.gather(*(play(i, p, g) for i, (p, g) in enumerate(zip(players, plan))))
+    for p in players:
+        p.watch_call.cancel()
+    await asyncio.gather(*watchers, return_exceptions=True)
+    for chans in channels:
+        for c in chans:
+            await c.close()
+    return players, start
+
+
 def psql(db_url, sql):
     return subprocess.check_output(["psql", "-X", "-q", "-At", "-F", "\t", db_url, "-c", sql],
                                    text=True)
@@ -127,7 +267,7 @@ def main():
     import importlib
     for state in states:
         importlib.import_module(state[:-len(".proto")].replace("/", ".") + "_pb2")
-    from parlor_client import grpc, mpb, rpb
+    from parlor_client import rpb
 
     log_dir = args.log_dir or tempfile.mkdtemp(prefix="parlor-load-")
     db_url = parlor_stack.create_database(args.pg_server, "load")
@@ -142,82 +282,12 @@ def main():
     stats = Stats()
     # More players than a channel's default concurrent-stream budget: a few channels each.
     with parlor_stack.Stack(args.build_dir, db_url, log_dir,
-                            extra_env={"matchmaking": {"PARLOR_WATCH_POLL_INTERVAL": "200ms",
-                                                       "PARLOR_MATCHER_INTERVAL": "200ms"}}
+                            extra_env={"matchmaking": {"PARLOR_MATCHER_INTERVAL": "250ms"}}
                             ) as stack:
-        pools = [pc.Channels(stack.address("accounts"), stack.address("sessions"),
-                             stack.address("matchmaking"), stack.address("ratings"))
-                 for _ in range(8)]
-        start = time.time()
-        deadline = start + args.seconds
-        run_tag = uuid.uuid4().hex[:4]
-
-        def on_push(player, game, now):
-            if game.my_turn:
-                commit = game.update_time.seconds + game.update_time.nanos / 1e9
-                stats.notified(max(0.0, now - commit))
-
-        def sign_in(i):
-            p = pc.Player(pools[i % len(pools)], "load-%d-%s" % (i, uuid.uuid4().hex[:8]),
-                          "Load%d-%s" % (i, run_tag), rng=random.Random(i))
-            p.on_notification = on_push
-            p.start_watch()
-            return p
-
-        with concurrent.futures.ThreadPoolExecutor(16) as ex:
-            players = list(ex.map(sign_in, range(len(plan))))
-        print("load: %d players signed in and watching in %.1f s" % (
-            len(players), time.time() - start), flush=True)
-
-        def run(player, game):
-            for _ in range(args.games_per_player):
-                if time.time() > deadline:
-                    return
-                request = mpb.EnqueueRequest(game=game, ranked=True, player_counts=[SEATS[game]])
-                request.options.update(OPTIONS.get(game, {}))
-                queued = time.time()
-                try:
-                    # The stream first, so the match cannot slip between the two calls.
-                    game_id = ""
-                    stream = player.c.matchmaking.WatchMyTickets(mpb.WatchMyTicketsRequest(),
-                                                                 metadata=player.md,
-                                                                 timeout=max(1, deadline -
-                                                                             time.time()))
-                    ticket = player.c.matchmaking.Enqueue(request, metadata=player.md,
-                                                          timeout=30).ticket
-                    for change in stream:
-                        t = change.ticket
-                        if t.ticket_id == ticket.ticket_id and t.game_id and \
-                                t.state == mpb.TICKET_STATE_MATCHED:
-                            game_id = t.game_id
-                            stream.cancel()
-                            break
-                except grpc.RpcError as error:
-                    if error.code() != grpc.StatusCode.CANCELLED or not game_id:
-                        stats.error("matchmaking " + error.code().name)
-                        return
-                with stats.lock:
-                    stats.mm_wait.append(time.time() - queued)
-                try:
-                    finished = player.play(game_id, stats=stats, deadline=deadline)
-                except (grpc.RpcError, TimeoutError) as error:
-                    stats.error(error.code().name if isinstance(error, grpc.RpcError)
-                                else "PLAY_TIMEOUT")
-                    return
-                if finished.my_seat == 0:
-                    with stats.lock:
-                        stats.games.append((game_id, game, finished.ranked,
-                                            [s.account_id for s in finished.seats]))
-                        stats.last_finish = time.time()
-
-        threads = [threading.Thread(target=run, args=(p, g)) for p, g in zip(players, plan)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        players, start = asyncio.run(drive(stack, plan, args, stats))
         elapsed = (stats.last_finish or time.time()) - start
-        for p in players:
-            p.stop_watch()
+        pools = [pc.Channels(stack.address("accounts"), stack.address("sessions"),
+                             stack.address("matchmaking"), stack.address("ratings"))]
 
         expected_games = sum(plan.count(g) // SEATS[g] for g in SEATS) * args.games_per_player
         print("\n== load summary")
@@ -254,7 +324,7 @@ def main():
                 per_player[(account, LADDER[game])] += 1
         api_mismatch = 0
         for p in players:
-            mine = {r.ladder: r.games for r in p.c.ratings.GetMyRatings(
+            mine = {r.ladder: r.games for r in pools[0].ratings.GetMyRatings(
                 rpb.GetMyRatingsRequest(), metadata=p.md, timeout=10).ratings}
             for (account, ladder), n in per_player.items():
                 if account == p.account_id and mine.get(ladder, 0) != n:
@@ -315,4 +385,7 @@ def main():
 
 
 if __name__ == "__main__":
+    import signal
+    # SIGTERM unwinds like Ctrl-C, so the services this tool started are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
