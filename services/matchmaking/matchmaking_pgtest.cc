@@ -85,9 +85,9 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
       ASSERT_TRUE(installed.ok()) << installed.status();
       accounts_installed_ = *std::move(installed);
       ASSERT_THAT(accounts_host_->Start(), IsOk());
-      accounts_stub_ = accounts::v1::AccountsService::NewStub(grpc::CreateChannel(
-          absl::StrCat("127.0.0.1:", accounts_host_->grpc_port()),
-          grpc::InsecureChannelCredentials()));
+      accounts_stub_ = accounts::v1::AccountsService::NewStub(
+          grpc::CreateChannel(absl::StrCat("127.0.0.1:", accounts_host_->grpc_port()),
+                              grpc::InsecureChannelCredentials()));
     }
     // Real matchmaking server; its background loop is off so tests drive passes explicitly.
     {
@@ -102,8 +102,8 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
       auto host = ServiceHost::Create(MatchmakingIdentity(), server);
       ASSERT_TRUE(host.ok()) << host.status();
       host_ = *std::move(host);
-      auto installed = InstallMatchmaking(*host_, config_, [clock = clock_] { return clock->Now(); },
-                                          &service_);
+      auto installed = InstallMatchmaking(
+          *host_, config_, [clock = clock_] { return clock->Now(); }, &service_);
       ASSERT_TRUE(installed.ok()) << installed.status();
       installed_ = *std::move(installed);
       ASSERT_THAT(host_->Start(), IsOk());
@@ -131,8 +131,8 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
     EXPECT_TRUE(host.ok()) << host.status();
     if (!host.ok()) return "";
     sessions_host_ = *std::move(host);
-    auto installed =
-        sessions::InstallSessions(*sessions_host_, config, [clock = clock_] { return clock->Now(); });
+    auto installed = sessions::InstallSessions(*sessions_host_, config,
+                                               [clock = clock_] { return clock->Now(); });
     EXPECT_TRUE(installed.ok()) << installed.status();
     if (!installed.ok()) return "";
     sessions_installed_ = *std::move(installed);
@@ -376,8 +376,7 @@ TEST_F(MatchmakingPgTest, ChallengeFlowsFromInviteToMatch) {
   auto [alice, alice_token] = SignIn("device-alice");
   auto [bob, bob_token] = SignIn("device-bob");
   Replica r = MakeReplica();
-  absl::StatusOr<ChallengeRow> challenge = r.service->Challenge(
-      alice, Invite("pico", {bob}));
+  absl::StatusOr<ChallengeRow> challenge = r.service->Challenge(alice, Invite("pico", {bob}));
   ASSERT_THAT(challenge, IsOk());
   EXPECT_EQ(challenge->state, ChallengeState::kOpen);
   absl::StatusOr<std::vector<ChallengeRow>> bobs = r.service->ListMyChallenges(bob, 0);
@@ -398,8 +397,7 @@ TEST_F(MatchmakingPgTest, ChallengeFlowsFromInviteToMatch) {
   EXPECT_THAT(r.service->DeclineChallenge(bob, challenge->challenge_id),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("ended")));
   // By invite code: anyone with the code takes the free seat.
-  absl::StatusOr<ChallengeRow> open = r.service->Challenge(
-      alice, Invite("pict", {}));
+  absl::StatusOr<ChallengeRow> open = r.service->Challenge(alice, Invite("pict", {}));
   ASSERT_THAT(open, IsOk());
   ASSERT_EQ(open->invite_code.size(), 8u);
   absl::StatusOr<ChallengeRow> joined = r.service->AcceptChallenge(bob, "", open->invite_code);
@@ -409,8 +407,7 @@ TEST_F(MatchmakingPgTest, ChallengeFlowsFromInviteToMatch) {
   EXPECT_THAT(r.service->AcceptChallenge(carol, "", open->invite_code),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already started")));
   // A challenge nobody answers expires after 72 hours.
-  absl::StatusOr<ChallengeRow> ignored = r.service->Challenge(
-      alice, Invite("pico", {carol}));
+  absl::StatusOr<ChallengeRow> ignored = r.service->Challenge(alice, Invite("pico", {carol}));
   ASSERT_THAT(ignored, IsOk());
   clock_->Advance(absl::Hours(72));
   ASSERT_THAT(r.service->RunMatcherPass(), IsOk());
@@ -471,7 +468,8 @@ TEST_F(MatchmakingPgTest, GamesAreCreatedFromTheOutboxOnceSessionsAnswers) {
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.games"), 2);
 }
 
-// ---- Through the gRPC API ------------------------------------------------------------------------
+// ---- Through the gRPC API
+// ------------------------------------------------------------------------
 
 std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -495,8 +493,7 @@ TEST_F(MatchmakingPgTest, ApiEnqueueGetListCancel) {
   EXPECT_EQ(t.options().at("team_play"), "false");
   EXPECT_EQ(t.expire_time().seconds() - t.create_time().seconds(), 24 * 3600);
   v1::ListMyTicketsResponse list;
-  ASSERT_TRUE(
-      stub_->ListMyTickets(WithToken(token).get(), v1::ListMyTicketsRequest(), &list).ok());
+  ASSERT_TRUE(stub_->ListMyTickets(WithToken(token).get(), v1::ListMyTicketsRequest(), &list).ok());
   ASSERT_EQ(list.tickets_size(), 1);
   v1::CancelTicketRequest cancel;
   cancel.set_ticket_id(t.ticket_id());
@@ -537,7 +534,8 @@ TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
   ASSERT_THAT(service_->RunMatcherPass(), IsOk());
   std::string text = host_->metrics().Serialize();
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_matches_total{game=\"pico\"} 1"));
-  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 1"));
+  EXPECT_THAT(text,
+              HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 1"));
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_wait_seconds_count{game=\"pico\"} 2"));
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_wait_seconds_sum{game=\"pico\"} 84"));
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_match_rating_spread_count 1"));
@@ -545,7 +543,8 @@ TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
   ASSERT_THAT(service_->RunMatcherPass(), IsOk());
   text = host_->metrics().Serialize();
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_expired_total 1"));
-  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 0"));
+  EXPECT_THAT(text,
+              HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 0"));
 }
 
 // Every refusal: the precise code, and nothing in the schema changed.
@@ -636,10 +635,9 @@ TEST_F(MatchmakingPgTest, BadInputTableOverEveryRpcChangesNothing) {
                  r.add_player_counts(2);
                }),
        grpc::StatusCode::INVALID_ARGUMENT, "team_play"},
-      {"enqueue second ticket same game and mode", enqueue(alice_token, [](auto& r) {
-         r.set_game("pico");
-       }),
-       grpc::StatusCode::ALREADY_EXISTS, "already have"},
+      {"enqueue second ticket same game and mode",
+       enqueue(alice_token, [](auto& r) { r.set_game("pico"); }), grpc::StatusCode::ALREADY_EXISTS,
+       "already have"},
       {"enqueue party too large for a team",
        enqueue(alice_token,
                [&](auto& r) {
@@ -752,44 +750,50 @@ TEST_F(MatchmakingPgTest, BadInputTableOverEveryRpcChangesNothing) {
          return stub_->LeaveParty(WithToken(carol_token).get(), v1::LeavePartyRequest(), &out);
        },
        grpc::StatusCode::NOT_FOUND, "not in a party"},
-      {"challenge unknown game", challenge_rpc(carol_token,
-                                           [&](auto& r) {
-                                             r.set_game("chess");
-                                             r.add_invitee_account_ids(alice);
-                                           }),
+      {"challenge unknown game",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("chess");
+                       r.add_invitee_account_ids(alice);
+                     }),
        grpc::StatusCode::INVALID_ARGUMENT, "unknown game"},
-      {"challenge unknown invitee", challenge_rpc(carol_token,
-                                              [&](auto& r) {
-                                                r.set_game("pico");
-                                                r.add_invitee_account_ids(unknown_uuid);
-                                              }),
+      {"challenge unknown invitee",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("pico");
+                       r.add_invitee_account_ids(unknown_uuid);
+                     }),
        grpc::StatusCode::NOT_FOUND, "no account"},
-      {"challenge too many players for the game", challenge_rpc(carol_token,
-                                                            [&](auto& r) {
-                                                              r.set_game("pico");
-                                                              r.add_invitee_account_ids(alice);
-                                                              r.add_invitee_account_ids(bob);
-                                                            }),
+      {"challenge too many players for the game",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("pico");
+                       r.add_invitee_account_ids(alice);
+                       r.add_invitee_account_ids(bob);
+                     }),
        grpc::StatusCode::INVALID_ARGUMENT, "player_counts"},
-      {"challenge bad options", challenge_rpc(carol_token,
-                                          [&](auto& r) {
-                                            r.set_game("picadice");
-                                            (*r.mutable_options())["team_play"] = "maybe";
-                                            r.add_invitee_account_ids(alice);
-                                          }),
+      {"challenge bad options",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("picadice");
+                       (*r.mutable_options())["team_play"] = "maybe";
+                       r.add_invitee_account_ids(alice);
+                     }),
        grpc::StatusCode::INVALID_ARGUMENT, "team_play"},
-      {"challenge yourself", challenge_rpc(carol_token,
-                                       [&](auto& r) {
-                                         r.set_game("pico");
-                                         r.add_invitee_account_ids(carol);
-                                       }),
+      {"challenge yourself",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("pico");
+                       r.add_invitee_account_ids(carol);
+                     }),
        grpc::StatusCode::INVALID_ARGUMENT, "yourself"},
-      {"challenge invitees and code", challenge_rpc(carol_token,
-                                                [&](auto& r) {
-                                                  r.set_game("pico");
-                                                  r.add_invitee_account_ids(alice);
-                                                  r.set_create_invite_code(true);
-                                                }),
+      {"challenge invitees and code",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("pico");
+                       r.add_invitee_account_ids(alice);
+                       r.set_create_invite_code(true);
+                     }),
        grpc::StatusCode::INVALID_ARGUMENT, "exactly one"},
       {"challenge neither invitees nor code",
        challenge_rpc(carol_token, [&](auto& r) { r.set_game("pico"); }),

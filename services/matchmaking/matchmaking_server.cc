@@ -129,16 +129,15 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   absl::StatusOr<auth::TokenSigner> signer =
       auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
   if (!signer.ok()) return signer.status();
-  absl::StatusOr<auth::TokenVerifier> access = auth::TokenVerifier::Create(
-      auth::TokenKind::kAccess, host.config().access_token_public_key);
+  absl::StatusOr<auth::TokenVerifier> access =
+      auth::TokenVerifier::Create(auth::TokenKind::kAccess, host.config().access_token_public_key);
   if (!access.ok()) return access.status();
 
   auto installed = std::make_shared<Installed>();
   installed->registry = std::make_unique<engine::Registry>(engine::AllGames());
   installed->catalog = std::make_unique<GameCatalog>(installed->registry.get());
   installed->store = std::make_unique<MatchmakingStore>(&host.db());
-  installed->tokens =
-      std::make_unique<auth::ServiceTokenSource>(*std::move(signer), "matchmaking");
+  installed->tokens = std::make_unique<auth::ServiceTokenSource>(*std::move(signer), "matchmaking");
   installed->accounts = std::make_unique<GrpcAccountDirectory>(
       grpc::CreateChannel(config.accounts_address, grpc::InsecureChannelCredentials()),
       installed->tokens.get());
@@ -157,15 +156,15 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
       config.options);
   installed->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
   installed->hub = std::make_unique<WatchHub>(&host.workers(), config.watch_poll_interval);
-  installed->api = std::make_unique<MatchmakingApi>(installed->domain.get(), &host.rpc(),
-                                                    installed->authenticator.get(),
-                                                    installed->hub.get());
+  installed->api = std::make_unique<MatchmakingApi>(
+      installed->domain.get(), &host.rpc(), installed->authenticator.get(), installed->hub.get());
   host.AddService(installed->api.get(), "parlor.matchmaking.v1.MatchmakingService");
   if (config.matcher_interval > absl::ZeroDuration()) {
     MatchmakingService* domain = installed->domain.get();
     installed->loop = std::make_unique<Loop>(config.matcher_interval, [domain] {
       absl::StatusOr<PassStats> pass = domain->RunMatcherPass();
-      if (!pass.ok()) spdlog::warn("matchmaking: matcher pass failed: {}", pass.status().ToString());
+      if (!pass.ok())
+        spdlog::warn("matchmaking: matcher pass failed: {}", pass.status().ToString());
       absl::StatusOr<int> delivered = domain->DeliverGames();
       if (!delivered.ok()) {
         spdlog::warn("matchmaking: game delivery failed: {}", delivered.status().ToString());

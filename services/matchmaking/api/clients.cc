@@ -24,13 +24,11 @@ absl::Status Prepare(grpc::ClientContext& context, auth::ServiceTokenSource* tok
 
 absl::Status FromGrpcStatus(const grpc::Status& status) {
   if (status.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      status.error_message());
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
 }
 
 GrpcAccountDirectory::GrpcAccountDirectory(std::shared_ptr<grpc::Channel> channel,
-                                           auth::ServiceTokenSource* tokens,
-                                           absl::Duration timeout)
+                                           auth::ServiceTokenSource* tokens, absl::Duration timeout)
     : stub_(accounts::v1::AccountsInternalService::NewStub(channel)),
       tokens_(tokens),
       timeout_(timeout) {}
@@ -52,9 +50,8 @@ absl::StatusOr<std::map<std::string, std::string>> GrpcAccountDirectory::Lookup(
       continue;
     }
     if (!status.ok()) {
-      return absl::UnavailableError(
-          absl::StrCat("the accounts service did not answer (", status.error_message(),
-                       "); retry later"));
+      return absl::UnavailableError(absl::StrCat("the accounts service did not answer (",
+                                                 status.error_message(), "); retry later"));
     }
     for (const accounts::v1::Account& account : response.accounts()) {
       found[account.account_id()] = account.display_name();

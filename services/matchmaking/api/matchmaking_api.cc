@@ -112,8 +112,7 @@ void ToProto(const TicketRow& t, v1::Ticket* out) {
 class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResponse> {
  public:
   TicketWatch(MatchmakingService* service, WatchHub* hub, std::string account_id)
-      : service_(service), hub_(hub), account_id_(std::move(account_id)),
-        cursor_(service->Now()) {
+      : service_(service), hub_(hub), account_id_(std::move(account_id)), cursor_(service->Now()) {
     busy_ = true;  // the first poll is submitted below
     hub_->Add(this);
     if (!hub_->workers()->TrySubmit([this] { Poll(); })) busy_ = false;
@@ -133,9 +132,8 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
     std::unique_lock<std::mutex> lock(mu_);
     if (tickets.ok()) {
       for (const TicketRow& t : *tickets) {
-        const std::string signature =
-            absl::StrCat(static_cast<int>(t.state), "|", t.game_id, "|",
-                         absl::ToUnixMicros(t.update_time));
+        const std::string signature = absl::StrCat(static_cast<int>(t.state), "|", t.game_id, "|",
+                                                   absl::ToUnixMicros(t.update_time));
         std::string& sent = sent_[t.ticket_id];
         if (sent == signature) continue;
         sent = signature;
@@ -378,9 +376,9 @@ grpc::ServerUnaryReactor* MatchmakingApi::Challenge(grpc::CallbackServerContext*
                    });
 }
 
-grpc::ServerUnaryReactor* MatchmakingApi::AcceptChallenge(
-    grpc::CallbackServerContext* context, const v1::AcceptChallengeRequest* request,
-    v1::AcceptChallengeResponse* response) {
+grpc::ServerUnaryReactor* MatchmakingApi::AcceptChallenge(grpc::CallbackServerContext* context,
+                                                          const v1::AcceptChallengeRequest* request,
+                                                          v1::AcceptChallengeResponse* response) {
   return rpc_->Run(context, Access::kPlayer, request, response,
                    [this](const CallContext& call, const v1::AcceptChallengeRequest& request,
                           v1::AcceptChallengeResponse* response) -> absl::Status {

@@ -105,8 +105,7 @@ int main(int argc, char** argv) {
   }
   std::sort(seconds.begin(), seconds.end());
   const double p50 = seconds[seconds.size() / 2];
-  std::printf("matcher pass: %ld tickets in %ld pools, %ld passes\n", tickets, pools_count,
-              passes);
+  std::printf("matcher pass: %ld tickets in %ld pools, %ld passes\n", tickets, pools_count, passes);
   std::printf("pass time: min %.1f ms  p50 %.1f ms  max %.1f ms\n", seconds.front() * 1e3,
               p50 * 1e3, seconds.back() * 1e3);
   std::printf("matches per pass: %zu (%zu tickets seated, %zu left waiting)\n", matches, seated,

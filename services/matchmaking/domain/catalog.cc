@@ -40,8 +40,8 @@ absl::StatusOr<GameCatalog::Validated> GameCatalog::Validate(
   }
   absl::StatusOr<const engine::Game*> found = registry_->Find(game_name);
   if (!found.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("game: unknown game \"", game_name,
-                                                   "\"; one of: ", KnownGames(*registry_)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("game: unknown game \"", game_name, "\"; one of: ", KnownGames(*registry_)));
   }
   const engine::Game& game = **found;
   const engine::GameInfo& info = game.info();
@@ -54,14 +54,14 @@ absl::StatusOr<GameCatalog::Validated> GameCatalog::Validate(
   Validated out;
   for (int count : counts) {
     if (count < info.min_players || count > info.max_players) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "player_counts: ", game_name, " is played by ", info.min_players, " to ",
-          info.max_players, " players; ", count, " is not allowed"));
+      return absl::InvalidArgumentError(absl::StrCat("player_counts: ", game_name, " is played by ",
+                                                     info.min_players, " to ", info.max_players,
+                                                     " players; ", count, " is not allowed"));
     }
     absl::StatusOr<engine::Options> parsed = game.ParseOptions(options, count);
     if (!parsed.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "options (with ", count, " players): ", parsed.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("options (with ", count, " players): ", parsed.status().message()));
     }
     if (out.canonical_options.empty()) {
       std::vector<std::string> parts;
@@ -115,7 +115,8 @@ absl::StatusOr<std::vector<int>> GameCatalog::SeatTeams(const std::string& game_
     absl::StatusOr<std::unique_ptr<engine::State>> state =
         game.NewGame(players, *options, engine::Seed::FromUint64(0));
     if (!state.ok()) return state.status();
-    for (int seat = 0; seat < players; ++seat) teams[static_cast<size_t>(seat)] = (*state)->TeamOf(seat);
+    for (int seat = 0; seat < players; ++seat)
+      teams[static_cast<size_t>(seat)] = (*state)->TeamOf(seat);
   } else {
     for (int seat = 0; seat < players; ++seat) teams[static_cast<size_t>(seat)] = seat;
   }

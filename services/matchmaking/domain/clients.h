@@ -24,9 +24,7 @@ class RatingSource {
 class DefaultRatingSource final : public RatingSource {
  public:
   explicit DefaultRatingSource(double rating = 1500) : rating_(rating) {}
-  absl::StatusOr<double> Rating(const std::string&, const std::string&) override {
-    return rating_;
-  }
+  absl::StatusOr<double> Rating(const std::string&, const std::string&) override { return rating_; }
 
  private:
   double rating_;

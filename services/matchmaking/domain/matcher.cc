@@ -44,9 +44,9 @@ class PrevFree {
 
 // Seats of one table size grouped by team.
 struct TeamShape {
-  std::vector<int> team_ids;             // distinct teams, in order of first seat
-  std::vector<int> capacity;             // seats per team (same order)
-  std::vector<std::vector<int>> seats;   // the seats of each team, ascending
+  std::vector<int> team_ids;            // distinct teams, in order of first seat
+  std::vector<int> capacity;            // seats per team (same order)
+  std::vector<std::vector<int>> seats;  // the seats of each team, ascending
 };
 
 TeamShape ShapeOf(const std::vector<int>& seat_teams) {
@@ -126,8 +126,8 @@ Table Seat(const Pool& pool, const TeamShape& shape, const std::vector<int>& sea
     }
   }
   std::vector<size_t> solos = filling.solos();
-  const bool one_seat_teams = std::all_of(shape.capacity.begin(), shape.capacity.end(),
-                                          [](int c) { return c == 1; });
+  const bool one_seat_teams =
+      std::all_of(shape.capacity.begin(), shape.capacity.end(), [](int c) { return c == 1; });
   if (!one_seat_teams) {
     std::stable_sort(solos.begin(), solos.end(), [&](size_t a, size_t b) {
       return pool.tickets[a].rating > pool.tickets[b].rating;

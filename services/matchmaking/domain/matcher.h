@@ -43,11 +43,11 @@ struct Pool {
 
 // One table formed by the matcher.
 struct Table {
-  std::vector<size_t> tickets;               // indices into Pool::tickets; [0] is the anchor
-  std::vector<std::string> seat_accounts;    // seat order
-  std::vector<int> seat_teams;               // team of each seat
-  std::vector<double> seat_ratings;          // rating of each seat's ticket
-  double rating_spread = 0;                  // max − min ticket rating
+  std::vector<size_t> tickets;             // indices into Pool::tickets; [0] is the anchor
+  std::vector<std::string> seat_accounts;  // seat order
+  std::vector<int> seat_teams;             // team of each seat
+  std::vector<double> seat_ratings;        // rating of each seat's ticket
+  double rating_spread = 0;                // max − min ticket rating
 };
 
 // The rating window (half-width) of a ticket that has waited `waited`; +infinity once unbounded.

@@ -55,7 +55,7 @@ TEST(MatcherTest, RankedRespectsWindowAndItWidensWithTime) {
   pool.tickets = {Solo("a", 1500, kT0), Solo("b", 1800, kT0)};
   MatcherConfig config;
   EXPECT_THAT(MatchPool(pool, kT0, config), IsEmpty());
-  EXPECT_THAT(MatchPool(pool, kT0 + absl::Minutes(3), config), IsEmpty());  // window 250
+  EXPECT_THAT(MatchPool(pool, kT0 + absl::Minutes(3), config), IsEmpty());      // window 250
   std::vector<Table> tables = MatchPool(pool, kT0 + absl::Minutes(4), config);  // window 300
   ASSERT_THAT(tables, SizeIs(1));
   EXPECT_DOUBLE_EQ(tables[0].rating_spread, 300);
@@ -119,12 +119,11 @@ Pool Doubles() {
 
 TEST(MatcherTest, PartyIsSeatedAsOneTeam) {
   Pool pool = Doubles();
-  pool.tickets = {Solo("s1", 1500, kT0, {4}),
-                  PoolTicket{.players = {"p1", "p2"},
-                             .rating = 1500,
-                             .enqueue_time = kT0,
-                             .player_counts = {4}},
-                  Solo("s2", 1500, kT0, {4})};
+  pool.tickets = {
+      Solo("s1", 1500, kT0, {4}),
+      PoolTicket{
+          .players = {"p1", "p2"}, .rating = 1500, .enqueue_time = kT0, .player_counts = {4}},
+      Solo("s2", 1500, kT0, {4})};
   std::vector<Table> tables = MatchPool(pool, kT0, MatcherConfig{});
   ASSERT_THAT(tables, SizeIs(1));
   const Table& t = tables[0];
@@ -141,9 +140,10 @@ TEST(MatcherTest, PartyIsSeatedAsOneTeam) {
 TEST(MatcherTest, TwoPartiesFaceEachOtherAndAPartyIsNeverSplit) {
   Pool pool = Doubles();
   auto party = [](std::string x, std::string y, absl::Time t) {
-    return PoolTicket{
-        .players = {std::move(x), std::move(y)}, .rating = 1500, .enqueue_time = t,
-        .player_counts = {4}};
+    return PoolTicket{.players = {std::move(x), std::move(y)},
+                      .rating = 1500,
+                      .enqueue_time = t,
+                      .player_counts = {4}};
   };
   pool.tickets = {party("a1", "a2", kT0), party("b1", "b2", kT0), party("c1", "c2", kT0)};
   std::vector<Table> tables = MatchPool(pool, kT0, MatcherConfig{});
@@ -161,8 +161,8 @@ TEST(MatcherTest, PartyTooLargeForAnyTeamNeverMatches) {
 
 TEST(MatcherTest, SoloTeamsAreBalancedByRating) {
   Pool pool = Doubles();
-  pool.tickets = {Solo("w", 1400, kT0, {4}), Solo("x", 1500, kT0, {4}),
-                  Solo("y", 1550, kT0, {4}), Solo("z", 1450, kT0, {4})};
+  pool.tickets = {Solo("w", 1400, kT0, {4}), Solo("x", 1500, kT0, {4}), Solo("y", 1550, kT0, {4}),
+                  Solo("z", 1450, kT0, {4})};
   std::vector<Table> tables = MatchPool(pool, kT0, MatcherConfig{});
   ASSERT_THAT(tables, SizeIs(1));
   const Table& t = tables[0];
@@ -175,8 +175,8 @@ TEST(MatcherTest, SoloTeamsAreBalancedByRating) {
 TEST(MatcherTest, EveryTicketInAtMostOneTable) {
   Pool pool = TwoPlayer(true);
   for (int i = 0; i < 1001; ++i) {
-    pool.tickets.push_back(Solo(absl::StrCat("p", i), 1000 + (i * 37) % 1000,
-                                kT0 + absl::Seconds(i % 120)));
+    pool.tickets.push_back(
+        Solo(absl::StrCat("p", i), 1000 + (i * 37) % 1000, kT0 + absl::Seconds(i % 120)));
   }
   std::vector<Table> tables = MatchPool(pool, kT0 + absl::Minutes(13), MatcherConfig{});
   std::set<size_t> seen;

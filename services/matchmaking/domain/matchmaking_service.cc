@@ -27,8 +27,9 @@ class MatchmakingMetrics {
     }
     waiting_ = &prometheus::BuildGauge()
                     .Name("parlor_matchmaking_tickets_waiting")
-                    .Help("Tickets waiting in the queue, by game and mode (as of this replica's "
-                          "last matcher pass)")
+                    .Help(
+                        "Tickets waiting in the queue, by game and mode (as of this replica's "
+                        "last matcher pass)")
                     .Register(*registry);
     wait_ = &prometheus::BuildHistogram()
                  .Name("parlor_matchmaking_wait_seconds")
@@ -42,8 +43,8 @@ class MatchmakingMetrics {
                           .Name("parlor_matchmaking_match_rating_spread")
                           .Help("Highest minus lowest ticket rating of each queue match")
                           .Register(*registry);
-    spread_ = &spread_family_->Add({}, prometheus::Histogram::BucketBoundaries{
-                                           0, 25, 50, 100, 150, 200, 300, 500, 1000});
+    spread_ = &spread_family_->Add(
+        {}, prometheus::Histogram::BucketBoundaries{0, 25, 50, 100, 150, 200, 300, 500, 1000});
     expired_ = &prometheus::BuildCounter()
                     .Name("parlor_matchmaking_tickets_expired_total")
                     .Help("Tickets that expired unmatched")
@@ -64,8 +65,9 @@ class MatchmakingMetrics {
   }
   void ObserveWait(const std::string& game, double seconds) {
     wait_
-        ->Add({{"game", game}}, prometheus::Histogram::BucketBoundaries{
-                                    1, 10, 30, 60, 120, 300, 600, 1800, 3600, 14400, 86400})
+        ->Add({{"game", game}},
+              prometheus::Histogram::BucketBoundaries{1, 10, 30, 60, 120, 300, 600, 1800, 3600,
+                                                      14400, 86400})
         .Observe(seconds);
   }
   void CountMatch(const std::string& game) { matches_->Add({{"game", game}}).Increment(); }
@@ -143,9 +145,8 @@ absl::Status ValidateUuid(const std::string& field, const std::string& value) {
     }
   }
   if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": must be a UUID as returned by this service, got \"",
-                     value.substr(0, 64), "\""));
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": must be a UUID as returned by this service, got \"", value.substr(0, 64), "\""));
   }
   return absl::OkStatus();
 }
@@ -290,8 +291,7 @@ absl::StatusOr<ChallengeRow> MatchmakingService::Challenge(const std::string& ca
         "player_count: only with create_invite_code (with invitees the table is you plus them)");
   }
   if (input.invitees.size() > kMaxInvitees) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invitee_account_ids: at most ", kMaxInvitees));
+    return absl::InvalidArgumentError(absl::StrCat("invitee_account_ids: at most ", kMaxInvitees));
   }
   std::set<std::string> seen;
   for (const std::string& invitee : input.invitees) {
@@ -430,8 +430,8 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
   for (const PoolKey& key : *pools) {
     ++stats.pools;
     absl::Status plan_status;
-    absl::StatusOr<PoolPassResult> result = deps_.store->RunPool(
-        key, now, [&](const std::vector<TicketRow>& tickets) {
+    absl::StatusOr<PoolPassResult> result =
+        deps_.store->RunPool(key, now, [&](const std::vector<TicketRow>& tickets) {
           absl::StatusOr<std::vector<PlannedMatch>> planned = Plan(key, tickets, now);
           if (!planned.ok()) {
             plan_status = planned.status();
@@ -465,8 +465,8 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
   // Pools another replica held this pass keep their last value here; those that emptied drop.
   for (const auto& [key, count] : last_waiting_) {
     if (!waiting.contains(key) && std::find_if(pools->begin(), pools->end(), [&](const PoolKey& p) {
-          return p.game == key.first && p.ranked == key.second;
-        }) != pools->end()) {
+                                    return p.game == key.first && p.ranked == key.second;
+                                  }) != pools->end()) {
       waiting[key] = count;
     }
   }
@@ -491,9 +491,8 @@ absl::StatusOr<int> MatchmakingService::DeliverGames() {
       ++created;
       continue;
     }
-    const absl::Duration backoff =
-        std::min(options_.max_create_backoff,
-                 absl::Seconds(std::pow(2.0, std::min(match.attempts, 16))));
+    const absl::Duration backoff = std::min(
+        options_.max_create_backoff, absl::Seconds(std::pow(2.0, std::min(match.attempts, 16))));
     spdlog::warn("matchmaking: creating the game of match {} failed (attempt {}): {}",
                  match.match_id, match.attempts, game_id.status().ToString());
     if (absl::Status s = deps_.store->RecordCreateFailure(

@@ -11,7 +11,7 @@ namespace parlor::matchmaking::sql {
 #define PARLOR_MM_MICROS(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
 
 // Columns of a ticket read, in the order the store's ToTicket expects.
-#define PARLOR_MM_TICKET_COLUMNS                                                                 \
+#define PARLOR_MM_TICKET_COLUMNS \
   "t.ticket_id::text, t.owner_id, t.game, t.options, t.ranked, "                                 \
   "array_to_string(t.player_counts, ','), coalesce(t.party_id::text, ''), "                      \
   "array_to_string(t.members, ','), t.rating, t.state, coalesce(t.match_id::text, ''), "         \
@@ -19,25 +19,26 @@ namespace parlor::matchmaking::sql {
       "t.expire_time") ", " PARLOR_MM_MICROS("t.update_time")                                    \
   " FROM matchmaking.tickets t LEFT JOIN matchmaking.matches m ON m.match_id = t.match_id "
 
-#define PARLOR_MM_CHALLENGE_COLUMNS                                                              \
+#define PARLOR_MM_CHALLENGE_COLUMNS \
   "c.challenge_id::text, c.challenger_id, c.game, c.options, c.ranked, c.player_count, "         \
   "coalesce(c.invite_code, ''), c.state, coalesce(c.match_id::text, ''), "                       \
   "coalesce(m.game_id, ''), " PARLOR_MM_MICROS("c.create_time") ", " PARLOR_MM_MICROS(          \
       "c.expire_time") ", " PARLOR_MM_MICROS("c.update_time")                                    \
   " FROM matchmaking.challenges c LEFT JOIN matchmaking.matches m ON m.match_id = c.match_id "
 
-#define PARLOR_MM_MATCH_COLUMNS                                                                  \
-  "match_id::text, source, game, options, ranked, array_to_string(seat_accounts, ','), "         \
-  "array_to_string(seat_teams, ','), rating_spread, " PARLOR_MM_MICROS("create_time")           \
-  ", coalesce(game_id, ''), attempts"
+#define PARLOR_MM_MATCH_COLUMNS                                                          \
+  "match_id::text, source, game, options, ranked, array_to_string(seat_accounts, ','), " \
+  "array_to_string(seat_teams, ','), rating_spread, " PARLOR_MM_MICROS(                  \
+      "create_time") ", coalesce(game_id, ''), attempts"
 
 // ---- Tickets ----------------------------------------------------------------------------------
 
 inline constexpr char kInsertTicket[] =
     "INSERT INTO matchmaking.tickets (owner_id, game, options, ranked, player_counts, party_id, "
     "members, rating, state, create_time, expire_time, update_time) "
-    "VALUES ($1, $2, $3, $4, $5::int[], NULLIF($6, '')::uuid, $7::text[], $8, 'waiting', "
-    PARLOR_MM_TS(9) ", " PARLOR_MM_TS(10) ", " PARLOR_MM_TS(9) ") RETURNING ticket_id::text";
+    "VALUES ($1, $2, $3, $4, $5::int[], NULLIF($6, '')::uuid, $7::text[], $8, "
+    "'waiting', " PARLOR_MM_TS(9) ", " PARLOR_MM_TS(10) ", " PARLOR_MM_TS(
+        9) ") RETURNING ticket_id::text";
 
 // The partial unique index (account, game, mode) WHERE waiting: a conflicting player gets no row.
 inline constexpr char kInsertTicketPlayers[] =
@@ -56,8 +57,8 @@ inline constexpr char kLockTicketState[] =
     "FOR UPDATE";
 
 inline constexpr char kCancelTicket[] =
-    "UPDATE matchmaking.tickets SET state = 'cancelled', update_time = " PARLOR_MM_TS(2)
-    " WHERE ticket_id = $1::uuid AND state = 'waiting'";
+    "UPDATE matchmaking.tickets SET state = 'cancelled', update_time = " PARLOR_MM_TS(
+        2) " WHERE ticket_id = $1::uuid AND state = 'waiting'";
 
 inline constexpr char kReleaseTicketPlayers[] =
     "UPDATE matchmaking.ticket_players SET waiting = false "
@@ -82,12 +83,12 @@ inline constexpr char kInsertPartyMember[] =
     "RETURNING account_id";
 
 inline constexpr char kLockPartyByCode[] =
-    "SELECT party_id::text, code, leader_id, max_size, " PARLOR_MM_MICROS("create_time")
-    " FROM matchmaking.parties WHERE code = $1 FOR UPDATE";
+    "SELECT party_id::text, code, leader_id, max_size, " PARLOR_MM_MICROS(
+        "create_time") " FROM matchmaking.parties WHERE code = $1 FOR UPDATE";
 
 inline constexpr char kLockPartyById[] =
-    "SELECT party_id::text, code, leader_id, max_size, " PARLOR_MM_MICROS("create_time")
-    " FROM matchmaking.parties WHERE party_id = $1::uuid FOR SHARE";
+    "SELECT party_id::text, code, leader_id, max_size, " PARLOR_MM_MICROS(
+        "create_time") " FROM matchmaking.parties WHERE party_id = $1::uuid FOR SHARE";
 
 inline constexpr char kPartyMembers[] =
     "SELECT m.account_id FROM matchmaking.party_members m JOIN matchmaking.parties p "
@@ -99,8 +100,8 @@ inline constexpr char kLockPartyOfMember[] =
     "JOIN matchmaking.parties p USING (party_id) WHERE m.account_id = $1 FOR UPDATE OF p";
 
 inline constexpr char kCancelPartyTickets[] =
-    "UPDATE matchmaking.tickets SET state = 'cancelled', update_time = " PARLOR_MM_TS(2)
-    " WHERE party_id = $1::uuid AND state = 'waiting' RETURNING ticket_id::text";
+    "UPDATE matchmaking.tickets SET state = 'cancelled', update_time = " PARLOR_MM_TS(
+        2) " WHERE party_id = $1::uuid AND state = 'waiting' RETURNING ticket_id::text";
 
 inline constexpr char kDeleteParty[] = "DELETE FROM matchmaking.parties WHERE party_id = $1::uuid";
 
@@ -147,8 +148,8 @@ inline constexpr char kListChallenges[] =
     "ORDER BY c.create_time DESC, c.challenge_id LIMIT $3";
 
 inline constexpr char kExpireChallenges[] =
-    "UPDATE matchmaking.challenges SET state = 'expired', update_time = " PARLOR_MM_TS(1)
-    " WHERE state = 'open' AND expire_time <= " PARLOR_MM_TS(1);
+    "UPDATE matchmaking.challenges SET state = 'expired', update_time = " PARLOR_MM_TS(
+        1) " WHERE state = 'open' AND expire_time <= " PARLOR_MM_TS(1);
 
 // ---- Matcher ----------------------------------------------------------------------------------
 
@@ -170,12 +171,12 @@ inline constexpr char kLoadPool[] =
 inline constexpr char kInsertMatch[] =
     "INSERT INTO matchmaking.matches (source, game, options, ranked, seat_accounts, seat_teams, "
     "rating_spread, create_time, next_attempt_time) "
-    "VALUES ($1, $2, $3, $4, $5::text[], $6::int[], $7, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(8)
-    ") RETURNING match_id::text";
+    "VALUES ($1, $2, $3, $4, $5::text[], $6::int[], $7, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(
+        8) ") RETURNING match_id::text";
 
 inline constexpr char kMatchTickets[] =
-    "UPDATE matchmaking.tickets SET state = 'matched', match_id = $2::uuid, update_time = "
-    PARLOR_MM_TS(3) " WHERE ticket_id = ANY($1::uuid[]) AND state = 'waiting'";
+    "UPDATE matchmaking.tickets SET state = 'matched', match_id = $2::uuid, update_time "
+    "= " PARLOR_MM_TS(3) " WHERE ticket_id = ANY($1::uuid[]) AND state = 'waiting'";
 
 inline constexpr char kExpireTickets[] =
     "UPDATE matchmaking.tickets SET state = 'expired', update_time = " PARLOR_MM_TS(1)
@@ -195,20 +196,21 @@ inline constexpr char kGetMatch[] =
     "SELECT " PARLOR_MM_MATCH_COLUMNS " FROM matchmaking.matches WHERE match_id = $1::uuid";
 
 inline constexpr char kMarkGameCreated[] =
-    "UPDATE matchmaking.matches SET game_id = $2, game_create_time = greatest(create_time, "
-    PARLOR_MM_TS(3) "), last_error = NULL WHERE match_id = $1::uuid AND game_id IS NULL";
+    "UPDATE matchmaking.matches SET game_id = $2, game_create_time = "
+    "greatest(create_time, " PARLOR_MM_TS(
+        3) "), last_error = NULL WHERE match_id = $1::uuid AND game_id IS NULL";
 
 inline constexpr char kTouchMatchTickets[] =
-    "UPDATE matchmaking.tickets SET update_time = greatest(update_time, " PARLOR_MM_TS(2)
-    ") WHERE match_id = $1::uuid";
+    "UPDATE matchmaking.tickets SET update_time = greatest(update_time, " PARLOR_MM_TS(
+        2) ") WHERE match_id = $1::uuid";
 
 inline constexpr char kTouchMatchChallenges[] =
-    "UPDATE matchmaking.challenges SET update_time = greatest(update_time, " PARLOR_MM_TS(2)
-    ") WHERE match_id = $1::uuid";
+    "UPDATE matchmaking.challenges SET update_time = greatest(update_time, " PARLOR_MM_TS(
+        2) ") WHERE match_id = $1::uuid";
 
 inline constexpr char kRecordCreateFailure[] =
-    "UPDATE matchmaking.matches SET last_error = left($2, 500), next_attempt_time = "
-    PARLOR_MM_TS(3) " WHERE match_id = $1::uuid AND game_id IS NULL";
+    "UPDATE matchmaking.matches SET last_error = left($2, 500), next_attempt_time = " PARLOR_MM_TS(
+        3) " WHERE match_id = $1::uuid AND game_id IS NULL";
 
 }  // namespace parlor::matchmaking::sql
 

@@ -191,8 +191,8 @@ absl::StatusOr<TicketRow> MatchmakingStore::InsertTicket(const TicketRow& ticket
         }
       }
       return absl::AlreadyExistsError(absl::StrCat(
-          holder == ticket.owner_id ? "you already have" : absl::StrCat("party member ", holder,
-                                                                        " already has"),
+          holder == ticket.owner_id ? "you already have"
+                                    : absl::StrCat("party member ", holder, " already has"),
           " a waiting ", ticket.ranked ? "ranked" : "casual", " ticket for ", ticket.game,
           "; cancel it first or wait for it to be matched"));
     }
@@ -296,8 +296,7 @@ absl::StatusOr<PartyRow> MatchmakingStore::JoinParty(const std::string& code,
           absl::StrCat("the party is full (", row.max_size, " players)"));
     }
     if (txn.exec_params(sql::kInsertPartyMember, account_id, row.party_id, Micros(now)).empty()) {
-      return absl::FailedPreconditionError(
-          "you are already in another party; LeaveParty first");
+      return absl::FailedPreconditionError("you are already in another party; LeaveParty first");
     }
     // The party's waiting tickets were made for the old line-up.
     pqxx::result cancelled = txn.exec_params(sql::kCancelPartyTickets, row.party_id, Micros(now));
@@ -383,12 +382,12 @@ absl::StatusOr<ChallengeRow> MatchmakingStore::AcceptChallenge(
       return absl::OkStatus();
     }
     if (c.state != ChallengeState::kOpen || c.expire_time <= now) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the challenge is no longer open (",
-          c.state == ChallengeState::kDeclined ? "declined"
-          : c.state == ChallengeState::kAccepted ? "already started"
-                                                 : "expired",
-          ")"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the challenge is no longer open (",
+                       c.state == ChallengeState::kDeclined   ? "declined"
+                       : c.state == ChallengeState::kAccepted ? "already started"
+                                                              : "expired",
+                       ")"));
     }
     if (me == c.players.end()) {
       if (static_cast<int>(c.players.size()) >= c.player_count) {
@@ -401,17 +400,16 @@ absl::StatusOr<ChallengeRow> MatchmakingStore::AcceptChallenge(
       txn.exec_params0(sql::kAcceptChallengePlayer, c.challenge_id, account_id);
       me->accepted = true;
     }
-    const bool complete =
-        static_cast<int>(c.players.size()) == c.player_count &&
-        std::all_of(c.players.begin(), c.players.end(),
-                    [](const ChallengePlayer& p) { return p.accepted; });
+    const bool complete = static_cast<int>(c.players.size()) == c.player_count &&
+                          std::all_of(c.players.begin(), c.players.end(),
+                                      [](const ChallengePlayer& p) { return p.accepted; });
     if (complete) {
       absl::StatusOr<std::vector<int>> teams = seat_teams(c);
       if (!teams.ok()) return teams.status();
       std::vector<std::string> accounts;
       for (const ChallengePlayer& p : c.players) accounts.push_back(p.account_id);
-      const std::string match_id = InsertMatch(txn, "challenge", c.game, c.options, c.ranked,
-                                               accounts, *teams, 0, now);
+      const std::string match_id =
+          InsertMatch(txn, "challenge", c.game, c.options, c.ranked, accounts, *teams, 0, now);
       txn.exec_params0(sql::kSetChallengeState, c.challenge_id, "accepted", match_id, Micros(now));
     }
     result = ToChallenge(txn, txn.exec_params1(sql::kGetChallenge, c.challenge_id));
@@ -471,8 +469,7 @@ absl::StatusOr<std::vector<PoolKey>> MatchmakingStore::ListPools(absl::Time now)
   absl::Status status = db_->Transact("list_pools", [&](pqxx::work& txn) -> absl::Status {
     result.clear();
     for (const pqxx::row& row : txn.exec_params(sql::kListPools, Micros(now))) {
-      result.push_back(
-          {row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>()});
+      result.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>()});
     }
     return absl::OkStatus();
   });

@@ -58,7 +58,7 @@ struct ChallengeRow {
   std::string options;
   bool ranked = false;
   int player_count = 2;
-  std::string invite_code;  // empty unless by code
+  std::string invite_code;               // empty unless by code
   std::vector<ChallengePlayer> players;  // seat order, challenger first
   ChallengeState state = ChallengeState::kOpen;
   std::string match_id;
@@ -102,14 +102,14 @@ struct PlannedMatch {
 // What one pool pass did.
 struct PoolPassResult {
   bool skipped = false;  // another replica held the pool's lock
-  size_t waiting;    // tickets considered
+  size_t waiting;        // tickets considered
   std::vector<MatchRow> matches;
   // For each match (same order), the create time of each of its tickets (wait-time metric).
   std::vector<std::vector<absl::Time>> ticket_create_times;
 };
 
-// All persistence of matchmaking (SQL in store/sql.h). Every method is one transaction; every error is an
-// absl::Status (NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION for domain conditions).
+// All persistence of matchmaking (SQL in store/sql.h). Every method is one transaction; every error
+// is an absl::Status (NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION for domain conditions).
 class MatchmakingStore {
  public:
   explicit MatchmakingStore(DbPool* db) : db_(db) {}
@@ -119,21 +119,18 @@ class MatchmakingStore {
   // be led by owner_id with exactly `members` (FAILED_PRECONDITION otherwise).
   absl::StatusOr<TicketRow> InsertTicket(const TicketRow& ticket);
   // NOT_FOUND unless `account_id` is one of the ticket's players.
-  absl::StatusOr<TicketRow> GetTicket(const std::string& ticket_id,
-                                              const std::string& account_id);
+  absl::StatusOr<TicketRow> GetTicket(const std::string& ticket_id, const std::string& account_id);
   absl::StatusOr<TicketRow> CancelTicket(const std::string& ticket_id,
-                                                 const std::string& account_id,
-                                                 absl::Time now);
+                                         const std::string& account_id, absl::Time now);
   // The player's tickets that are waiting or changed after `changed_after`, newest first.
   absl::StatusOr<std::vector<TicketRow>> ListTickets(const std::string& account_id,
-                                                             absl::Time changed_after,
-                                                             int limit);
+                                                     absl::Time changed_after, int limit);
 
   // Parties.
   absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
-                                               const std::string& code, absl::Time now);
-  absl::StatusOr<PartyRow> JoinParty(const std::string& code,
-                                             const std::string& account_id, absl::Time now);
+                                       const std::string& code, absl::Time now);
+  absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& account_id,
+                                     absl::Time now);
   // Leaves (or, for the leader, disbands) and cancels the party's waiting tickets.
   absl::Status LeaveParty(const std::string& account_id, absl::Time now);
   absl::StatusOr<PartyRow> GetParty(const std::string& party_id);
@@ -146,11 +143,9 @@ class MatchmakingStore {
       const std::string& account_id, absl::Time now,
       const std::function<absl::StatusOr<std::vector<int>>(const ChallengeRow&)>& seat_teams);
   absl::StatusOr<ChallengeRow> DeclineChallenge(const std::string& challenge_id,
-                                                        const std::string& account_id,
-                                                        absl::Time now);
+                                                const std::string& account_id, absl::Time now);
   absl::StatusOr<std::vector<ChallengeRow>> ListChallenges(const std::string& account_id,
-                                                                   absl::Time changed_after,
-                                                                   int limit);
+                                                           absl::Time changed_after, int limit);
 
   // The matcher. ListPools: pools with waiting tickets. RunPool locks the pool (a per-pool
   // advisory lock; skipped when another replica holds it), loads its unexpired waiting tickets
@@ -166,13 +161,12 @@ class MatchmakingStore {
 
   // The game-creation outbox: claims up to `limit` matches without a game whose next attempt is
   // due (pushing it `lease` ahead so other replicas leave them alone meanwhile).
-  absl::StatusOr<std::vector<MatchRow>> ClaimPendingMatches(absl::Time now,
-                                                                    absl::Duration lease,
-                                                                    int limit);
+  absl::StatusOr<std::vector<MatchRow>> ClaimPendingMatches(absl::Time now, absl::Duration lease,
+                                                            int limit);
   absl::Status MarkGameCreated(const std::string& match_id, const std::string& game_id,
-                                       absl::Time now);
+                               absl::Time now);
   absl::Status RecordCreateFailure(const std::string& match_id, const std::string& error,
-                                           absl::Time next_attempt);
+                                   absl::Time next_attempt);
   absl::StatusOr<MatchRow> GetMatch(const std::string& match_id);
 
  private:
