@@ -270,7 +270,11 @@ def main():
     from parlor_client import rpb
 
     log_dir = args.log_dir or tempfile.mkdtemp(prefix="parlor-load-")
-    db_url = parlor_stack.create_database(args.pg_server, "load")
+    server = args.pg_server
+    if server.startswith("@"):  # @FILE: the conninfo file of a running server (ctest's `pg`)
+        with open(server[1:]) as f:
+            server = f.read().strip()
+    db_url = parlor_stack.create_database(server, "load")
     rng = random.Random(args.seed)
     plan = plan_tables(args.players, mix, rng)
     rng.shuffle(plan)
