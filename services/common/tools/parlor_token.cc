@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
     absl::StatusOr<parlor::auth::TokenSigner> signer =
         parlor::auth::TokenSigner::Create(parlor::auth::TokenKind::kService, private_key);
     if (!signer.ok() || subject.empty()) {
-      std::fprintf(stderr, "parlor-token service needs --private_key and --subject: %s\n",
-                   signer.ok() ? "subject missing" : std::string(signer.status().message()).c_str());
+      std::fprintf(
+          stderr, "parlor-token service needs --private_key and --subject: %s\n",
+          signer.ok() ? "subject missing" : std::string(signer.status().message()).c_str());
       return 2;
     }
     absl::StatusOr<std::string> token = signer->Sign(subject, "", absl::Now(), ttl);
