@@ -51,13 +51,19 @@ def enqueue(player, game, ranked, counts, party_id=""):
     return ticket
 
 
-def dice_shown(view_any):
-    """The dice a roll revealed, read from the seat view at that version."""
+def dice_shown(view_any, seat):
+    """The dice a roll revealed, read from the seat view at that version: the table's dice
+    (Picadice, Pescado) or the rolling player's own dice (KA'DICE)."""
     view = pc.unpack(view_any)
     holder, field = None, None
-    for name, container in (("dice", view), ("rolled_dice", getattr(view, "turn", None))):
-        if container is not None and name in container.DESCRIPTOR.fields_by_name:
-            holder, field = container, container.DESCRIPTOR.fields_by_name[name]
+    containers = [view]
+    players = view.DESCRIPTOR.fields_by_name.get("players")
+    if players is not None and players.message_type is not None and \
+            players.label == players.LABEL_REPEATED and 0 <= seat < len(view.players):
+        containers.append(view.players[seat])
+    for container in containers:
+        if "dice" in container.DESCRIPTOR.fields_by_name:
+            holder, field = container, container.DESCRIPTOR.fields_by_name["dice"]
             break
     if holder is None:
         return ""
@@ -72,6 +78,19 @@ def dice_shown(view_any):
         else:
             shown.append(str(die))
     return "  [dice: %s]" % " ".join(shown) if shown else ""
+
+
+def deal_shown(view_any):
+    """What the deal put on the table, as this seat may see it."""
+    view = pc.unpack(view_any)
+    name = view.DESCRIPTOR.name
+    if name == "PicoView":
+        return "  [face-up %d; hands %s]" % (view.face_up_card, " / ".join(
+            " ".join(map(str, p.hand)) for p in view.players))
+    if name == "KadiceView":
+        return "  [cards dealt: %s]" % " / ".join(
+            "%d in deck" % p.deck_size for p in view.players)
+    return ""
 
 
 def play_game(players, game_id, title):
@@ -103,8 +122,10 @@ def play_game(players, game_id, title):
         who = "setup" if event.seat < 0 else seats.get(event.seat, "seat %d" % event.seat)
         cause = {spb.EVENT_CAUSE_BOT: " (computer)", spb.EVENT_CAUSE_TIMEOUT: " (timeout)"}.get(
             event.cause, "")
-        dice = dice_shown(event.view) if ("roll" in event.description or
+        dice = dice_shown(event.view, event.seat) if ("roll" in event.description or
                                           "throw" in event.description) else ""
+        if event.version == 0:
+            dice = deal_shown(event.view)
         say("    v%-3d %-9s%s %s%s" % (event.version, who, cause, event.description, dice))
     ranks = list(game.outcome.ranks)
     scores = list(game.outcome.scores)
