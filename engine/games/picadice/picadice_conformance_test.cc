@@ -22,7 +22,7 @@ TEST(PicadiceConformance, RandomPlayoutsKeepEveryContract) {
 TEST(PicadiceConformance, RandomOptionsOnly) {
   PicadiceGame game;
   const conformance::ConformanceFigures figures =
-      conformance::RunConformance(game, {.playouts = 100, .seed = 66, .random_options_share = 1.0});
+      conformance::RunConformance(game, {.playouts = 500, .seed = 66, .random_options_share = 1.0});
   EXPECT_EQ(figures.failures, 0);
 }
 
