@@ -3,6 +3,7 @@
 // real in-process accounts server (invitee lookups, player tokens).
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,11 +20,13 @@
 #include "gtest/gtest.h"
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "parlor/matchmaking/v1/matchmaking.grpc.pb.h"
+#include "parlor/ratings/v1/ratings.grpc.pb.h"
 #include "pqxx/pqxx"
 #include "services/accounts/accounts_server.h"
 #include "services/common/testing/status_matchers.h"
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/matchmaking_server.h"
+#include "services/ratings/ratings_server.h"
 #include "services/sessions/sessions_server.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -46,8 +49,8 @@ struct TestClock {
   void Advance(absl::Duration d) { micros += absl::ToInt64Microseconds(d); }
 };
 
-// Ratings by account, for the rating-window test only: the ratings service is not in the tree
-// yet (see the report); everything else in these tests is real.
+// Ratings by account, for tests of the window arithmetic alone (RealRatingsServiceDecidesWindows
+// runs the same against a real ratings server).
 class TableRatingSource final : public RatingSource {
  public:
   absl::StatusOr<double> Rating(const std::string& account_id, const std::string&) override {
@@ -140,7 +143,31 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
     return absl::StrCat("127.0.0.1:", sessions_host_->grpc_port());
   }
 
+  // Starts a real ratings server on the same database; returns its address.
+  std::string StartRatings() {
+    ServerConfig server = BaseServer();
+    server.access_token_public_key = access_keys_.public_key;
+    server.service_token_public_key = service_keys_.public_key;
+    ratings::RatingsConfig config;
+    config.page_token_secret = "matchmaking-test-ratings-secret";
+    config.refresh_boards = false;
+    ladders_ = std::make_unique<ratings::model::LadderRegistry>(ratings::ConfiguredLadders(config));
+    auto host = ServiceHost::Create(ratings::RatingsIdentity(), server);
+    EXPECT_TRUE(host.ok()) << host.status();
+    if (!host.ok()) return "";
+    ratings_host_ = *std::move(host);
+    auto installed = ratings::InstallRatings(*ratings_host_, config, ladders_.get());
+    EXPECT_TRUE(installed.ok()) << installed.status();
+    if (!installed.ok()) return "";
+    ratings_installed_ = *std::move(installed);
+    EXPECT_THAT(ratings_host_->Start(), IsOk());
+    return absl::StrCat("127.0.0.1:", ratings_host_->grpc_port());
+  }
+
   void TearDown() override {
+    if (ratings_host_) ratings_host_->Shutdown();
+    ratings_installed_.reset();
+    ratings_host_.reset();
     if (sessions_host_) sessions_host_->Shutdown();
     sessions_installed_.reset();
     sessions_host_.reset();
@@ -220,6 +247,9 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
   std::shared_ptr<void> installed_;
   std::unique_ptr<ServiceHost> sessions_host_;
   std::shared_ptr<void> sessions_installed_;
+  std::unique_ptr<ratings::model::LadderRegistry> ladders_;
+  std::unique_ptr<ServiceHost> ratings_host_;
+  std::shared_ptr<void> ratings_installed_;
   MatchmakingService* service_ = nullptr;
   std::unique_ptr<v1::MatchmakingService::Stub> stub_;
   std::unique_ptr<auth::ServiceTokenSource> tokens_;
@@ -302,6 +332,89 @@ TEST_F(MatchmakingPgTest, RatingWindowWidensAsTheInjectedClockMoves) {
   ASSERT_THAT(pass, IsOk());
   EXPECT_EQ(pass->matches, 1);
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches WHERE rating_spread = 300"), 1);
+}
+
+TEST_F(MatchmakingPgTest, LadderOfATicketIsTheRatingsServiceLadder) {
+  auto ladder = [&](const std::string& game, std::vector<int> counts,
+                    std::map<std::string, std::string> options = {}) {
+    absl::StatusOr<GameCatalog::Validated> v = catalog_.Validate(game, options, counts);
+    EXPECT_THAT(v, IsOk());
+    return v.ok() ? LadderFor(game, v->seat_teams) : std::string();
+  };
+  EXPECT_EQ(ladder("pico", {}), "pico");
+  EXPECT_EQ(ladder("picadice", {2}), "picadice-duel");
+  EXPECT_EQ(ladder("picadice", {3, 4}), "picadice-multi");
+  EXPECT_EQ(ladder("picadice", {4}, {{"team_play", "true"}}), "picadice-doubles");
+  EXPECT_EQ(ladder("pescado", {2}), "pescado");
+}
+
+// Ratings stored by a real in-process ratings server (one reported pico game) decide the window.
+TEST_F(MatchmakingPgTest, RealRatingsServiceDecidesWindows) {
+  const std::string address = StartRatings();
+  ASSERT_FALSE(address.empty());
+  const std::string winner = "00000000-0000-4000-8000-000000000001";
+  const std::string loser = "00000000-0000-4000-8000-000000000002";
+  const std::string newcomer = "00000000-0000-4000-8000-000000000003";
+  ratings::v1::ReportResultRequest report;
+  report.set_game_id("00000000-0000-4000-8000-0000000000aa");
+  report.set_game("pico");
+  report.set_ranked(true);
+  for (int seat = 0; seat < 2; ++seat) {
+    ratings::v1::ResultSeat* s = report.add_seats();
+    s->set_seat(seat);
+    s->set_account_id(seat == 0 ? winner : loser);
+    s->set_team(seat);
+    ratings::v1::Placement* p = report.add_placements();
+    p->set_account_id(seat == 0 ? winner : loser);
+    p->set_rank(seat + 1);
+  }
+  report.mutable_finish_time()->set_seconds(absl::ToUnixSeconds(absl::Now()) - 60);
+  auto internal = ratings::v1::RatingsInternalService::NewStub(
+      grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  ratings::v1::ReportResultResponse reported;
+  {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", absl::StrCat("Bearer ", *tokens_->Token(absl::Now())));
+    grpc::Status status = internal->ReportResult(&context, report, &reported);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  ASSERT_THAT(reported.changes(), SizeIs(2));
+  std::map<std::string, double> stored;
+  for (const auto& change : reported.changes()) stored[change.account_id()] = change.rating_after();
+  const double spread = stored[winner] - stored[loser];
+  ASSERT_GT(spread, 250);  // about 1662 vs 1338: far outside the ±100 window at minute 0
+
+  GrpcRatingSource source(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()),
+                          tokens_.get());
+  EXPECT_THAT(source.Rating(winner, "pico"), IsOkAndHolds(stored[winner]));
+  EXPECT_THAT(source.Rating(newcomer, "pico"), IsOkAndHolds(1500.0));         // never played
+  EXPECT_THAT(source.Rating(winner, "picadice-duel"), IsOkAndHolds(1500.0));  // other ladder
+  EXPECT_THAT(source.Rating(winner, "kadice"), IsOkAndHolds(1500.0));  // Weng-Lin μ 25, scaled
+
+  Replica r = MakeReplica(&source);
+  absl::StatusOr<TicketRow> high = r.service->Enqueue(winner, Input("pico", true));
+  ASSERT_THAT(high, IsOk());
+  EXPECT_DOUBLE_EQ(high->rating, stored[winner]);
+  ASSERT_THAT(r.service->Enqueue(loser, Input("pico", true)), IsOk());
+  // ±100 at minute 0, +50 a minute: the two fit once 100 + 50·m ≥ spread.
+  const int fits = static_cast<int>(std::ceil((spread - 100) / 50));
+  for (int minute : {0, fits - 1}) {
+    clock_->micros = absl::ToUnixMicros(clock_->start + absl::Minutes(minute));
+    absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
+    ASSERT_THAT(pass, IsOk());
+    EXPECT_EQ(pass->matches, 0) << "minute " << minute;
+  }
+  clock_->micros = absl::ToUnixMicros(clock_->start + absl::Minutes(fits));
+  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  EXPECT_EQ(pass->matches, 1);
+
+  // Ratings unreachable: a ranked ticket is refused (retryable), never given a made-up rating.
+  GrpcRatingSource down(grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials()),
+                        tokens_.get());
+  Replica broken = MakeReplica(&down);
+  EXPECT_THAT(broken.service->Enqueue(newcomer, Input("pico", true)),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("ratings")));
 }
 
 TEST_F(MatchmakingPgTest, PartyTicketsStayTogetherAsOneTeam) {
@@ -466,6 +579,54 @@ TEST_F(MatchmakingPgTest, GamesAreCreatedFromTheOutboxOnceSessionsAnswers) {
   ASSERT_THAT(match, IsOk());
   EXPECT_THAT(up.CreateGame(*match), IsOkAndHolds((*tickets)[0].game_id));
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.games"), 2);
+}
+
+// Sessions that answers every CreateGame only after `hold` (a slow or busy sessions service);
+// records how many calls were in flight at once. Fails the matches in `fail`.
+class SlowGameCreator final : public GameCreator {
+ public:
+  absl::StatusOr<std::string> CreateGame(const MatchRow& match) override {
+    const int now = ++in_flight;
+    for (int seen = max_in_flight.load();
+         now > seen && !max_in_flight.compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(absl::ToInt64Milliseconds(hold)));
+    --in_flight;
+    if (fail.contains(match.match_id)) return absl::UnavailableError("sessions said no");
+    return absl::StrCat("game-", match.match_id);
+  }
+  absl::Duration hold = absl::Milliseconds(300);
+  std::set<std::string> fail;
+  std::atomic<int> in_flight{0};
+  std::atomic<int> max_in_flight{0};
+};
+
+// A burst of matches (every pair of the queue matched in one pass) is delivered in one step with
+// CreateGame calls in flight together, not one after another: 16 games at 300 ms each take
+// about 0.6 s, not 4.8 s. A failing match is retried later and does not hold back the others.
+TEST_F(MatchmakingPgTest, BurstOfMatchesIsDeliveredConcurrently) {
+  SlowGameCreator games;
+  Replica r = MakeReplica(nullptr, &games);
+  for (int i = 0; i < 32; ++i) {
+    ASSERT_THAT(r.service->Enqueue(absl::StrCat("player-", i), Input("pico", false)), IsOk());
+  }
+  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  ASSERT_EQ(pass->matches, 16);
+  pqxx::connection c(db_url());
+  pqxx::work txn(c);
+  games.fail.insert(
+      txn.exec1("SELECT match_id::text FROM matchmaking.matches LIMIT 1")[0].as<std::string>());
+  txn.commit();
+  const absl::Time start = absl::Now();
+  EXPECT_THAT(r.service->DeliverGames(), IsOkAndHolds(15));
+  const absl::Duration took = absl::Now() - start;
+  EXPECT_GE(games.max_in_flight.load(), 4);
+  EXPECT_LT(took, absl::Seconds(3)) << took;
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches WHERE game_id IS NOT NULL"), 15);
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches WHERE game_id IS NULL AND attempts = 1 "
+                  "AND last_error LIKE '%sessions said no%'"),
+            1);
 }
 
 // ---- Through the gRPC API

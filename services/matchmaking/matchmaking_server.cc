@@ -57,7 +57,7 @@ struct Installed {
   std::unique_ptr<auth::ServiceTokenSource> tokens;
   std::unique_ptr<GrpcAccountDirectory> accounts;
   std::unique_ptr<GrpcGameCreator> games;
-  std::unique_ptr<DefaultRatingSource> ratings;
+  std::unique_ptr<RatingSource> ratings;
   std::unique_ptr<MatchmakingService> domain;
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<WatchHub> hub;
@@ -83,6 +83,9 @@ void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config) {
                /*required=*/true);
   flags.String("accounts_address", &config->accounts_address, "accounts gRPC host:port");
   flags.String("sessions_address", &config->sessions_address, "sessions gRPC host:port");
+  flags.String("ratings_address", &config->ratings_address,
+               "ratings gRPC host:port (ranked rating windows); empty: everyone at the ladder "
+               "default 1500");
   flags.Duration("matcher_interval", &config->matcher_interval,
                  "how often this replica runs a matcher pass and creates pending games "
                  "(0s = never)",
@@ -144,7 +147,16 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   installed->games = std::make_unique<GrpcGameCreator>(
       grpc::CreateChannel(config.sessions_address, grpc::InsecureChannelCredentials()),
       installed->tokens.get(), installed->accounts.get(), GrpcGameCreator::Settings{});
-  installed->ratings = std::make_unique<DefaultRatingSource>();
+  if (config.ratings_address.empty()) {
+    spdlog::warn(
+        "matchmaking: no --ratings_address (PARLOR_RATINGS_ADDRESS); every ranked player gets the "
+        "ladder default rating 1500");
+    installed->ratings = std::make_unique<DefaultRatingSource>();
+  } else {
+    installed->ratings = std::make_unique<GrpcRatingSource>(
+        grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()),
+        installed->tokens.get());
+  }
   installed->domain = std::make_unique<MatchmakingService>(
       MatchmakingService::Deps{.store = installed->store.get(),
                                .catalog = installed->catalog.get(),

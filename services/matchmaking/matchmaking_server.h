@@ -17,6 +17,8 @@ struct MatchmakingConfig {
   std::string service_token_private_key;
   std::string accounts_address = "accounts:8080";
   std::string sessions_address = "sessions:8080";
+  // Empty: every ranked player gets the ladder default rating (logged once at start).
+  std::string ratings_address;
   // How often this replica runs the matcher pass and the game-creation outbox (0 = never).
   absl::Duration matcher_interval = absl::Seconds(1);
   absl::Duration watch_poll_interval = absl::Seconds(1);

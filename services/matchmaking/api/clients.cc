@@ -60,6 +60,35 @@ absl::StatusOr<std::map<std::string, std::string>> GrpcAccountDirectory::Lookup(
   return found;
 }
 
+GrpcRatingSource::GrpcRatingSource(std::shared_ptr<grpc::Channel> channel,
+                                   auth::ServiceTokenSource* tokens, absl::Duration timeout)
+    : stub_(ratings::v1::RatingsInternalService::NewStub(channel)),
+      tokens_(tokens),
+      timeout_(timeout) {}
+
+absl::StatusOr<double> GrpcRatingSource::Rating(const std::string& account_id,
+                                                const std::string& ladder) {
+  constexpr double kDefault = 1500;
+  ratings::v1::BatchGetRatingsRequest request;
+  request.set_ladder(ladder);
+  request.add_account_ids(account_id);
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(context, tokens_, timeout_); !s.ok()) return s;
+  ratings::v1::BatchGetRatingsResponse response;
+  grpc::Status status = stub_->BatchGetRatings(&context, request, &response);
+  if (status.error_code() == grpc::StatusCode::NOT_FOUND) return kDefault;  // an unrated game
+  if (!status.ok()) {
+    return absl::UnavailableError(absl::StrCat("the ratings service did not answer (",
+                                               status.error_message(), "); retry later"));
+  }
+  for (const ratings::v1::Rating& r : response.ratings()) {
+    if (r.account_id() != account_id) continue;
+    if (r.model() == ratings::v1::RATING_MODEL_WENG_LIN) return kDefault + (r.rating() - 25) * 42;
+    return r.rating();
+  }
+  return kDefault;
+}
+
 GrpcGameCreator::GrpcGameCreator(std::shared_ptr<grpc::Channel> channel,
                                  auth::ServiceTokenSource* tokens, AccountDirectory* accounts,
                                  Settings settings)

@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
+#include "parlor/ratings/v1/ratings.grpc.pb.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "services/common/core/token.h"
 #include "services/matchmaking/domain/catalog.h"
@@ -26,6 +27,24 @@ class GrpcAccountDirectory final : public AccountDirectory {
 
  private:
   std::unique_ptr<accounts::v1::AccountsInternalService::Stub> stub_;
+  auth::ServiceTokenSource* tokens_;
+  absl::Duration timeout_;
+};
+
+// ratings.RatingsInternalService.BatchGetRatings with the internal service credential. A player
+// the answer leaves out gets the ladder default. Weng-Lin ladders (μ, starting at 25) are put on
+// the Glicko-2 scale of the rating windows: 1500 + (μ − 25) · 42 (42 = 350 / (25/3), the ratio of
+// the two models' starting deviations), so the window flags mean the same on every ladder.
+// UNAVAILABLE when the service does not answer (the ticket is refused, never given a made-up
+// rating).
+class GrpcRatingSource final : public RatingSource {
+ public:
+  GrpcRatingSource(std::shared_ptr<grpc::Channel> channel, auth::ServiceTokenSource* tokens,
+                   absl::Duration timeout = absl::Seconds(5));
+  absl::StatusOr<double> Rating(const std::string& account_id, const std::string& ladder) override;
+
+ private:
+  std::unique_ptr<ratings::v1::RatingsInternalService::Stub> stub_;
   auth::ServiceTokenSource* tokens_;
   absl::Duration timeout_;
 };

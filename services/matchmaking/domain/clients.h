@@ -13,14 +13,16 @@ namespace parlor::matchmaking {
 // The other services matchmaking talks to, as the domain sees them. The real implementations
 // call them over gRPC with the internal service credential (api/clients.h).
 
-// A player's rating on a game's ladder.
+// A player's rating on a ladder (the ratings service's ladder name, e.g. "picadice-duel"; see
+// LadderFor in domain/catalog.h), in Glicko-2 points: the rating windows are in those units.
 class RatingSource {
  public:
   virtual ~RatingSource() = default;
-  virtual absl::StatusOr<double> Rating(const std::string& account_id, const std::string& game) = 0;
+  virtual absl::StatusOr<double> Rating(const std::string& account_id,
+                                        const std::string& ladder) = 0;
 };
 
-// Every player starts at the ladder's default. Used until the ratings service answers.
+// Every player at the ladder default (1500). Used when no ratings service is configured.
 class DefaultRatingSource final : public RatingSource {
  public:
   explicit DefaultRatingSource(double rating = 1500) : rating_(rating) {}

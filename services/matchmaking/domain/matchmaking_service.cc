@@ -1,9 +1,11 @@
 #include "services/matchmaking/domain/matchmaking_service.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -14,6 +16,7 @@
 #include "prometheus/histogram.h"
 #include "services/common/core/crypto.h"
 #include "services/common/core/logging.h"
+#include "services/ratings/model/ladder.h"
 
 namespace parlor::matchmaking {
 
@@ -173,6 +176,18 @@ MatchmakingService::MatchmakingService(Deps deps, MatchmakingOptions options)
 
 MatchmakingService::~MatchmakingService() = default;
 
+std::string LadderFor(const std::string& game, const std::map<int, std::vector<int>>& seat_teams) {
+  static const ratings::model::LadderRegistry* const kLadders =
+      new ratings::model::LadderRegistry(ratings::model::LadderRegistry::Default());
+  // The smallest accepted table size decides (a ticket open to several sizes keeps one rating).
+  for (const auto& [seats, teams] : seat_teams) {
+    absl::StatusOr<const ratings::model::LadderSpec*> ladder = kLadders->ForGame(
+        ratings::model::GameShape{.game = game, .seats = seats, .team_of = teams});
+    if (ladder.ok()) return (*ladder)->name;
+  }
+  return game;
+}
+
 // ---- Tickets ------------------------------------------------------------------------------------
 
 absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
@@ -205,8 +220,9 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
   }
   double rating = 0;
   if (input.ranked) {
+    const std::string ladder = LadderFor(input.game, game->seat_teams);
     for (const std::string& member : members) {
-      absl::StatusOr<double> r = deps_.ratings->Rating(member, input.game);
+      absl::StatusOr<double> r = deps_.ratings->Rating(member, ladder);
       if (!r.ok()) return r.status();
       rating += *r;
     }
@@ -480,28 +496,55 @@ absl::StatusOr<int> MatchmakingService::DeliverGames() {
   absl::StatusOr<std::vector<MatchRow>> claimed =
       deps_.store->ClaimPendingMatches(now, options_.create_lease, options_.batch_size);
   if (!claimed.ok()) return claimed.status();
-  int created = 0;
-  for (const MatchRow& match : *claimed) {
-    absl::StatusOr<std::string> game_id = deps_.games->CreateGame(match);
-    if (game_id.ok()) {
-      if (absl::Status s = deps_.store->MarkGameCreated(match.match_id, *game_id, deps_.clock());
-          !s.ok()) {
-        return s;  // the game exists; the next attempt finds it again (idempotent)
+  // Each match is its own CreateGame round trip (plus an accounts lookup); a burst of matches
+  // (every pair of a busy queue matched in one pass) delivered one after another would leave the
+  // last ones waiting many seconds. Up to `delivery_parallelism` run at once, and a failure never
+  // holds back the rest of the batch (it would otherwise sit out the whole claim lease).
+  std::atomic<size_t> next{0};
+  std::atomic<int> created{0};
+  std::mutex mu;
+  absl::Status first_error;
+  auto deliver = [&] {
+    for (size_t i = next++; i < claimed->size(); i = next++) {
+      const MatchRow& match = (*claimed)[i];
+      absl::Status status;
+      absl::StatusOr<std::string> game_id = deps_.games->CreateGame(match);
+      if (game_id.ok()) {
+        status = deps_.store->MarkGameCreated(match.match_id, *game_id, deps_.clock());
+        if (status.ok()) {
+          ++created;
+          continue;
+        }
+        // The game exists; the next attempt (after the lease) finds it again (idempotent).
+        spdlog::warn("matchmaking: recording game {} of match {} failed: {}", *game_id,
+                     match.match_id, status.ToString());
+      } else {
+        const absl::Duration backoff =
+            std::min(options_.max_create_backoff,
+                     absl::Seconds(std::pow(2.0, std::min(match.attempts, 16))));
+        spdlog::warn("matchmaking: creating the game of match {} failed (attempt {}): {}",
+                     match.match_id, match.attempts, game_id.status().ToString());
+        status = deps_.store->RecordCreateFailure(match.match_id, game_id.status().ToString(),
+                                                  deps_.clock() + backoff);
+        if (!status.ok()) {
+          spdlog::warn("matchmaking: recording the failure of match {} failed: {}", match.match_id,
+                       status.ToString());
+        }
       }
-      ++created;
-      continue;
+      if (!status.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (first_error.ok()) first_error = status;
+      }
     }
-    const absl::Duration backoff = std::min(
-        options_.max_create_backoff, absl::Seconds(std::pow(2.0, std::min(match.attempts, 16))));
-    spdlog::warn("matchmaking: creating the game of match {} failed (attempt {}): {}",
-                 match.match_id, match.attempts, game_id.status().ToString());
-    if (absl::Status s = deps_.store->RecordCreateFailure(
-            match.match_id, game_id.status().ToString(), deps_.clock() + backoff);
-        !s.ok()) {
-      return s;
-    }
-  }
-  return created;
+  };
+  const size_t workers =
+      std::min(claimed->size(), static_cast<size_t>(std::max(1, options_.delivery_parallelism)));
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(deliver);
+  deliver();
+  for (std::thread& t : threads) t.join();
+  if (!first_error.ok()) return first_error;
+  return created.load();
 }
 
 }  // namespace parlor::matchmaking

@@ -28,7 +28,14 @@ struct MatchmakingOptions {
   absl::Duration max_create_backoff = absl::Minutes(5);
   // Rows handled per expiry / outbox step.
   int batch_size = 500;
+  // Games of one outbox step created at once (CreateGame round trips in flight).
+  int delivery_parallelism = 8;
 };
+
+// The ratings service's ladder of a ticket, derived as services/ratings/model/ladder.h derives a
+// finished game's: game, seat count and teams of the smallest table size the ticket accepts (a
+// table where every seat is its own team has no teams). The game id when no ladder takes it.
+std::string LadderFor(const std::string& game, const std::map<int, std::vector<int>>& seat_teams);
 
 struct EnqueueInput {
   std::string game;
@@ -102,8 +109,9 @@ class MatchmakingService {
   // Background work, safe to run on any number of replicas at once.
   // Expires due tickets and challenges, then runs the matcher over every pool.
   absl::StatusOr<PassStats> RunMatcherPass();
-  // Creates the games of matches that have none yet (sessions.CreateGame); returns how many
-  // were created. A failure leaves the match in the outbox for a later attempt.
+  // Creates the games of matches that have none yet (sessions.CreateGame), up to
+  // options.delivery_parallelism at once; returns how many were created. A failed match is
+  // logged (WARNING) and left in the outbox for a later attempt; the others still go ahead.
   absl::StatusOr<int> DeliverGames();
 
   absl::Time Now() const { return deps_.clock(); }
