@@ -1,5 +1,6 @@
 #include "engine/core/options.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/status/status.h"
@@ -23,6 +24,7 @@ std::string Accepted(const OptionSpec& spec) {
 }
 
 absl::Status OutOfRange(const OptionSpec& spec, absl::string_view got) {
+  if (!spec.refusal.empty()) return absl::InvalidArgumentError(spec.refusal);
   return absl::InvalidArgumentError(
       absl::StrCat("option ", spec.name, " must be ", Accepted(spec), "; got \"", got, "\""));
 }
@@ -30,7 +32,10 @@ absl::Status OutOfRange(const OptionSpec& spec, absl::string_view got) {
 bool InRange(const OptionSpec& spec, int64_t v) {
   switch (spec.type) {
     case OptionSpec::Type::kInt:
-      return v >= spec.min_value && v <= spec.max_value;
+      return v >= spec.min_value && v <= spec.max_value &&
+             (spec.allowed_values.empty() ||
+              std::find(spec.allowed_values.begin(), spec.allowed_values.end(), v) !=
+                  spec.allowed_values.end());
     case OptionSpec::Type::kBool:
       return v == 0 || v == 1;
     case OptionSpec::Type::kChoice:
@@ -51,18 +56,46 @@ absl::Status UnknownOption(const std::vector<OptionSpec>& specs, absl::string_vi
 
 OptionSpec OptionSpec::Int(std::string name, std::string description, int64_t default_value,
                            int64_t min_value, int64_t max_value) {
-  return {
-      std::move(name), std::move(description), Type::kInt, default_value, min_value, max_value, {}};
+  OptionSpec spec;
+  spec.name = std::move(name);
+  spec.description = std::move(description);
+  spec.type = Type::kInt;
+  spec.default_value = default_value;
+  spec.min_value = min_value;
+  spec.max_value = max_value;
+  return spec;
+}
+
+OptionSpec OptionSpec::IntOneOf(std::string name, std::string description, int64_t default_value,
+                                std::vector<int64_t> allowed_values, std::string refusal) {
+  const auto [lo, hi] = std::minmax_element(allowed_values.begin(), allowed_values.end());
+  OptionSpec spec = Int(std::move(name), std::move(description), default_value,
+                        lo == allowed_values.end() ? default_value : *lo,
+                        hi == allowed_values.end() ? default_value : *hi);
+  spec.allowed_values = std::move(allowed_values);
+  spec.refusal = std::move(refusal);
+  return spec;
 }
 
 OptionSpec OptionSpec::Bool(std::string name, std::string description, bool default_value) {
-  return {std::move(name), std::move(description), Type::kBool, default_value ? 1 : 0, 0, 1, {}};
+  OptionSpec spec;
+  spec.name = std::move(name);
+  spec.description = std::move(description);
+  spec.type = Type::kBool;
+  spec.default_value = default_value ? 1 : 0;
+  spec.max_value = 1;
+  return spec;
 }
 
 OptionSpec OptionSpec::Choice(std::string name, std::string description,
                               std::vector<std::string> choices, int default_index) {
-  return {std::move(name),   std::move(description), Type::kChoice, default_index, 0, 0,
-          std::move(choices)};
+  OptionSpec spec;
+  spec.name = std::move(name);
+  spec.description = std::move(description);
+  spec.type = Type::kChoice;
+  spec.default_value = default_index;
+  spec.choices = std::move(choices);
+  return spec;
 }
 
 int64_t Options::Get(absl::string_view name) const {

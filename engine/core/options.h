@@ -18,13 +18,20 @@ struct OptionSpec {
   std::string name;         // snake_case, e.g. "rounds"
   std::string description;  // one sentence for players and client developers
   Type type = Type::kInt;
-  int64_t default_value = 0;         // for kChoice: the index into `choices`; for kBool: 0 or 1
-  int64_t min_value = 0;             // kInt only, inclusive
-  int64_t max_value = 0;             // kInt only, inclusive
-  std::vector<std::string> choices;  // kChoice only: the names, e.g. {"none", "empty_palette"}
+  int64_t default_value = 0;            // for kChoice: the index into `choices`; for kBool: 0 or 1
+  int64_t min_value = 0;                // kInt only, inclusive
+  int64_t max_value = 0;                // kInt only, inclusive
+  std::vector<std::string> choices;     // kChoice only: the names, e.g. {"none", "empty_palette"}
+  std::vector<int64_t> allowed_values;  // kInt only: when not empty, the only values accepted
+  // When not empty, the exact INVALID_ARGUMENT message for any value the option refuses (a rules
+  // doc may prescribe it, e.g. "rounds must be 2, 4 or 6").
+  std::string refusal;
 
   static OptionSpec Int(std::string name, std::string description, int64_t default_value,
                         int64_t min_value, int64_t max_value);
+  // An integer option that takes only `allowed_values`, refused with `refusal` otherwise.
+  static OptionSpec IntOneOf(std::string name, std::string description, int64_t default_value,
+                             std::vector<int64_t> allowed_values, std::string refusal);
   static OptionSpec Bool(std::string name, std::string description, bool default_value);
   static OptionSpec Choice(std::string name, std::string description,
                            std::vector<std::string> choices, int default_index);

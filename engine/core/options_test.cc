@@ -42,6 +42,18 @@ TEST(OptionsTest, BadValuesNameTheOptionAndWhatItAccepts) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(OptionsTest, AnIntOptionLimitedToSomeValuesUsesItsOwnRefusal) {
+  const std::vector<OptionSpec> specs = {
+      OptionSpec::IntOneOf("rounds", "Rounds.", 2, {2, 4, 6}, "rounds must be 2, 4 or 6")};
+  EXPECT_EQ(ParseOptions(specs, {{"rounds", "4"}})->Get("rounds"), 4);
+  for (const char* bad : {"3", "8", "0", "x"}) {
+    absl::Status s = ParseOptions(specs, {{"rounds", bad}}).status();
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(s.message(), "rounds must be 2, 4 or 6") << bad;
+  }
+  EXPECT_FALSE(ValidateOptions(specs, {{"rounds", 5}}).ok());
+}
+
 TEST(OptionsTest, ValidateChecksTypedValues) {
   EXPECT_TRUE(ValidateOptions(Specs(), {{"rounds", 6}}).ok());
   EXPECT_FALSE(ValidateOptions(Specs(), {{"rounds", 7}}).ok());

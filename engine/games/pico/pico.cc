@@ -59,11 +59,11 @@ PicoGame::PicoGame()
             .min_players = 2,
             .max_players = 2,
             .has_teams = false,
-            .options = {engine::OptionSpec::Int(
+            .options = {engine::OptionSpec::IntOneOf(
                 "rounds",
                 "How many rounds the game has: 2, 4 or 6; each pair of rounds is a fresh deal and "
                 "its return round with the hands swapped.",
-                2, 2, 6)},
+                2, {2, 4, 6}, "rounds must be 2, 4 or 6")},
             .action_kinds = {"play_card"}}) {}
 
 const google::protobuf::Descriptor* PicoGame::ActionDescriptor() const {
