@@ -1,6 +1,9 @@
 #include "services/common/grpc_status.h"
 
 #include "gmock/gmock.h"
+#include "google/protobuf/any.pb.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
 #include "services/common/core/logging.h"
 
@@ -34,6 +37,43 @@ TEST(GrpcStatusTest, InternalNeverCarriesItsDetail) {
     EXPECT_THAT(status.error_message(), Not(HasSubstr("relation")));
     EXPECT_EQ(status.error_message(), "internal error (request id req-42)");
   }
+}
+
+TEST(GrpcStatusTest, RetryDelayTravelsAsGoogleRpcRetryInfo) {
+  absl::Status refused = WithRetryDelay(absl::ResourceExhaustedError("pool full; retry later"),
+                                        absl::Milliseconds(1500));
+  EXPECT_EQ(RetryDelay(refused), absl::Milliseconds(1500));
+  grpc::Status status = ToGrpcStatus(refused);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(status.error_message(), "pool full; retry later");
+
+  // google.rpc.Status{code = 1, message = 2, details = 3 (Any)}, read without its proto.
+  google::protobuf::UnknownFieldSet rpc_status;
+  ASSERT_TRUE(rpc_status.ParseFromString(status.error_details()));
+  ASSERT_EQ(rpc_status.field_count(), 3);
+  EXPECT_EQ(rpc_status.field(0).number(), 1);
+  EXPECT_EQ(rpc_status.field(0).varint(), 8u);  // RESOURCE_EXHAUSTED
+  EXPECT_EQ(rpc_status.field(1).length_delimited(), "pool full; retry later");
+  google::protobuf::Any detail;
+  ASSERT_TRUE(detail.ParseFromString(rpc_status.field(2).length_delimited()));
+  EXPECT_EQ(detail.type_url(), "type.googleapis.com/google.rpc.RetryInfo");
+  google::protobuf::UnknownFieldSet retry_info;  // RetryInfo{Duration retry_delay = 1}
+  ASSERT_TRUE(retry_info.ParseFromString(detail.value()));
+  ASSERT_EQ(retry_info.field_count(), 1);
+  google::protobuf::Duration delay;
+  ASSERT_TRUE(delay.ParseFromString(retry_info.field(0).length_delimited()));
+  EXPECT_EQ(delay.seconds(), 1);
+  EXPECT_EQ(delay.nanos(), 500000000);
+}
+
+TEST(GrpcStatusTest, NoRetryDelayMeansNoDetails) {
+  EXPECT_EQ(RetryDelay(absl::UnavailableError("x")), std::nullopt);
+  EXPECT_TRUE(ToGrpcStatus(absl::UnavailableError("x")).error_details().empty());
+  EXPECT_TRUE(WithRetryDelay(absl::OkStatus(), absl::Seconds(1)).ok());
+  // INTERNAL stays generic even if something attached a delay.
+  EXPECT_TRUE(ToGrpcStatus(WithRetryDelay(absl::InternalError("SELECT"), absl::Seconds(1)))
+                  .error_details()
+                  .empty());
 }
 
 TEST(GrpcStatusTest, CodeNames) {
