@@ -44,13 +44,12 @@ std::pair<std::string, NewRefreshToken> AccountsService::MintRefreshToken(absl::
   return {std::move(token), std::move(stored)};
 }
 
-absl::StatusOr<SessionTokens> AccountsService::Tokens(const std::string& account_id,
-                                                      const std::string& session_id,
-                                                      const std::string& refresh_token,
-                                                      const NewRefreshToken& stored,
-                                                      absl::Time now) const {
+absl::StatusOr<SessionTokens> AccountsService::Tokens(
+    const std::string& account_id, const std::string& session_id, const std::string& device_id,
+    const std::string& refresh_token, const NewRefreshToken& stored, absl::Time now) const {
   absl::StatusOr<std::string> access =
-      access_signer_.Sign(account_id, session_id, now, options_.access_token_ttl);
+      access_signer_.Sign(account_id, session_id, now, options_.access_token_ttl,
+                          device_id.empty() ? "" : auth::DeviceClaim(device_id));
   if (!access.ok()) return access.status();
   return SessionTokens{.access_token = *std::move(access),
                        .access_token_expire_time = now + options_.access_token_ttl,
@@ -69,8 +68,8 @@ absl::StatusOr<AccountsService::SignIn> AccountsService::AuthenticateDevice(
   absl::StatusOr<AccountsStore::DeviceSignIn> signed_in =
       store_->AuthenticateDevice(device_id, display_name, &GenerateDisplayName, stored, now);
   if (!signed_in.ok()) return signed_in.status();
-  absl::StatusOr<SessionTokens> tokens =
-      Tokens(signed_in->account.account_id, signed_in->session_id, refresh_token, stored, now);
+  absl::StatusOr<SessionTokens> tokens = Tokens(
+      signed_in->account.account_id, signed_in->session_id, device_id, refresh_token, stored, now);
   if (!tokens.ok()) return tokens.status();
   if (signed_in->created) spdlog::info("created account {}", signed_in->account.account_id);
   return SignIn{.account = std::move(signed_in->account),
@@ -95,8 +94,8 @@ absl::StatusOr<SessionTokens> AccountsService::RefreshSession(const std::string&
   if (!rotation.ok()) return rotation.status();
   switch (rotation->outcome) {
     case AccountsStore::RotationOutcome::kRotated:
-      return Tokens(rotation->account_id, rotation->session_id, replacement_token, replacement,
-                    now);
+      return Tokens(rotation->account_id, rotation->session_id, rotation->device_id,
+                    replacement_token, replacement, now);
     case AccountsStore::RotationOutcome::kReused:
       spdlog::warn("refresh token reuse on session {} of account {}; session revoked",
                    rotation->session_id, rotation->account_id);

@@ -58,6 +58,7 @@ class AccountsService {
   // A new refresh token (returned to the client) and what the store keeps of it.
   std::pair<std::string, NewRefreshToken> MintRefreshToken(absl::Time now) const;
   absl::StatusOr<SessionTokens> Tokens(const std::string& account_id, const std::string& session_id,
+                                       const std::string& device_id,
                                        const std::string& refresh_token,
                                        const NewRefreshToken& stored, absl::Time now) const;
 

@@ -137,11 +137,18 @@ TEST_F(AccountsServiceTest, RotationOutcomesMapToPreciseStatuses) {
   const std::string presented = RandomToken(32);
   store_.rotation = {.outcome = AccountsStore::RotationOutcome::kRotated,
                      .account_id = "123e4567-e89b-12d3-a456-426614174000",
-                     .session_id = "session-1"};
+                     .session_id = "session-1",
+                     .device_id = "device-0001"};
   absl::StatusOr<SessionTokens> tokens = service_.RefreshSession(presented);
   ASSERT_THAT(tokens, IsOk());
   EXPECT_EQ(store_.last_presented_hash, Sha256(presented));
   EXPECT_EQ(store_.last_token.hash, Sha256(tokens->refresh_token));
+  // The refreshed access token still names the session's device (for per-device rate limits).
+  absl::StatusOr<auth::Claims> refreshed =
+      auth::TokenVerifier::Create(auth::TokenKind::kAccess, keys_.public_key)
+          ->Verify(tokens->access_token, kNow);
+  ASSERT_THAT(refreshed, IsOk());
+  EXPECT_EQ(refreshed->device, auth::DeviceClaim("device-0001"));
 
   struct Case {
     AccountsStore::RotationOutcome outcome;

@@ -54,6 +54,7 @@ class AccountsStore {
     RotationOutcome outcome = RotationOutcome::kUnknown;
     std::string account_id;
     std::string session_id;
+    std::string device_id;  // the device the session was opened on
   };
   virtual absl::StatusOr<Rotation> RotateRefreshToken(const std::string& presented_hash,
                                                       const NewRefreshToken& replacement,

@@ -97,6 +97,7 @@ absl::StatusOr<AccountsStore::Rotation> PgAccountsStore::RotateRefreshToken(
     }
     rotation.session_id = found[0][0].as<std::string>();
     rotation.account_id = found[0][1].as<std::string>();
+    rotation.device_id = found[0][5].as<std::string>();
     const bool used = found[0][2].as<bool>();
     const bool expired = found[0][3].as<bool>();
     const bool revoked = found[0][4].as<bool>();

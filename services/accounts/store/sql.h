@@ -47,7 +47,8 @@ inline constexpr char kInsertRefreshToken[] =
 // Locks the token row so two concurrent refreshes with one token cannot both rotate it.
 inline constexpr char kLockRefreshToken[] =
     "SELECT t.session_id::text, s.account_id::text, t.use_time IS NOT NULL, "
-    "t.expire_time <= to_timestamp($2::double precision / 1000000), s.revoke_time IS NOT NULL "
+    "t.expire_time <= to_timestamp($2::double precision / 1000000), s.revoke_time IS NOT NULL, "
+    "s.device_id "
     "FROM accounts.refresh_tokens t JOIN accounts.sessions s USING (session_id) "
     "WHERE t.token_hash = decode($1, 'hex') FOR UPDATE OF t, s";
 

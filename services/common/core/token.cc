@@ -100,6 +100,11 @@ KeyPairBase64 GenerateKeyPair() {
   return pair;
 }
 
+std::string DeviceClaim(absl::string_view device_id) {
+  // 128 bits of SHA-256 tell devices apart and keep the claim short.
+  return Base64UrlEncode(Sha256(absl::StrCat("parlor-device:", device_id)).substr(0, 16));
+}
+
 absl::StatusOr<std::string> PublicKeyFor(absl::string_view private_key_base64) {
   absl::StatusOr<std::string> seed = DecodeKey(private_key_base64, "private key");
   if (!seed.ok()) return seed.status();
@@ -131,7 +136,7 @@ absl::StatusOr<TokenSigner> TokenSigner::Create(TokenKind kind,
 
 absl::StatusOr<std::string> TokenSigner::Sign(absl::string_view subject,
                                               absl::string_view session_id, absl::Time now,
-                                              absl::Duration ttl) const {
+                                              absl::Duration ttl, absl::string_view device) const {
   const KindPolicy policy = PolicyFor(kind_);
   google::protobuf::Struct payload;
   auto& fields = *payload.mutable_fields();
@@ -140,6 +145,7 @@ absl::StatusOr<std::string> TokenSigner::Sign(absl::string_view subject,
   fields["typ"].set_string_value(std::string(policy.typ));
   fields["sub"].set_string_value(std::string(subject));
   if (!session_id.empty()) fields["sid"].set_string_value(std::string(session_id));
+  if (!device.empty()) fields["did"].set_string_value(std::string(device));
   fields["jti"].set_string_value(RandomToken(12));
   fields["iat"].set_number_value(static_cast<double>(absl::ToUnixSeconds(now)));
   fields["exp"].set_number_value(static_cast<double>(absl::ToUnixSeconds(now + ttl)));
@@ -235,6 +241,7 @@ absl::StatusOr<Claims> TokenVerifier::Verify(absl::string_view token, absl::Time
   claims.subject = StringField(*payload, "sub");
   claims.session_id = StringField(*payload, "sid");
   claims.token_id = StringField(*payload, "jti");
+  claims.device = StringField(*payload, "did");
   claims.issued_at = absl::FromUnixSeconds(static_cast<int64_t>(iat));
   claims.expires_at = absl::FromUnixSeconds(static_cast<int64_t>(exp));
   if (claims.subject.empty()) return Unauthenticated(what, "has no subject");

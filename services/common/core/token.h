@@ -18,7 +18,9 @@ namespace parlor::auth {
 // Two kinds of token exist, each with its own key pair, issuer and audience, so a player's token
 // can never satisfy an internal RPC (its signature does not verify against the service key, and
 // its `typ`, `iss` and `aud` differ as a second line of defence):
-//   - kAccess:  a player's short-lived access token (sub = account id, sid = session family).
+//   - kAccess:  a player's short-lived access token (sub = account id, sid = session family,
+//               did = DeviceClaim of the signed-in device; tokens minted before `did` existed
+//               lack it).
 //   - kService: a service credential for internal RPCs (sub = calling service's name).
 enum class TokenKind { kAccess, kService };
 
@@ -29,6 +31,7 @@ struct Claims {
   std::string subject;     // account id (kAccess) or service name (kService)
   std::string session_id;  // refresh-token family (kAccess only); lets SignOut find the session
   std::string token_id;    // random jti, for log correlation
+  std::string device;      // DeviceClaim of the device (kAccess; empty in older tokens)
   absl::Time issued_at;
   absl::Time expires_at;
 };
@@ -40,6 +43,11 @@ struct KeyPairBase64 {
   std::string public_key;
 };
 KeyPairBase64 GenerateKeyPair();
+
+// What an access token says about its device: a digest, never the device id itself, because the
+// device id is what AuthenticateDevice accepts as the credential and a token's claims are
+// readable by anyone who sees the token.
+std::string DeviceClaim(absl::string_view device_id);
 // The public key belonging to a private seed.
 absl::StatusOr<std::string> PublicKeyFor(absl::string_view private_key_base64);
 
@@ -47,9 +55,11 @@ class TokenSigner {
  public:
   static absl::StatusOr<TokenSigner> Create(TokenKind kind, absl::string_view private_key_base64);
 
-  // Signs a token for `subject` valid from `now` for `ttl`.
+  // Signs a token for `subject` valid from `now` for `ttl`; `device` (a DeviceClaim) is
+  // optional.
   absl::StatusOr<std::string> Sign(absl::string_view subject, absl::string_view session_id,
-                                   absl::Time now, absl::Duration ttl) const;
+                                   absl::Time now, absl::Duration ttl,
+                                   absl::string_view device = "") const;
 
   TokenKind kind() const { return kind_; }
 

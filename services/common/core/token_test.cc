@@ -11,6 +11,7 @@ namespace {
 
 using ::parlor::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
@@ -40,6 +41,29 @@ TEST_F(TokenTest, SignedTokenVerifiesWithItsClaims) {
   EXPECT_EQ(claims->session_id, "family-1");
   EXPECT_EQ(claims->expires_at, kNow + absl::Minutes(15));
   EXPECT_FALSE(claims->token_id.empty());
+}
+
+TEST_F(TokenTest, DeviceClaimTravelsInTheTokenAndOlderTokensLackIt) {
+  const TokenSigner signer = Signer(TokenKind::kAccess, access_keys_);
+  const TokenVerifier verifier = Verifier(TokenKind::kAccess, access_keys_);
+  const std::string device = DeviceClaim("device-0123456789");
+  absl::StatusOr<Claims> with =
+      verifier.Verify(*signer.Sign("account-1", "family-1", kNow, absl::Minutes(15), device), kNow);
+  ASSERT_TRUE(with.ok()) << with.status();
+  EXPECT_EQ(with->device, device);
+  absl::StatusOr<Claims> without =
+      verifier.Verify(*signer.Sign("account-1", "family-1", kNow, absl::Minutes(15)), kNow);
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_EQ(without->device, "");
+}
+
+TEST_F(TokenTest, DeviceClaimNeverRevealsTheDeviceId) {
+  const std::string device_id = "device-0123456789";
+  const std::string claim = DeviceClaim(device_id);
+  EXPECT_EQ(claim, DeviceClaim(device_id));
+  EXPECT_NE(claim, DeviceClaim("device-0123456780"));
+  EXPECT_THAT(claim, Not(HasSubstr("0123456789")));
+  EXPECT_EQ(claim.size(), 22u);
 }
 
 TEST_F(TokenTest, ExpiredTokenIsRejectedWithAHint) {
