@@ -86,7 +86,10 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
                 .max_connections = c.db_max_connections,
                 .acquire_timeout = c.db_acquire_timeout,
                 .statement_timeout = c.db_statement_timeout,
-                .application_name = absl::StrCat("parlor-", host->identity_.name)},
+                .application_name = absl::StrCat("parlor-", host->identity_.name),
+                // Health turns NOT_SERVING as soon as a request meets a dead database, not at
+                // the next periodic check.
+                .on_connection_lost = [raw = host.get()] { raw->RecheckReadiness(); }},
       host->metrics_.get());
   host->workers_ = std::make_unique<ThreadPool>(host->identity_.name, c.worker_threads,
                                                 static_cast<size_t>(c.max_queued_requests));
@@ -202,10 +205,21 @@ void ServiceHost::ReadinessLoop() {
         spdlog::warn("{} is NOT_SERVING: {}", identity_.name, status.message());
       }
     }
-    // Poll faster until the first success so a fresh replica turns ready quickly.
+    // Poll faster while not ready, so a fresh replica, or one whose database is back, turns
+    // SERVING quickly.
     wake_.wait_for(
-        lock, absl::ToChronoMilliseconds(serving_ ? kReadinessInterval : absl::Milliseconds(200)));
+        lock, absl::ToChronoMilliseconds(serving_ ? kReadinessInterval : absl::Milliseconds(200)),
+        [this] { return stopping_ || recheck_; });
+    recheck_ = false;
   }
+}
+
+void ServiceHost::RecheckReadiness() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    recheck_ = true;
+  }
+  wake_.notify_all();
 }
 
 void ServiceHost::Shutdown() {

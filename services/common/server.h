@@ -95,6 +95,8 @@ class ServiceHost {
   void SetServing(bool serving);
   void Drain(absl::Time deadline);
   void ReadinessLoop();
+  // Wakes the readiness loop now (the pool found a broken connection).
+  void RecheckReadiness();
 
   Identity identity_;
   ServerConfig config_;
@@ -111,6 +113,7 @@ class ServiceHost {
   std::condition_variable wake_;
   bool stopping_ = false;
   bool serving_ = false;
+  bool recheck_ = false;
   std::thread readiness_;
 };
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/core/logging.h"
+#include "services/common/grpc_status.h"
 #include "services/common/metrics.h"
 #include "spdlog/spdlog.h"
 
@@ -13,11 +14,33 @@ namespace parlor {
 namespace {
 
 constexpr char kUnavailable[] = "database unavailable; retry with backoff";
+// What the transient refusals suggest as the first retry delay.
+constexpr absl::Duration kRetryAfterOutage = absl::Seconds(1);
+constexpr absl::Duration kRetryAfterBusy = absl::Milliseconds(500);
 
-// Runs `body` in a transaction of isolation level L. Exceptions propagate to Transact().
+absl::Status Unavailable(absl::string_view message) {
+  return WithRetryDelay(absl::UnavailableError(message), kRetryAfterOutage);
+}
+
+// SQLSTATEs that mean "the server or the connection is going away", not "the SQL is wrong":
+// class 08 (connection exception) and 57P01-57P03 (admin/crash shutdown, cannot connect now).
+bool IsConnectionFailure(const std::string& sqlstate) {
+  return sqlstate.rfind("08", 0) == 0 || sqlstate == "57P01" || sqlstate == "57P02" ||
+         sqlstate == "57P03";
+}
+
+// The connection itself failed (as opposed to the SQL), with no COMMIT in doubt.
+bool IsLostConnection(const std::exception& error) {
+  if (dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) return true;
+  const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error);
+  return sql != nullptr && IsConnectionFailure(sql->sqlstate());
+}
+
+// Runs `body` in a transaction of isolation level L. Exceptions propagate to Transact();
+// `*committing` tells it whether COMMIT may have reached the server.
 template <pqxx::isolation_level L>
 absl::Status RunOnce(pqxx::connection& connection, const std::string& name,
-                     const std::function<absl::Status(pqxx::work&)>& body) {
+                     const std::function<absl::Status(pqxx::work&)>& body, bool* committing) {
   // pqxx::work is transaction<read_committed>; for serializable we still hand the body a
   // pqxx::work& by setting the level at the start of the transaction.
   pqxx::work txn(connection, name);
@@ -26,6 +49,7 @@ absl::Status RunOnce(pqxx::connection& connection, const std::string& name,
   }
   absl::Status status = body(txn);
   if (status.ok()) {
+    *committing = true;
     txn.commit();
   } else {
     txn.abort();
@@ -60,7 +84,7 @@ absl::StatusOr<std::unique_ptr<pqxx::connection>> DbPool::Connect() {
     return connection;
   } catch (const std::exception& e) {
     spdlog::warn("cannot connect to PostgreSQL: {}", e.what());
-    return absl::UnavailableError(kUnavailable);
+    return Unavailable(kUnavailable);
   }
 }
 
@@ -90,8 +114,11 @@ absl::StatusOr<DbPool::Lease> DbPool::Acquire() {
       return Lease(this, *std::move(connection));
     }
     if (released_.wait_until(lock, deadline) == std::cv_status::timeout) {
-      return absl::UnavailableError(
-          "database busy: no connection free in time; retry with backoff");
+      return WithRetryDelay(
+          absl::ResourceExhaustedError(absl::StrCat(
+              "database busy: all ", options_.max_connections, " connections stayed in use for ",
+              absl::FormatDuration(options_.acquire_timeout), "; retry with backoff")),
+          kRetryAfterBusy);
     }
   }
 }
@@ -115,6 +142,54 @@ void DbPool::UpdateGauges() {
   metrics_->db_connections_in_use().Set(static_cast<double>(open_ - idle_.size()));
 }
 
+void DbPool::ConnectionLost() {
+  std::vector<std::unique_ptr<pqxx::connection>> dead;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    dead.swap(idle_);
+    open_ -= static_cast<int>(dead.size());
+    UpdateGauges();
+  }
+  released_.notify_all();
+  dead.clear();  // closes them without holding the lock
+  if (options_.on_connection_lost) options_.on_connection_lost();
+}
+
+absl::Status DbPool::FailureStatus(absl::string_view name, const std::exception& error,
+                                   Lease& lease) {
+  if (dynamic_cast<const pqxx::in_doubt_error*>(&error) != nullptr ||
+      dynamic_cast<const pqxx::statement_completion_unknown*>(&error) != nullptr) {
+    lease.Discard();
+    spdlog::error("{}: commit outcome unknown: {}", name, error.what());
+    return Unavailable(
+        "database connection lost during commit; the change may or may not have been saved: "
+        "retry with the same idempotency key");
+  }
+  if (IsLostConnection(error)) {
+    lease.Discard();
+    spdlog::warn("{}: connection lost: {}", name, error.what());
+    ConnectionLost();
+    return Unavailable(kUnavailable);
+  }
+  if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error); sql != nullptr) {
+    const std::string& state = sql->sqlstate();
+    if (state == "57014" || state == "55P03") {  // statement_timeout, lock_not_available
+      spdlog::warn("{}: statement timed out [{}] {}", name, state, error.what());
+      return Unavailable("database too slow to answer in time; retry with backoff");
+    }
+    if (state.rfind("53", 0) == 0) {  // insufficient resources: disk full, out of memory, ...
+      spdlog::error("{}: database out of resources [{}] {}", name, state, error.what());
+      return Unavailable("database out of resources; retry with backoff");
+    }
+    // The SQL and the server's message stay in the log; the caller gets INTERNAL.
+    spdlog::error("{}: SQL error [{}] {} (query: {})", name, state, error.what(), sql->query());
+  } else {
+    spdlog::error("{}: {}", name, error.what());
+  }
+  if (!lease.connection().is_open()) lease.Discard();
+  return absl::InternalError(absl::StrCat("database error in ", name));
+}
+
 absl::Status DbPool::Transact(absl::string_view name,
                               const std::function<absl::Status(pqxx::work&)>& body,
                               TransactionOptions options) {
@@ -122,53 +197,57 @@ absl::Status DbPool::Transact(absl::string_view name,
   auto count = [&](absl::string_view outcome) {
     if (metrics_ != nullptr) metrics_->db_transactions(txn_name, outcome).Increment();
   };
+  bool rerun_after_lost_connection = false;
   for (int attempt = 1;; ++attempt) {
     absl::StatusOr<Lease> lease = Acquire();
     if (!lease.ok()) {
       count("failed");
       return lease.status();
     }
+    bool committing = false;
     try {
       absl::Status status =
-          options.serializable ? RunOnce<pqxx::serializable>(lease->connection(), txn_name, body)
-                               : RunOnce<pqxx::read_committed>(lease->connection(), txn_name, body);
+          options.serializable
+              ? RunOnce<pqxx::serializable>(lease->connection(), txn_name, body, &committing)
+              : RunOnce<pqxx::read_committed>(lease->connection(), txn_name, body, &committing);
       count(status.ok() ? "committed" : "rolled_back");
       return status;
     } catch (const pqxx::transaction_rollback& e) {
       // Serialization failure or deadlock: the server rolled back; the whole body may re-run.
       const bool retryable = dynamic_cast<const pqxx::serialization_failure*>(&e) != nullptr ||
                              dynamic_cast<const pqxx::deadlock_detected*>(&e) != nullptr;
-      if (!retryable || attempt >= options.max_attempts) {
+      if (!retryable) {
+        count("failed");
+        return FailureStatus(absl::StrCat("transaction ", txn_name), e, *lease);
+      }
+      if (attempt >= options.max_attempts) {
         count("failed");
         spdlog::warn("transaction {} gave up after {} attempts: {}", txn_name, attempt, e.what());
-        return absl::AbortedError("too much contention on the same data; retry the request");
+        return WithRetryDelay(
+            absl::AbortedError("too much contention on the same data; retry the request"),
+            kRetryAfterBusy);
       }
       count("retried");
       spdlog::debug("transaction {} retrying (attempt {}): {}", txn_name, attempt, e.what());
       std::this_thread::sleep_for(std::chrono::milliseconds(5 * attempt * attempt));
-    } catch (const pqxx::broken_connection& e) {
-      lease->Discard();
-      count("failed");
-      spdlog::warn("transaction {}: connection lost: {}", txn_name, e.what());
-      return absl::UnavailableError(kUnavailable);
-    } catch (const pqxx::in_doubt_error& e) {
-      lease->Discard();
-      count("failed");
-      spdlog::error("transaction {}: commit outcome unknown: {}", txn_name, e.what());
-      return absl::UnavailableError(
-          "database connection lost during commit; the change may or may not have been saved");
-    } catch (const pqxx::sql_error& e) {
-      count("failed");
-      // The SQL and the server's message stay in the log; the caller gets INTERNAL.
-      spdlog::error("transaction {}: SQL error [{}] {} (query: {})", txn_name, e.sqlstate(),
-                    e.what(), e.query());
-      if (!lease->connection().is_open()) lease->Discard();
-      return absl::InternalError(absl::StrCat("database error in ", txn_name));
     } catch (const std::exception& e) {
+      if (committing && IsLostConnection(e)) {
+        // The connection broke while COMMIT was under way: report it like libpqxx's in-doubt.
+        count("failed");
+        return FailureStatus(absl::StrCat("transaction ", txn_name), pqxx::in_doubt_error(e.what()),
+                             *lease);
+      }
+      absl::Status status = FailureStatus(absl::StrCat("transaction ", txn_name), e, *lease);
+      // A connection that broke before COMMIT was sent took its transaction with it: nothing
+      // was saved, so the body may run again, once, on a fresh connection (the pooled ones were
+      // just closed). This is what makes the first request after a PostgreSQL restart succeed.
+      if (IsLostConnection(e) && !committing && !rerun_after_lost_connection) {
+        rerun_after_lost_connection = true;
+        count("retried");
+        continue;
+      }
       count("failed");
-      spdlog::error("transaction {}: {}", txn_name, e.what());
-      if (!lease->connection().is_open()) lease->Discard();
-      return absl::InternalError(absl::StrCat("database error in ", txn_name));
+      return status;
     }
   }
 }

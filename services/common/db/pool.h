@@ -22,12 +22,15 @@ struct DbOptions {
   // libpq connection string or URI, e.g. "host=/run/pg port=5432 dbname=parlor user=parlor".
   std::string url;
   int max_connections = 8;
-  // How long a request waits for a free connection before UNAVAILABLE.
+  // How long a request waits for a free connection before RESOURCE_EXHAUSTED.
   absl::Duration acquire_timeout = absl::Seconds(5);
   // Server-side cap on one statement, so a stuck query cannot hold a worker forever.
   absl::Duration statement_timeout = absl::Seconds(10);
   // Shows up in pg_stat_activity.
   std::string application_name = "parlor";
+  // Called (from the failing request's thread, no lock held) when a connection is found broken,
+  // e.g. because PostgreSQL restarted; readiness uses it to re-check at once. May be empty.
+  std::function<void()> on_connection_lost = nullptr;
 };
 
 struct TransactionOptions {
@@ -40,8 +43,17 @@ struct TransactionOptions {
 // A bounded pool of libpqxx connections plus the transaction helper every store uses.
 //
 // Store code never sees a libpqxx exception escape: Transact() catches them and turns them into
-// absl::Status (lost connection → UNAVAILABLE, anything else → INTERNAL with the detail logged,
-// never returned). Calls block, so they belong on a service's worker pool, never on a gRPC thread.
+// absl::Status, so that a database fault is never reported as a wrong answer or INTERNAL:
+//   - server unreachable, restarting or shutting down, connection lost: UNAVAILABLE;
+//   - a statement cancelled by statement_timeout, or a lock not obtained: UNAVAILABLE;
+//   - every connection busy for longer than acquire_timeout: RESOURCE_EXHAUSTED;
+//   - serialization failure or deadlock after max_attempts: ABORTED;
+//   - anything else (a bug: bad SQL, a violated constraint): INTERNAL, the detail logged only.
+// The transient ones carry a retry delay (grpc_status.h WithRetryDelay → google.rpc.RetryInfo).
+// A connection found broken also closes the idle ones (after a PostgreSQL restart they are all
+// dead), and a transaction whose connection broke before COMMIT was sent re-runs once on a fresh
+// connection, so a service recovers on its own at the first request after the server is back.
+// Calls block, so they belong on a service's worker pool, never on a gRPC thread.
 class DbPool {
  public:
   // Does not connect yet; connections open on demand. `metrics` may be null.
@@ -83,10 +95,17 @@ class DbPool {
   // A cheap round trip ("SELECT 1"), for readiness.
   absl::Status Ping();
 
+  // The status for a libpqxx (or other) exception thrown by work on `lease` outside Transact()
+  // (e.g. a store's read-only nontransaction), classified as Transact() does; discards the
+  // connection when it is broken. `name` labels the log line.
+  absl::Status FailureStatus(absl::string_view name, const std::exception& error, Lease& lease);
+
   const DbOptions& options() const { return options_; }
 
  private:
   void Release(std::unique_ptr<pqxx::connection> connection, bool discard);
+  // Closes every idle connection (they are presumably as dead as the one just found broken).
+  void ConnectionLost();
   absl::StatusOr<std::unique_ptr<pqxx::connection>> Connect();
   void UpdateGauges();  // requires mu_
 

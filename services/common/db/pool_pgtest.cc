@@ -3,6 +3,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/db/pool.h"
+#include "services/common/grpc_status.h"
 #include "services/common/metrics.h"
 #include "services/common/testing/status_matchers.h"
 #include "tests/pg/pg_test_database.h"
@@ -126,18 +127,88 @@ TEST_F(DbPoolPgTest, LostConnectionIsUnavailableAndThePoolRecovers) {
   EXPECT_EQ(Counter(), 0);
 }
 
-TEST_F(DbPoolPgTest, ExhaustedPoolTimesOutWithUnavailable) {
+TEST_F(DbPoolPgTest, ExhaustedPoolIsResourceExhaustedWithARetryDelay) {
   absl::StatusOr<DbPool::Lease> one = pool_->Acquire();
   absl::StatusOr<DbPool::Lease> two = pool_->Acquire();
   ASSERT_THAT(one, IsOk());
   ASSERT_THAT(two, IsOk());
   EXPECT_THAT(metrics_.Serialize(), HasSubstr("parlor_db_connections{state=\"in_use\"} 2"));
-  EXPECT_THAT(pool_->Acquire(), StatusIs(absl::StatusCode::kUnavailable, HasSubstr("busy")));
+  absl::Status full = pool_->Transact("starved", [](pqxx::work&) { return absl::OkStatus(); });
+  EXPECT_THAT(full, StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("busy")));
+  EXPECT_THAT(RetryDelay(full), ::testing::Optional(::testing::Gt(absl::ZeroDuration())));
+}
+
+TEST_F(DbPoolPgTest, StatementTimeoutIsUnavailableWithARetryDelay) {
+  DbPool pool(DbOptions{.url = db_url(), .statement_timeout = absl::Milliseconds(200)}, nullptr);
+  absl::Status slow = pool.Transact("slow", [](pqxx::work& txn) {
+    txn.exec0("SELECT pg_sleep(5)");
+    return absl::OkStatus();
+  });
+  EXPECT_THAT(slow, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+  EXPECT_THAT(RetryDelay(slow), ::testing::Optional(::testing::Gt(absl::ZeroDuration())));
+  EXPECT_THAT(pool.Ping(), IsOk());  // the connection stays usable
+}
+
+TEST_F(DbPoolPgTest, StatementBlockedByALockTimesOutWithUnavailable) {
+  DbPool pool(DbOptions{.url = db_url(), .statement_timeout = absl::Milliseconds(200)}, nullptr);
+  pqxx::connection holder(db_url());
+  pqxx::work lock(holder);
+  lock.exec0("LOCK TABLE counter IN ACCESS EXCLUSIVE MODE");
+  EXPECT_THAT(pool.Transact("blocked",
+                            [](pqxx::work& txn) {
+                              txn.exec1("SELECT n FROM counter WHERE id = 1");
+                              return absl::OkStatus();
+                            }),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+  lock.abort();
+  EXPECT_EQ(Counter(), 0);
+}
+
+TEST_F(DbPoolPgTest, ServerSideLossOfEveryConnectionIsHealedByTheNextTransaction) {
+  // What a PostgreSQL restart leaves behind: every pooled connection dead. The first transaction
+  // meets a dead one, the pool drops the idle rest and re-runs it once on a fresh connection.
+  std::atomic<int> lost{0};
+  DbPool pool(DbOptions{.url = db_url(),
+                        .max_connections = 3,
+                        .application_name = "parlor-restart-test",
+                        .on_connection_lost = [&] { ++lost; }},
+              &metrics_);
+  {
+    absl::StatusOr<DbPool::Lease> a = pool.Acquire();
+    absl::StatusOr<DbPool::Lease> b = pool.Acquire();
+    absl::StatusOr<DbPool::Lease> c = pool.Acquire();
+    ASSERT_THAT(a, IsOk());
+    ASSERT_THAT(b, IsOk());
+    ASSERT_THAT(c, IsOk());
+  }
+  pqxx::connection admin(db_url());
+  pqxx::nontransaction kill(admin);
+  EXPECT_EQ(kill.exec1("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                       "WHERE application_name = 'parlor-restart-test'")[0]
+                .as<int>(),
+            3);
+  int runs = 0;
+  EXPECT_THAT(pool.Transact("after_restart",
+                            [&](pqxx::work& txn) {
+                              ++runs;
+                              txn.exec1("SELECT n FROM counter WHERE id = 1");
+                              return absl::OkStatus();
+                            }),
+              IsOk());
+  EXPECT_LE(runs, 2);  // the dead connection fails at BEGIN or at the body's first statement
+  EXPECT_THAT(metrics_.Serialize(),
+              HasSubstr("parlor_db_transactions_total{outcome=\"retried\",transaction=\"after_"
+                        "restart\"} 1"));
+  EXPECT_EQ(lost.load(), 1);
+  EXPECT_THAT(pool.Ping(), IsOk());
+  EXPECT_EQ(lost.load(), 1);  // the other dead connections were closed, not handed out
 }
 
 TEST_F(DbPoolPgTest, UnreachableServerIsUnavailable) {
   DbPool dead(DbOptions{.url = "host=127.0.0.1 port=1 connect_timeout=2"}, nullptr);
-  EXPECT_THAT(dead.Ping(), StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+  absl::Status status = dead.Ping();
+  EXPECT_THAT(status, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+  EXPECT_THAT(RetryDelay(status), ::testing::Optional(::testing::Gt(absl::ZeroDuration())));
 }
 
 }  // namespace
