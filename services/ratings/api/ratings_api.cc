@@ -16,6 +16,9 @@ constexpr int kMaxPageSize = 200;
 constexpr int kMaxAround = 100;
 constexpr int kDefaultAround = 5;
 constexpr int kMaxBatch = 100;
+// A page token whose MAC is genuine but whose cursor is not one this service writes.
+constexpr char kMalformedCursor[] =
+    "page_token is malformed; pass the next_page_token of a previous response unchanged";
 
 void SetTime(absl::Time t, google::protobuf::Timestamp* out) {
   const int64_t micros = absl::ToUnixMicros(t);
@@ -63,7 +66,10 @@ void ToProto(const RatingChange& c, v1::RatingChange* out) {
 
 absl::Status CheckLadderName(const std::string& ladder) {
   if (ladder.empty()) return absl::InvalidArgumentError("ladder is required");
-  if (ladder.size() > 64) return absl::InvalidArgumentError("ladder is too long");
+  if (ladder.size() > kMaxLadderNameLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("ladder must be at most ", kMaxLadderNameLength, " characters"));
+  }
   return absl::OkStatus();
 }
 
@@ -81,7 +87,7 @@ absl::StatusOr<std::pair<int64_t, int64_t>> ParseBoardCursor(const std::string& 
   int64_t position = 0;
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &snapshot) ||
       !absl::SimpleAtoi(parts[1], &position) || snapshot <= 0 || position < 0) {
-    return absl::InvalidArgumentError("page_token is malformed");
+    return absl::InvalidArgumentError(kMalformedCursor);
   }
   return std::make_pair(snapshot, position);
 }
@@ -220,7 +226,7 @@ grpc::ServerUnaryReactor* RatingsApi::GetRatingHistory(grpc::CallbackServerConte
           absl::StatusOr<std::string> cursor = tokens_->Decode(req.page_token(), fingerprint);
           if (!cursor.ok()) return cursor.status();
           if (!absl::SimpleAtoi(*cursor, &before) || before <= 0) {
-            return absl::InvalidArgumentError("page_token is malformed");
+            return absl::InvalidArgumentError(kMalformedCursor);
           }
         }
         absl::StatusOr<HistoryPage> page =
@@ -332,6 +338,11 @@ grpc::ServerUnaryReactor* RatingsInternalApi::BatchGetRatings(
                      if (req.account_ids().empty() || req.account_ids_size() > kMaxBatch) {
                        return absl::InvalidArgumentError(
                            absl::StrCat("account_ids must hold 1 to ", kMaxBatch, " ids"));
+                     }
+                     for (int i = 0; i < req.account_ids_size(); ++i) {
+                       absl::StatusOr<std::string> id = CanonicalAccountId(
+                           req.account_ids(i), absl::StrCat("account_ids[", i, "]"));
+                       if (!id.ok()) return id.status();
                      }
                      for (const std::string& id : req.account_ids()) {
                        absl::StatusOr<RatingRecord> r = ratings_->GetRating(id, req.ladder(), "");

@@ -95,17 +95,32 @@ absl::StatusOr<ValidatedResult> ValidateResult(const GameResult& in,
     return Reject(reason, RejectReason::kBadField,
                   "game must be an engine game id such as \"pico\"");
   }
-  if (in.finish_time == absl::InfinitePast() || in.finish_time == absl::InfiniteFuture() ||
-      in.finish_time < absl::FromUnixSeconds(946684800)) {  // 2000-01-01
+  if (in.ladder.size() > kMaxLadderNameLength) {
+    return Reject(reason, RejectReason::kBadField,
+                  absl::StrCat("ladder must be at most ", kMaxLadderNameLength,
+                               " characters; leave it empty to let the game's seats decide"));
+  }
+  if (in.finish_time == absl::InfinitePast() || in.finish_time == absl::InfiniteFuture()) {
     return Reject(reason, RejectReason::kBadField, "finish_time is required");
   }
+  if (in.finish_time < absl::FromUnixSeconds(946684800)) {  // 2000-01-01
+    return Reject(reason, RejectReason::kBadField,
+                  "finish_time is before 2000-01-01: send the time the game ended");
+  }
   if (in.finish_time > now + kMaxFinishTimeSkew) {
-    return Reject(reason, RejectReason::kBadField, "finish_time is in the future");
+    return Reject(reason, RejectReason::kBadField,
+                  absl::StrCat("finish_time is in the future (more than ",
+                               absl::FormatDuration(kMaxFinishTimeSkew), " ahead of this server)"));
   }
   const int n = static_cast<int>(in.seats.size());
-  if (n < 2 || n > 64) {
+  if (n < 2 || n > kMaxSeats) {
     return Reject(reason, RejectReason::kBadSeats,
-                  absl::StrCat("a game has 2 or more seats, got ", n));
+                  absl::StrCat("seats must list 2 to ", kMaxSeats, " seats, got ", n));
+  }
+  if (in.placements.size() != in.seats.size()) {
+    return Reject(reason, RejectReason::kBadPlacements,
+                  absl::StrCat("placements must hold one entry per seat: ", n, " seats, got ",
+                               in.placements.size(), " placements"));
   }
 
   ValidatedResult out;

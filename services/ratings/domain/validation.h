@@ -13,6 +13,9 @@ namespace parlor::ratings {
 
 // How far in the future a finish_time may be (clock skew between replicas).
 inline constexpr absl::Duration kMaxFinishTimeSkew = absl::Minutes(5);
+// The most seats a reported game may have, and the longest ladder name a request may carry.
+inline constexpr int kMaxSeats = 64;
+inline constexpr size_t kMaxLadderNameLength = 64;
 
 // Checks a reported result against itself and the ladders: INVALID_ARGUMENT naming the problem,
 // with `*reason` set, for anything wrong; otherwise the validated result with its ladder, every

@@ -140,9 +140,10 @@ TEST(ValidationTest, RejectsPlacementsThatDoNotMatchTheSeats) {
   EXPECT_EQ(reason, RejectReason::kBadPlacements);
   r = Pico();
   r.placements.pop_back();
-  EXPECT_THAT(Validate(r), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no placement")));
+  EXPECT_THAT(Validate(r), StatusIs(absl::StatusCode::kInvalidArgument,
+                                    HasSubstr("one entry per seat: 2 seats, got 1")));
   r = Pico();
-  r.placements.push_back({kA, 1});
+  r.placements[0].account_id = kA;
   EXPECT_THAT(Validate(r),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("two placements")));
   r = Pico();
