@@ -2,6 +2,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "services/common/core/crypto.h"
 #include "spdlog/spdlog.h"
 
@@ -29,7 +31,98 @@ std::optional<absl::string_view> Metadata(const grpc::ServerContextBase& context
   return absl::string_view(it->second.data(), it->second.size());
 }
 
+std::string DescribeLimit(const RateLimit& limit) {
+  return absl::StrCat(limit.per_minute, " calls a minute, bursts of ", limit.burst);
+}
+
 }  // namespace
+
+MethodName MethodNameFor(const google::protobuf::Descriptor* request) {
+  const google::protobuf::FileDescriptor* file = request->file();
+  for (int s = 0; s < file->service_count(); ++s) {
+    const google::protobuf::ServiceDescriptor* service = file->service(s);
+    for (int m = 0; m < service->method_count(); ++m) {
+      if (service->method(m)->input_type() == request) {
+        return {service->full_name(), service->method(m)->name()};
+      }
+    }
+  }
+  // Request types follow buf's <Method>Request naming, so the name still says which RPC it is.
+  std::string method = request->name();
+  if (absl::EndsWith(method, "Request")) method.resize(method.size() - 7);
+  return {file->package(), method};
+}
+
+CallLimiter::CallLimiter(const RateLimitConfig& config, prometheus::Registry* registry)
+    : account_(config.account), device_(config.device), peer_(config.peer) {
+  if (registry != nullptr) {
+    refused_ = &prometheus::BuildCounter()
+                    .Name("parlor_rate_limited_total")
+                    .Help(
+                        "Calls refused with RESOURCE_EXHAUSTED by a per-caller rate limit, by "
+                        "service, method and scope (account, device, peer).")
+                    .Register(*registry);
+  }
+}
+
+std::string CallLimiter::PeerAddress(absl::string_view peer) {
+  absl::string_view rest = peer;
+  if (absl::ConsumePrefix(&rest, "ipv4:")) {
+    const size_t colon = rest.rfind(':');
+    return std::string(colon == absl::string_view::npos ? rest : rest.substr(0, colon));
+  }
+  if (absl::ConsumePrefix(&rest, "ipv6:[")) {
+    const size_t bracket = rest.find(']');
+    if (bracket != absl::string_view::npos) return std::string(rest.substr(0, bracket));
+  }
+  return std::string(peer);
+}
+
+absl::Status CallLimiter::Refuse(const MethodName& method, absl::string_view scope,
+                                 const RateLimit& limit, absl::Duration wait) {
+  if (refused_ != nullptr) {
+    refused_
+        ->Add(
+            {{"service", method.service}, {"method", method.method}, {"scope", std::string(scope)}})
+        .Increment();
+  }
+  return WithRetryDelay(
+      absl::ResourceExhaustedError(absl::StrFormat(
+          "rate limit of this %s exceeded (%s); nothing was done, retry after %.3f s", scope,
+          DescribeLimit(limit), absl::ToDoubleSeconds(wait))),
+      wait);
+}
+
+absl::Status CallLimiter::Admit(const MethodName& method, Access access,
+                                const std::optional<auth::Claims>& caller, absl::string_view peer,
+                                absl::Time now) {
+  switch (access) {
+    case Access::kService:
+      return absl::OkStatus();
+    case Access::kPublic: {
+      if (!peer_.enabled()) return absl::OkStatus();
+      const absl::Duration wait = peer_.Take(PeerAddress(peer), now);
+      if (wait > absl::ZeroDuration()) return Refuse(method, "peer", peer_.limit(), wait);
+      return absl::OkStatus();
+    }
+    case Access::kPlayer:
+      break;
+  }
+  if (!caller.has_value()) return absl::OkStatus();
+  // The device first: a device over its own limit then uses none of its account's budget.
+  if (device_.enabled()) {
+    const std::string key = caller->device.empty()
+                                ? absl::StrCat("session:", caller->subject, "/", caller->session_id)
+                                : caller->device;
+    const absl::Duration wait = device_.Take(key, now);
+    if (wait > absl::ZeroDuration()) return Refuse(method, "device", device_.limit(), wait);
+  }
+  if (account_.enabled()) {
+    const absl::Duration wait = account_.Take(caller->subject, now);
+    if (wait > absl::ZeroDuration()) return Refuse(method, "account", account_.limit(), wait);
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::optional<auth::Claims>> Authenticator::Authenticate(
     const grpc::ServerContextBase& context, Access access, absl::Time now) const {
@@ -68,8 +161,8 @@ absl::StatusOr<std::optional<auth::Claims>> Authenticator::Authenticate(
   return std::optional<auth::Claims>(*std::move(claims));
 }
 
-absl::StatusOr<CallContext> RpcRunner::Prepare(grpc::CallbackServerContext& context,
-                                               Access access) {
+absl::StatusOr<CallContext> RpcRunner::Prepare(grpc::CallbackServerContext& context, Access access,
+                                               const MethodName& method) {
   CallContext call;
   std::optional<absl::string_view> client_id = Metadata(context, "x-request-id");
   call.request_id = client_id.has_value() && IsValidRequestId(*client_id) ? std::string(*client_id)
@@ -77,13 +170,21 @@ absl::StatusOr<CallContext> RpcRunner::Prepare(grpc::CallbackServerContext& cont
   context.AddInitialMetadata("x-request-id", call.request_id);
   call.deadline = absl::FromChrono(context.deadline());
   ScopedRequestId scoped(call.request_id);
+  const absl::Time now = clock_();
   absl::StatusOr<std::optional<auth::Claims>> caller =
-      authenticator_->Authenticate(context, access, clock_());
+      authenticator_->Authenticate(context, access, now);
   if (!caller.ok()) {
     spdlog::info("request refused: {}", caller.status().message());
     return caller.status();
   }
   call.caller = *std::move(caller);
+  if (limiter_ != nullptr) {
+    absl::Status admitted = limiter_->Admit(method, access, call.caller, context.peer(), now);
+    if (!admitted.ok()) {
+      spdlog::debug("{}/{} refused: {}", method.service, method.method, admitted.message());
+      return admitted;
+    }
+  }
   return call;
 }
 

@@ -11,9 +11,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
+#include "google/protobuf/descriptor.h"
 #include "grpcpp/server_context.h"
 #include "grpcpp/support/server_callback.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/registry.h"
 #include "services/common/core/logging.h"
+#include "services/common/core/rate_limit.h"
 #include "services/common/core/thread_pool.h"
 #include "services/common/core/token.h"
 #include "services/common/grpc_status.h"
@@ -45,6 +50,49 @@ class Authenticator {
   std::optional<auth::TokenVerifier> service_;
 };
 
+// How often one caller may call this service's RPCs (token buckets; a rate of 0 disables).
+struct RateLimitConfig {
+  RateLimit account = {};  // player RPCs, per account
+  RateLimit device = {};  // player RPCs, per device (per session for tokens without a device claim)
+  RateLimit peer = {};    // public RPCs (AuthenticateDevice, RefreshSession), per client IP address
+};
+
+// The gRPC service and method an RPC runs as, e.g. {"parlor.accounts.v1.AccountsService",
+// "GetMe"}; found once per request type from the proto descriptors.
+struct MethodName {
+  std::string service;
+  std::string method;
+};
+MethodName MethodNameFor(const google::protobuf::Descriptor* request);
+
+// Refuses calls beyond the configured rates with RESOURCE_EXHAUSTED, a message saying when to
+// retry and a google.rpc.RetryInfo detail, and counts refusals in
+// parlor_rate_limited_total{service,method,scope}. Internal calls (service credentials) are never
+// limited here: they are few, trusted, and a refusal would only delay a game's creation or
+// result. Thread-safe.
+class CallLimiter {
+ public:
+  // `registry` may be null (no metric).
+  CallLimiter(const RateLimitConfig& config, prometheus::Registry* registry);
+
+  // `peer` is grpc's peer string ("ipv4:1.2.3.4:5678", "ipv6:[::1]:5678").
+  absl::Status Admit(const MethodName& method, Access access,
+                     const std::optional<auth::Claims>& caller, absl::string_view peer,
+                     absl::Time now);
+
+  // "1.2.3.4" of "ipv4:1.2.3.4:5678"; the whole string if it has no recognisable address.
+  static std::string PeerAddress(absl::string_view peer);
+
+ private:
+  absl::Status Refuse(const MethodName& method, absl::string_view scope, const RateLimit& limit,
+                      absl::Duration wait);
+
+  RateLimiter account_;
+  RateLimiter device_;
+  RateLimiter peer_;
+  prometheus::Family<prometheus::Counter>* refused_ = nullptr;
+};
+
 // What a handler body knows about its call.
 struct CallContext {
   std::string request_id;
@@ -59,7 +107,8 @@ struct CallContext {
 
 // Runs unary RPC bodies on the service's worker pool and finishes the reactor from there, so
 // PostgreSQL work never blocks a gRPC thread. It also sets the request id (from `x-request-id`
-// metadata, or a new one, echoed to the client), checks the credential before queueing, and maps
+// metadata, or a new one, echoed to the client), checks the credential and the caller's rate
+// limits before queueing (so a refused call costs no worker and no database work), and maps
 // the body's absl::Status through ToGrpcStatus. Usage in a CallbackService:
 //
 //   grpc::ServerUnaryReactor* GetMe(grpc::CallbackServerContext* context,
@@ -74,14 +123,20 @@ class RpcRunner {
  public:
   using Clock = std::function<absl::Time()>;
 
-  RpcRunner(ThreadPool* workers, const Authenticator* authenticator, Clock clock = &absl::Now)
-      : workers_(workers), authenticator_(authenticator), clock_(std::move(clock)) {}
+  // `limiter` may be null (no rate limits).
+  RpcRunner(ThreadPool* workers, const Authenticator* authenticator, Clock clock = &absl::Now,
+            CallLimiter* limiter = nullptr)
+      : workers_(workers),
+        authenticator_(authenticator),
+        clock_(std::move(clock)),
+        limiter_(limiter) {}
 
   template <typename Request, typename Response, typename Body>
   grpc::ServerUnaryReactor* Run(grpc::CallbackServerContext* context, Access access,
                                 const Request* request, Response* response, Body body) {
     grpc::ServerUnaryReactor* reactor = new CountedReactor(&in_flight_);
-    absl::StatusOr<CallContext> call = Prepare(*context, access);
+    static const MethodName kMethod = MethodNameFor(Request::descriptor());
+    absl::StatusOr<CallContext> call = Prepare(*context, access, kMethod);
     if (!call.ok()) {
       Finish(reactor, call.status());
       return reactor;
@@ -124,12 +179,14 @@ class RpcRunner {
     std::atomic<int>* in_flight_;
   };
 
-  absl::StatusOr<CallContext> Prepare(grpc::CallbackServerContext& context, Access access);
+  absl::StatusOr<CallContext> Prepare(grpc::CallbackServerContext& context, Access access,
+                                      const MethodName& method);
   static void Finish(grpc::ServerUnaryReactor* reactor, const absl::Status& status);
 
   ThreadPool* workers_;
   const Authenticator* authenticator_;
   Clock clock_;
+  CallLimiter* limiter_;
   std::atomic<int> in_flight_{0};
 };
 

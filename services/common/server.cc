@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "grpc/grpc.h"
@@ -24,6 +26,78 @@ namespace parlor {
 namespace {
 
 constexpr absl::Duration kReadinessInterval = absl::Seconds(5);
+
+void RegisterRateLimitFlags(Flags& flags, absl::string_view scope, absl::string_view what,
+                            RateLimit* limit) {
+  flags.Int(
+      absl::StrCat("rate_limit_", scope, "_per_minute"), &limit->per_minute,
+      absl::StrCat("calls a minute allowed ", what,
+                   ", beyond a burst; RESOURCE_EXHAUSTED with RetryInfo past it (0 disables)"),
+      {.min = 0, .max = 1'000'000});
+  flags.Int(absl::StrCat("rate_limit_", scope, "_burst"), &limit->burst,
+            absl::StrCat("calls allowed at once ", what, " (0 disables)"),
+            {.min = 0, .max = 1'000'000});
+}
+
+absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view flag) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  if (!file.good() || contents.str().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, ": cannot read a PEM file at \"", path, "\""));
+  }
+  return contents.str();
+}
+
+// Null when no certificate is configured (plaintext).
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
+    const ServerConfig& c) {
+  if (c.tls_cert_file.empty() != c.tls_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--tls_cert_file and --tls_key_file go together: set both for TLS, or neither");
+  }
+  if (c.tls_cert_file.empty()) {
+    if (!c.tls_client_ca_file.empty()) {
+      return absl::InvalidArgumentError(
+          "--tls_client_ca_file needs --tls_cert_file and --tls_key_file (client certificates "
+          "are only checked over TLS)");
+    }
+    return nullptr;
+  }
+  absl::StatusOr<std::string> cert = ReadPem(c.tls_cert_file, "tls_cert_file");
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> key = ReadPem(c.tls_key_file, "tls_key_file");
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions options(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  if (!c.tls_client_ca_file.empty()) {
+    absl::StatusOr<std::string> ca = ReadPem(c.tls_client_ca_file, "tls_client_ca_file");
+    if (!ca.ok()) return ca.status();
+    options.pem_root_certs = *std::move(ca);
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  options.pem_key_cert_pairs.push_back({*std::move(key), *std::move(cert)});
+  return grpc::SslServerCredentials(options);
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials(
+    const ServerConfig& c) {
+  if (c.tls_ca_file.empty()) return grpc::InsecureChannelCredentials();
+  absl::StatusOr<std::string> ca = ReadPem(c.tls_ca_file, "tls_ca_file");
+  if (!ca.ok()) return ca.status();
+  grpc::SslCredentialsOptions options;
+  options.pem_root_certs = *std::move(ca);
+  if (!c.tls_cert_file.empty() && !c.tls_key_file.empty()) {
+    // Servers that require client certificates (--tls_client_ca_file) accept ours.
+    absl::StatusOr<std::string> cert = ReadPem(c.tls_cert_file, "tls_cert_file");
+    if (!cert.ok()) return cert.status();
+    absl::StatusOr<std::string> key = ReadPem(c.tls_key_file, "tls_key_file");
+    if (!key.ok()) return key.status();
+    options.pem_cert_chain = *std::move(cert);
+    options.pem_private_key = *std::move(key);
+  }
+  return grpc::SslCredentials(options);
+}
 
 }  // namespace
 
@@ -71,6 +145,19 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
                "Ed25519 public key (base64) verifying players' access tokens");
   flags.String("service_token_public_key", &config->service_token_public_key,
                "Ed25519 public key (base64) verifying internal service credentials");
+  RegisterRateLimitFlags(flags, "account", "per account (player RPCs)",
+                         &config->rate_limits.account);
+  RegisterRateLimitFlags(flags, "device", "per device (player RPCs)", &config->rate_limits.device);
+  RegisterRateLimitFlags(flags, "peer", "per client IP address (unauthenticated RPCs)",
+                         &config->rate_limits.peer);
+  flags.String("tls_cert_file", &config->tls_cert_file,
+               "PEM certificate chain; with --tls_key_file the server accepts only TLS");
+  flags.String("tls_key_file", &config->tls_key_file, "PEM private key of --tls_cert_file");
+  flags.String("tls_client_ca_file", &config->tls_client_ca_file,
+               "PEM CA bundle; when set, clients must present a certificate it signed (mTLS)");
+  flags.String("tls_ca_file", &config->tls_ca_file,
+               "PEM CA bundle trusted for calls to other Parlor services; when set those calls "
+               "use TLS");
 }
 
 ServiceHost::ServiceHost(Identity identity, ServerConfig config)
@@ -114,7 +201,17 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
     service = *std::move(verifier);
   }
   host->authenticator_ = std::make_unique<Authenticator>(std::move(access), std::move(service));
-  host->rpc_ = std::make_unique<RpcRunner>(host->workers_.get(), host->authenticator_.get());
+  host->limiter_ = std::make_unique<CallLimiter>(c.rate_limits, &host->metrics_->registry());
+  host->rpc_ = std::make_unique<RpcRunner>(host->workers_.get(), host->authenticator_.get(),
+                                           &absl::Now, host->limiter_.get());
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> server_credentials =
+      MakeServerCredentials(c);
+  if (!server_credentials.ok()) return server_credentials.status();
+  host->server_credentials_ = *std::move(server_credentials);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> channel_credentials =
+      MakeChannelCredentials(c);
+  if (!channel_credentials.ok()) return channel_credentials.status();
+  host->channel_credentials_ = *std::move(channel_credentials);
   return host;
 }
 
@@ -144,8 +241,10 @@ absl::Status ServiceHost::Start() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(absl::StrCat(config_.listen_host, ":", config_.grpc_port),
-                           grpc::InsecureServerCredentials(), &grpc_port_);
+  builder.AddListeningPort(
+      absl::StrCat(config_.listen_host, ":", config_.grpc_port),
+      server_credentials_ != nullptr ? server_credentials_ : grpc::InsecureServerCredentials(),
+      &grpc_port_);
   builder.SetMaxReceiveMessageSize(config_.max_receive_message_bytes);
   builder.SetMaxSendMessageSize(config_.max_send_message_bytes);
   // Mobile clients sit behind NATs that drop idle flows and on radios that pay for every
@@ -171,8 +270,11 @@ absl::Status ServiceHost::Start() {
   }
   SetServing(false);
   readiness_ = std::thread([this] { ReadinessLoop(); });
-  spdlog::info("{} listening on {}:{} (metrics on {})", identity_.name, config_.listen_host,
+  spdlog::info("{} listening on {}:{} ({}; metrics on {})", identity_.name, config_.listen_host,
                grpc_port_,
+               server_credentials_ == nullptr       ? "plaintext"
+               : config_.tls_client_ca_file.empty() ? "TLS"
+                                                    : "TLS, client certificates required",
                config_.metrics_port == 0 ? std::string("nothing")
                                          : absl::StrCat(":", config_.metrics_port, "/metrics"));
   return absl::OkStatus();
@@ -309,10 +411,11 @@ int RunServiceMain(int argc, char** argv, const ServiceMain& main) {
     std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
     return 2;
   }
+  for (const std::string& secret : flags.SecretValues()) RedactInLogs(secret);
   if (main.finalize_config) {
     if (absl::Status status = main.finalize_config(config); !status.ok()) {
       std::fprintf(stderr, "%s: invalid configuration: %s\n", program.c_str(),
-                   std::string(status.message()).c_str());
+                   Redacted(status.message()).c_str());
       return 2;
     }
   }
@@ -320,6 +423,12 @@ int RunServiceMain(int argc, char** argv, const ServiceMain& main) {
       !status.ok()) {
     std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
     return 2;
+  }
+  for (const std::string& name : flags.secrets_on_command_line()) {
+    spdlog::warn(
+        "--{} was given on the command line, where any local user can read it (ps); use "
+        "{}_FILE (a mounted secret) or {}",
+        name, Flags::EnvName(name), Flags::EnvName(name));
   }
   const std::string command = positional.empty() ? "serve" : positional.front();
   if (positional.size() > 1 || (command != "serve" && command != "migrate")) {

@@ -14,6 +14,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "grpcpp/security/credentials.h"
+#include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
 #include "services/common/core/flags.h"
 #include "services/common/core/thread_pool.h"
@@ -46,6 +48,16 @@ struct ServerConfig {
   // Ed25519 public keys (base64 of 32 raw bytes) for local token verification.
   std::string access_token_public_key;
   std::string service_token_public_key;
+  // Per-caller rate limits of player and public RPCs (0 disables; see RateLimitConfig).
+  RateLimitConfig rate_limits;
+  // TLS: with a certificate and key (PEM files) the server accepts only TLS; with a client CA it
+  // also requires and verifies client certificates. Internal clients (CreateGame, ReportResult,
+  // ...) use TLS when tls_ca_file (the CA that signed the servers' certificates) is set, and
+  // present tls_cert_file/tls_key_file as their client certificate when both are set.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  std::string tls_ca_file;
 };
 
 void RegisterServerFlags(Flags& flags, ServerConfig* config);
@@ -71,6 +83,11 @@ class ServiceHost {
   ThreadPool& workers() { return *workers_; }
   Metrics& metrics() { return *metrics_; }
   RpcRunner& rpc() { return *rpc_; }
+  // Credentials for channels to other Parlor services: TLS when --tls_ca_file is set, otherwise
+  // plaintext (development, or a mesh that encrypts for us).
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials() const {
+    return channel_credentials_;
+  }
   const ServerConfig& config() const { return config_; }
   MigrationSet migration_set() const;
 
@@ -104,7 +121,10 @@ class ServiceHost {
   std::unique_ptr<DbPool> db_;
   std::unique_ptr<ThreadPool> workers_;
   std::unique_ptr<Authenticator> authenticator_;
+  std::unique_ptr<CallLimiter> limiter_;
   std::unique_ptr<RpcRunner> rpc_;
+  std::shared_ptr<grpc::ServerCredentials> server_credentials_;
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials_;
   std::vector<std::pair<grpc::Service*, std::string>> services_;
   std::unique_ptr<grpc::Server> server_;
   int grpc_port_ = 0;

@@ -142,10 +142,10 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   installed->store = std::make_unique<MatchmakingStore>(&host.db());
   installed->tokens = std::make_unique<auth::ServiceTokenSource>(*std::move(signer), "matchmaking");
   installed->accounts = std::make_unique<GrpcAccountDirectory>(
-      grpc::CreateChannel(config.accounts_address, grpc::InsecureChannelCredentials()),
+      grpc::CreateChannel(config.accounts_address, host.channel_credentials()),
       installed->tokens.get());
   installed->games = std::make_unique<GrpcGameCreator>(
-      grpc::CreateChannel(config.sessions_address, grpc::InsecureChannelCredentials()),
+      grpc::CreateChannel(config.sessions_address, host.channel_credentials()),
       installed->tokens.get(), installed->accounts.get(), GrpcGameCreator::Settings{});
   if (config.ratings_address.empty()) {
     spdlog::warn(
@@ -154,7 +154,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
     installed->ratings = std::make_unique<DefaultRatingSource>();
   } else {
     installed->ratings = std::make_unique<GrpcRatingSource>(
-        grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()),
+        grpc::CreateChannel(config.ratings_address, host.channel_credentials()),
         installed->tokens.get());
   }
   installed->domain = std::make_unique<MatchmakingService>(

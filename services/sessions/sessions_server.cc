@@ -175,7 +175,8 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   flags.Duration("dispatch_interval", &config->dispatch_interval,
                  "how often the notification and result outboxes are drained (0s = never)",
                  absl::ZeroDuration(), absl::Hours(1));
-  flags.String("push_webhook_url", &config->push_webhook_url,
+  // Secret: push gateways often take their API key in the URL.
+  flags.Secret("push_webhook_url", &config->push_webhook_url,
                "push gateway URL for notifications (JSON POST); empty logs them instead");
   flags.String("ratings_address", &config->ratings_address,
                "ratings service host:port for ReportResult; empty holds results in the outbox");
@@ -247,8 +248,16 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
           absl::StrCat("--service_token_private_key: ", signer.status().message()));
     }
     h->reporter = std::make_unique<RatingsReporter>(
-        grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()),
-        *std::move(signer), absl::Seconds(10));
+        grpc::CreateChannel(config.ratings_address, host.channel_credentials()), *std::move(signer),
+        absl::Seconds(10));
+  }
+  metrics->AdapterInUse(h->push->Name());
+  h->dispatcher =
+      std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(), h->reporter.get(), clock,
+                                         OutboxDispatcher::Options{.observer = metrics});
+  if (config.dispatch_interval > absl::ZeroDuration()) {
+    h->dispatch = std::make_unique<DispatchLoop>(h->dispatcher.get(), host.config().db_url,
+                                                 config.dispatch_interval);
   }
   h->dispatcher = std::make_unique<OutboxDispatcher>(
       h->store.get(), h->push.get(), h->reporter.get(), clock, OutboxDispatcher::Options{});

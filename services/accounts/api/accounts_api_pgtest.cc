@@ -8,6 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/any.pb.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "google/protobuf/duration.pb.h"
+#include "google/protobuf/dynamic_message.h"
+#include "google/protobuf/text_format.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
@@ -20,6 +26,7 @@
 namespace parlor::accounts {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 constexpr int kServing = 1;
@@ -46,6 +53,7 @@ class AccountsApiPgTest : public parlor::testing::PgTest {
     server.drain_timeout = absl::Seconds(1);
     server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
     server.service_token_public_key = service_keys_.public_key;
+    Configure(server);
     AccountsConfig config;
     config.access_token_private_key = access_keys_.private_key;
     ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
@@ -64,6 +72,9 @@ class AccountsApiPgTest : public parlor::testing::PgTest {
     accounts_ = AccountsService::NewStub(channel);
     internal_ = AccountsInternalService::NewStub(channel);
   }
+
+  // Lets a derived fixture change the server settings.
+  virtual void Configure(ServerConfig& server) { (void)server; }
 
   void TearDown() override {
     if (host_ != nullptr) host_->Shutdown();
@@ -403,6 +414,142 @@ TEST_F(AccountsApiPgTest, HealthTurnsServingOnceMigratedAndConnected) {
   EXPECT_EQ(parlor::testing::HealthCheck(channel, "parlor.accounts.v1.AccountsInternalService"),
             kServing);
   EXPECT_EQ(parlor::testing::HealthCheck(channel, "no.such.Service"), -1);
+}
+
+// Issue 14 item 6: per-caller rate limits, seen by a real gRPC client.
+class AccountsRateLimitPgTest : public AccountsApiPgTest {
+ protected:
+  void Configure(ServerConfig& server) override {
+    // Refills of one call a minute: nothing refills during the test.
+    server.rate_limits = {.account = {.per_minute = 1, .burst = 5},
+                          .device = {.per_minute = 1, .burst = 2},
+                          .peer = {.per_minute = 1, .burst = 3}};
+  }
+
+  // The google.rpc.RetryInfo delay inside a status's grpc-status-details-bin, decoded with
+  // descriptors built here from the published googleapis field numbers (independently of how
+  // the server writes them).
+  static std::optional<absl::Duration> RetryDelayOf(const grpc::Status& status) {
+    google::protobuf::FileDescriptorProto file;
+    const bool parsed = google::protobuf::TextFormat::ParseFromString(
+        R"pb(
+          name: "parlor_test/google_rpc.proto"
+          package: "google.rpc"
+          dependency: "google/protobuf/any.proto"
+          dependency: "google/protobuf/duration.proto"
+          message_type {
+            name: "Status"
+            field { name: "code" number: 1 label: LABEL_OPTIONAL type: TYPE_INT32 }
+            field { name: "message" number: 2 label: LABEL_OPTIONAL type: TYPE_STRING }
+            field {
+              name: "details"
+              number: 3
+              label: LABEL_REPEATED
+              type: TYPE_MESSAGE
+              type_name: ".google.protobuf.Any"
+            }
+          }
+          message_type {
+            name: "RetryInfo"
+            field {
+              name: "retry_delay"
+              number: 1
+              label: LABEL_OPTIONAL
+              type: TYPE_MESSAGE
+              type_name: ".google.protobuf.Duration"
+            }
+          }
+        )pb",
+        &file);
+    if (!parsed) return std::nullopt;
+    google::protobuf::DescriptorPool pool(google::protobuf::DescriptorPool::generated_pool());
+    if (pool.BuildFile(file) == nullptr) return std::nullopt;
+    google::protobuf::DynamicMessageFactory factory(&pool);
+    std::unique_ptr<google::protobuf::Message> rpc_status(
+        factory.GetPrototype(pool.FindMessageTypeByName("google.rpc.Status"))->New());
+    if (!rpc_status->ParseFromString(status.error_details())) return std::nullopt;
+    const google::protobuf::Reflection* reflection = rpc_status->GetReflection();
+    const google::protobuf::Descriptor* descriptor = rpc_status->GetDescriptor();
+    if (reflection->GetInt32(*rpc_status, descriptor->FindFieldByName("code")) !=
+        status.error_code()) {
+      return std::nullopt;
+    }
+    const google::protobuf::FieldDescriptor* details = descriptor->FindFieldByName("details");
+    for (int i = 0; i < reflection->FieldSize(*rpc_status, details); ++i) {
+      google::protobuf::Any any;
+      any.CopyFrom(reflection->GetRepeatedMessage(*rpc_status, details, i));
+      if (any.type_url() != "type.googleapis.com/google.rpc.RetryInfo") continue;
+      std::unique_ptr<google::protobuf::Message> retry(
+          factory.GetPrototype(pool.FindMessageTypeByName("google.rpc.RetryInfo"))->New());
+      if (!retry->ParseFromString(any.value())) return std::nullopt;
+      google::protobuf::Duration delay;
+      delay.CopyFrom(retry->GetReflection()->GetMessage(
+          *retry, retry->GetDescriptor()->FindFieldByName("retry_delay")));
+      return absl::Seconds(delay.seconds()) + absl::Nanoseconds(delay.nanos());
+    }
+    return std::nullopt;
+  }
+
+  std::string Scrape() { return host_->metrics().Serialize(); }
+};
+
+TEST_F(AccountsRateLimitPgTest, SignInsBeyondTheAddressBurstAreRefusedWithRetryInfo) {
+  for (int i = 1; i <= 3; ++i) SignIn(absl::StrCat("device-rate-", i));
+  const std::string before = Digest();
+  v1::AuthenticateDeviceRequest request;
+  request.set_device_id("device-rate-4");
+  v1::AuthenticateDeviceResponse response;
+  const grpc::Status refused =
+      accounts_->AuthenticateDevice(WithToken("").get(), request, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(),
+              AllOf(HasSubstr("rate limit of this peer exceeded (1 calls a minute, bursts of 3)"),
+                    HasSubstr("nothing was done, retry after")));
+  const std::optional<absl::Duration> delay = RetryDelayOf(refused);
+  ASSERT_TRUE(delay.has_value()) << "no google.rpc.RetryInfo in grpc-status-details-bin";
+  EXPECT_GT(*delay, absl::Seconds(50));
+  EXPECT_LE(*delay, absl::Seconds(60));
+  EXPECT_EQ(Digest(), before) << "a refused sign-in must create nothing";
+  EXPECT_THAT(Scrape(),
+              HasSubstr("parlor_rate_limited_total{method=\"AuthenticateDevice\","
+                        "scope=\"peer\",service=\"parlor.accounts.v1.AccountsService\"} 1"));
+}
+
+TEST_F(AccountsRateLimitPgTest, PlayerCallsBeyondTheDeviceBurstAreRefusedAndChangeNothing) {
+  const v1::AuthenticateDeviceResponse ada = SignIn("device-rate-ada", "Ada");
+  const std::string token = ada.tokens().access_token();
+  // The token names its device (a digest of the id, not the id).
+  absl::StatusOr<auth::Claims> claims =
+      auth::TokenVerifier::Create(auth::TokenKind::kAccess, access_keys_.public_key)
+          ->Verify(token, absl::Now());
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  EXPECT_EQ(claims->device, auth::DeviceClaim("device-rate-ada"));
+
+  v1::GetMeResponse me;
+  ASSERT_TRUE(accounts_->GetMe(WithToken(token).get(), {}, &me).ok());
+  ASSERT_TRUE(accounts_->GetMe(WithToken(token).get(), {}, &me).ok());
+  const std::string before = Digest();
+  v1::UpdateProfileRequest update;
+  update.set_display_name("Countess");
+  v1::UpdateProfileResponse updated;
+  const grpc::Status refused = accounts_->UpdateProfile(WithToken(token).get(), update, &updated);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("rate limit of this device exceeded"));
+  EXPECT_TRUE(RetryDelayOf(refused).has_value());
+  EXPECT_EQ(Digest(), before) << "a refused UpdateProfile must change nothing";
+
+  // Internal calls (service credentials) are not subject to the players' limits.
+  v1::BatchGetAccountsRequest batch;
+  batch.add_account_ids(ada.account().account_id());
+  for (int i = 0; i < 10; ++i) {
+    v1::BatchGetAccountsResponse found;
+    const grpc::Status status =
+        internal_->BatchGetAccounts(WithToken(ServiceToken()).get(), batch, &found);
+    ASSERT_TRUE(status.ok()) << i << ": " << status.error_message();
+  }
+  EXPECT_THAT(Scrape(),
+              HasSubstr("parlor_rate_limited_total{method=\"UpdateProfile\","
+                        "scope=\"device\",service=\"parlor.accounts.v1.AccountsService\"} 1"));
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "services/common/core/flags.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -40,9 +42,28 @@ void Flags::String(std::string name, std::string* target, std::string help, bool
 }
 
 void Flags::Secret(std::string name, std::string* target, std::string help, bool required) {
+  secret_targets_.push_back(target);
+  Add(absl::StrCat(name, "_file"),
+      Setting{.help = absl::StrCat("file holding --", name,
+                                   " (preferred over the flag: keeps it out of the process list)"),
+              .file_of = name,
+              .assign = [target](const std::string& path) {
+                std::ifstream file(path, std::ios::binary);
+                std::ostringstream contents;
+                contents << file.rdbuf();
+                if (!file.good()) return absl::StrCat("cannot read the file \"", path, "\"");
+                std::string value = contents.str();
+                while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) {
+                  value.pop_back();
+                }
+                if (value.empty()) return absl::StrCat("the file \"", path, "\" is empty");
+                *target = std::move(value);
+                return std::string();
+              }});
   Add(std::move(name), Setting{.help = std::move(help),
                                .default_text = target->empty() ? "" : "(set)",
                                .required = required,
+                               .secret = true,
                                .assign = [target](const std::string& value) {
                                  *target = value;
                                  return std::string();
@@ -152,18 +173,29 @@ absl::Status Flags::Parse(int argc, char** argv, std::vector<std::string>* posit
     from_flags[name] = *value;
   }
 
+  auto provided = [&](const std::string& name) {
+    return from_flags.count(name) > 0 || env_(EnvName(name)).has_value();
+  };
+  secrets_on_command_line_.clear();
   for (auto& [name, setting] : settings_) {
     std::optional<std::string> value;
     std::string source;
     if (auto it = from_flags.find(name); it != from_flags.end()) {
       value = it->second;
       source = absl::StrCat("--", name);
+      if (setting.secret) secrets_on_command_line_.push_back(name);
     } else if (std::optional<std::string> env = env_(EnvName(name)); env.has_value()) {
       value = *env;
       source = EnvName(name);
     }
+    if (!setting.file_of.empty() && value.has_value() && provided(setting.file_of)) {
+      errors.push_back(absl::StrCat("set --", setting.file_of, " or --", name, " (",
+                                    EnvName(setting.file_of), " or ", EnvName(name),
+                                    "), not both"));
+      continue;
+    }
     if (!value.has_value()) {
-      if (setting.required) {
+      if (setting.required && !provided(absl::StrCat(name, "_file"))) {
         errors.push_back(absl::StrCat("missing required setting: pass --", name, " or set ",
                                       EnvName(name), " (", setting.help, ")"));
       }
@@ -182,6 +214,47 @@ absl::Status Flags::Parse(int argc, char** argv, std::vector<std::string>* posit
         absl::StrCat(program_, ": invalid configuration:\n  ", absl::StrJoin(errors, "\n  ")));
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// The password of a libpq connection string, keyword form (password=x, password='x y') or URI
+// form (postgresql://user:x@host, ...?password=x); empty if there is none.
+std::vector<std::string> ConninfoPasswords(absl::string_view conninfo) {
+  std::vector<std::string> found;
+  for (size_t at = conninfo.find("password="); at != absl::string_view::npos;
+       at = conninfo.find("password=", at + 1)) {
+    absl::string_view rest = conninfo.substr(at + 9);
+    if (!rest.empty() && rest.front() == '\'') {
+      rest.remove_prefix(1);
+      found.emplace_back(rest.substr(0, rest.find('\'')));
+    } else {
+      found.emplace_back(rest.substr(0, rest.find_first_of(" \t&")));
+    }
+  }
+  if (size_t scheme = conninfo.find("://"); scheme != absl::string_view::npos) {
+    absl::string_view authority = conninfo.substr(scheme + 3);
+    authority = authority.substr(
+        0, authority.find('@') == absl::string_view::npos ? 0 : authority.find('@'));
+    if (size_t colon = authority.find(':'); colon != absl::string_view::npos) {
+      found.emplace_back(authority.substr(colon + 1));
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+std::vector<std::string> Flags::SecretValues() const {
+  std::vector<std::string> values;
+  for (const std::string* target : secret_targets_) {
+    if (target->empty()) continue;
+    values.push_back(*target);
+    for (std::string& password : ConninfoPasswords(*target)) {
+      if (!password.empty()) values.push_back(std::move(password));
+    }
+  }
+  return values;
 }
 
 std::string Flags::Usage() const {

@@ -37,7 +37,10 @@ class Flags {
   explicit Flags(std::string program, Env env = ProcessEnv());
 
   void String(std::string name, std::string* target, std::string help, bool required = false);
-  // A setting whose value must not show up in logs or usage (keys, passwords in URLs).
+  // A setting whose value must not show up in logs or usage (keys, passwords in URLs). Besides
+  // --name / PARLOR_NAME it can be read from a file named by --name_file / PARLOR_NAME_FILE (a
+  // mounted Kubernetes Secret; trailing newlines are dropped), which keeps it out of `ps` and
+  // /proc/<pid>/cmdline; setting both is an error.
   void Secret(std::string name, std::string* target, std::string help, bool required = false);
   void Int(std::string name, int* target, std::string help, IntRange range);
   void Bool(std::string name, bool* target, std::string help);
@@ -55,6 +58,17 @@ class Flags {
 
   std::string Usage() const;
 
+  // After Parse: the values of every secret setting that is set, plus the password inside any
+  // that is a PostgreSQL connection string (libpq quotes parts of a bad one in its errors), for
+  // RedactInLogs.
+  std::vector<std::string> SecretValues() const;
+
+  // After Parse: secret settings given as --name on the command line, where every local user can
+  // read them (ps); the caller warns.
+  const std::vector<std::string>& secrets_on_command_line() const {
+    return secrets_on_command_line_;
+  }
+
   // Reads the real process environment.
   static Env ProcessEnv();
 
@@ -64,9 +78,12 @@ class Flags {
  private:
   struct Setting {
     std::string help;
-    std::string default_text;
+    std::string default_text = {};
     bool required = false;
     bool is_bool = false;
+    bool secret = false;
+    // For --x_file settings: the secret setting "x" they supply.
+    std::string file_of = {};
     // Returns an error text for a bad value, or an empty string.
     std::function<std::string(const std::string& value)> assign;
   };
@@ -76,6 +93,8 @@ class Flags {
   std::string program_;
   Env env_;
   std::map<std::string, Setting> settings_;
+  std::vector<std::string*> secret_targets_;
+  std::vector<std::string> secrets_on_command_line_;
 };
 
 }  // namespace parlor

@@ -1,10 +1,14 @@
 #include "services/common/core/logging.h"
 
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "spdlog/formatter.h"
@@ -14,6 +18,18 @@ namespace parlor {
 namespace {
 
 thread_local std::string current_request_id;
+
+constexpr size_t kMinRedactedLength = 6;
+
+struct Redactions {
+  std::mutex mu;
+  std::vector<std::pair<std::string, std::string>> replacements;  // (secret, "[redacted]")
+};
+
+Redactions& GlobalRedactions() {
+  static Redactions* redactions = new Redactions();
+  return *redactions;
+}
 
 std::string Timestamp(spdlog::log_clock::time_point time) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", absl::FromChrono(time), absl::UTCTimeZone());
@@ -25,7 +41,7 @@ class ParlorFormatter : public spdlog::formatter {
   ParlorFormatter(std::string service, bool json) : service_(std::move(service)), json_(json) {}
 
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
-    absl::string_view text(msg.payload.data(), msg.payload.size());
+    const std::string text = Redacted(absl::string_view(msg.payload.data(), msg.payload.size()));
     const spdlog::string_view_t level_view = spdlog::level::to_string_view(msg.level);
     absl::string_view level(level_view.data(), level_view.size());
     std::string line;
@@ -73,6 +89,30 @@ absl::Status InitLogging(absl::string_view service, absl::string_view format,
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(std::move(logger));
   return absl::OkStatus();
+}
+
+void RedactInLogs(absl::string_view secret) {
+  if (secret.size() < kMinRedactedLength) return;
+  Redactions& redactions = GlobalRedactions();
+  std::lock_guard<std::mutex> lock(redactions.mu);
+  for (const auto& [known, replacement] : redactions.replacements) {
+    if (known == secret) return;
+  }
+  redactions.replacements.emplace_back(std::string(secret), "[redacted]");
+  // Longest first, so a secret containing another is blanked whole.
+  std::sort(redactions.replacements.begin(), redactions.replacements.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+}
+
+std::string Redacted(absl::string_view text) {
+  Redactions& redactions = GlobalRedactions();
+  std::lock_guard<std::mutex> lock(redactions.mu);
+  std::string out(text);
+  for (const auto& [secret, replacement] : redactions.replacements) {
+    if (out.find(secret) != std::string::npos)
+      out = absl::StrReplaceAll(out, {{secret, replacement}});
+  }
+  return out;
 }
 
 ScopedRequestId::ScopedRequestId(std::string request_id)

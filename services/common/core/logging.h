@@ -18,6 +18,15 @@ namespace parlor {
 absl::Status InitLogging(absl::string_view service, absl::string_view format,
                          absl::string_view level);
 
+// Replaces `secret` with "[redacted]" in every log line written from now on, wherever it comes
+// from (libpq, for one, quotes a malformed connection URI whole, password included, in its
+// error). Values shorter than 6 characters are ignored: blanking them would shred ordinary text.
+// Secret settings (Flags::Secret) are registered by RunServiceMain right after parsing.
+void RedactInLogs(absl::string_view secret);
+
+// `text` with every registered secret replaced (what the formatter does to each line).
+std::string Redacted(absl::string_view text);
+
 // Marks the current thread as working on one RPC until destroyed, so every log line it writes
 // carries that request id. RpcRunner sets it around each handler body.
 class ScopedRequestId {

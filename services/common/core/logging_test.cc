@@ -45,5 +45,15 @@ TEST(LoggingTest, RejectsUnknownFormatAndLevel) {
                              "\"msg\":\"hello \\\"world\\\"\"}"));
 }
 
+TEST(LoggingTest, RegisteredSecretsAreRedactedLongestFirst) {
+  RedactInLogs("hunter2-secret");
+  RedactInLogs("postgresql://parlor:hunter2-secret@[::1/db");
+  RedactInLogs("short");  // too short to blank safely: ignored
+  EXPECT_EQ(Redacted("bad URI: \"postgresql://parlor:hunter2-secret@[::1/db\""),
+            "bad URI: \"[redacted]\"");
+  EXPECT_EQ(Redacted("password hunter2-secret rejected, short answer"),
+            "password [redacted] rejected, short answer");
+}
+
 }  // namespace
 }  // namespace parlor
