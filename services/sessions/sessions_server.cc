@@ -251,14 +251,6 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
         grpc::CreateChannel(config.ratings_address, host.channel_credentials()), *std::move(signer),
         absl::Seconds(10));
   }
-  metrics->AdapterInUse(h->push->Name());
-  h->dispatcher =
-      std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(), h->reporter.get(), clock,
-                                         OutboxDispatcher::Options{.observer = metrics});
-  if (config.dispatch_interval > absl::ZeroDuration()) {
-    h->dispatch = std::make_unique<DispatchLoop>(h->dispatcher.get(), host.config().db_url,
-                                                 config.dispatch_interval);
-  }
   h->dispatcher = std::make_unique<OutboxDispatcher>(
       h->store.get(), h->push.get(), h->reporter.get(), clock, OutboxDispatcher::Options{});
   OutboxDispatcher* dispatcher = h->dispatcher.get();
