@@ -145,14 +145,10 @@ absl::Status PgRatingsStore::Read(absl::string_view name,
   try {
     pqxx::nontransaction txn(lease->connection(), std::string(name));
     return body(txn);
-  } catch (const pqxx::broken_connection& e) {
-    lease->Discard();
-    spdlog::warn("read {}: connection lost: {}", std::string(name), e.what());
-    return absl::UnavailableError("database unavailable; retry with backoff");
   } catch (const std::exception& e) {
-    spdlog::error("read {}: {}", std::string(name), e.what());
-    if (!lease->connection().is_open()) lease->Discard();
-    return absl::InternalError(absl::StrCat("database error in ", name));
+    // Classified as in Transact(): a lost connection, a restart or a statement timeout is
+    // UNAVAILABLE with a retry delay, never INTERNAL.
+    return db_->FailureStatus(absl::StrCat("read ", name), e, *lease);
   }
 }
 
@@ -408,47 +404,87 @@ absl::StatusOr<std::vector<HistoryEntry>> PgRatingsStore::GetHistory(const std::
 
 absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
                                                    const std::string& season_id, absl::Time now) {
-  bool built = false;
-  absl::Status status = db_->Transact("build_snapshot", [&](pqxx::work& txn) {
-    built = false;
-    // One consistent view for the change count and the board's rows.
-    txn.exec0("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-    // A board of millions takes seconds to copy and index: more than the per-statement cap
-    // requests get.
-    txn.exec0("SET LOCAL statement_timeout = '10min'");
-    if (!txn.exec_params1(sql::kSnapshotLock, ladder, season_id)[0].as<bool>()) {
-      return absl::OkStatus();  // another replica is building this board
+  // One connection for the whole build: the board's advisory lock is held by the session from the
+  // first transaction (copy and index) through the VACUUM to the second (publish).
+  absl::StatusOr<DbPool::Lease> lease = db_->Acquire();
+  if (!lease.ok()) return lease.status();
+  pqxx::connection& connection = lease->connection();
+  bool locked = false;
+  try {
+    {
+      pqxx::nontransaction n(connection, "snapshot_lock");
+      locked = n.exec_params1(sql::kSnapshotLock, ladder, season_id)[0].as<bool>();
     }
-    const int64_t changes =
-        txn.exec_params1(sql::kBoardChanges, ladder, season_id)[0].as<int64_t>();
-    pqxx::result latest =
-        Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
-    if (!latest.empty() && latest[0][5].as<int64_t>() == changes) return absl::OkStatus();
-    const int64_t id =
-        txn.exec_params1(sql::kInsertSnapshot, ladder, season_id, changes, Micros(now))[0]
-            .as<int64_t>();
-    const std::string table = BoardTable(id);
-    txn.exec0(absl::StrCat(
-        "CREATE TABLE ", table,
-        " AS SELECT row_number() OVER (ORDER BY conservative DESC, account_id)::bigint AS "
-        "position, "
-        "account_id, rating, deviation, volatility, games, season_games, last_game_time, "
-        "conservative FROM ratings.ratings WHERE ladder = ",
-        txn.quote(ladder), " AND season_id = ", txn.quote(season_id),
-        " AND NOT provisional ORDER BY conservative DESC, account_id"));
-    txn.exec0(absl::StrCat("ALTER TABLE ", table, " ADD PRIMARY KEY (position)"));
-    txn.exec0(absl::StrCat("CREATE UNIQUE INDEX ON ", table, " (account_id) INCLUDE (position)"));
-    // Statistics now, not whenever autovacuum gets to it: page reads plan on them.
-    txn.exec0(absl::StrCat("ANALYZE ", table));
-    const int64_t players =
-        txn.exec1(absl::StrCat("SELECT count(*) FROM ", table))[0].as<int64_t>();
-    txn.exec_params0(sql::kSetSnapshotPlayers, id, players);
-    txn.exec_params0(sql::kSupersede, ladder, season_id, id, Micros(now));
-    built = true;
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return built;
+    if (!locked) return false;  // another replica is building this board
+    int64_t id = 0;
+    {
+      pqxx::work txn(connection, "build_snapshot");
+      // One consistent view for the change count and the board's rows.
+      txn.exec0("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+      // A board of millions takes seconds to copy and index: more than the per-statement cap
+      // requests get.
+      txn.exec0("SET LOCAL statement_timeout = '10min'");
+      for (const pqxx::row& row : txn.exec_params(sql::kUnpublishedSnapshots, ladder, season_id)) {
+        const int64_t stale = row[0].as<int64_t>();
+        txn.exec0(absl::StrCat("DROP TABLE IF EXISTS ", BoardTable(stale)));
+        txn.exec_params0(sql::kDeleteSnapshot, stale);
+      }
+      const int64_t changes =
+          txn.exec_params1(sql::kBoardChanges, ladder, season_id)[0].as<int64_t>();
+      pqxx::result latest =
+          Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
+      if (!latest.empty() && latest[0][5].as<int64_t>() == changes) {
+        txn.commit();
+      } else {
+        id = txn.exec_params1(sql::kInsertSnapshot, ladder, season_id, changes, Micros(now))[0]
+                 .as<int64_t>();
+        const std::string table = BoardTable(id);
+        txn.exec0(absl::StrCat(
+            "CREATE TABLE ", table,
+            " AS SELECT row_number() OVER (ORDER BY conservative DESC, account_id)::bigint AS "
+            "position, "
+            "account_id, rating, deviation, volatility, games, season_games, last_game_time, "
+            "conservative FROM ratings.ratings WHERE ladder = ",
+            txn.quote(ladder), " AND season_id = ", txn.quote(season_id),
+            " AND NOT provisional ORDER BY conservative DESC, account_id"));
+        txn.exec0(absl::StrCat("ALTER TABLE ", table, " ADD PRIMARY KEY (position)"));
+        txn.exec0(
+            absl::StrCat("CREATE UNIQUE INDEX ON ", table, " (account_id) INCLUDE (position)"));
+        const int64_t players =
+            txn.exec1(absl::StrCat("SELECT count(*) FROM ", table))[0].as<int64_t>();
+        txn.exec_params0(sql::kSetSnapshotPlayers, id, players);
+        txn.commit();
+      }
+    }
+    if (id > 0) {
+      {
+        // Freeze and analyze before anyone reads it (see migrations/ratings/0002).
+        pqxx::nontransaction n(connection, "vacuum_snapshot");
+        const std::string pool_timeout = n.exec1("SHOW statement_timeout")[0].as<std::string>();
+        n.exec0("SET statement_timeout = '10min'");
+        n.exec0(absl::StrCat("VACUUM (FREEZE, ANALYZE) ", BoardTable(id)));
+        n.exec_params0("SELECT set_config('statement_timeout', $1, false)", pool_timeout);
+      }
+      pqxx::work txn(connection, "publish_snapshot");
+      txn.exec_params0(sql::kPublishSnapshot, id);
+      txn.exec_params0(sql::kSupersede, ladder, season_id, id, Micros(now));
+      txn.commit();
+    }
+    {
+      pqxx::nontransaction n(connection, "snapshot_unlock");
+      n.exec_params0(sql::kSnapshotUnlock, ladder, season_id);
+    }
+    return id > 0;
+  } catch (const pqxx::broken_connection& e) {
+    lease->Discard();  // the server released the session's lock with the connection
+    spdlog::warn("build_snapshot {}/{}: connection lost: {}", ladder, season_id, e.what());
+    return absl::UnavailableError("database unavailable; retry with backoff");
+  } catch (const std::exception& e) {
+    spdlog::error("build_snapshot {}/{}: {}", ladder, season_id, e.what());
+    // A connection in an unknown state may still hold the board's lock: never reuse it.
+    lease->Discard();
+    return absl::InternalError("database error in build_snapshot");
+  }
 }
 
 absl::Status PgRatingsStore::DropSnapshotsSupersededBefore(absl::Time cutoff) {
