@@ -3,7 +3,7 @@
 this test's own:
 
 1. PostgreSQL restarted mid-load (pg_ctl stop -m fast, down for --down seconds, start again)
-   under accounts and sessions: every call during the outage is OK or UNAVAILABLE (never
+   under accounts, sessions and ratings: every call during the outage is OK or UNAVAILABLE (never
    INTERNAL or another code, never a crash), both services report NOT_SERVING on health while it
    is down, and each answers again and reports SERVING within 10 s of PostgreSQL being back,
    without a restart. Prints the measured recovery times.
@@ -38,7 +38,7 @@ def check(condition, what):
 
 
 class Load:
-    """Calls against accounts and sessions from a few threads, recording (time, service, code)."""
+    """Calls against accounts, sessions and ratings from a few threads, recording (time, service, code)."""
 
     def __init__(self, stubs, token_md, game_id):
         self.stubs = stubs
@@ -63,8 +63,8 @@ class Load:
                 print("    %s: %s %s" % (service, error.code().name, error.details()), flush=True)
 
     def run(self, worker):
-        from parlor_client import apb, spb
-        accounts, sessions = self.stubs
+        from parlor_client import apb, rpb, spb
+        accounts, sessions, ratings = self.stubs
         n = 0
         while not self.stop.is_set():
             n += 1
@@ -78,15 +78,17 @@ class Load:
             self.call("sessions", lambda: sessions.CreateBotGame(
                 spb.CreateBotGameRequest(request_id=uuid.uuid4().hex, game="pico",
                                          num_players=2), metadata=self.md, timeout=3))
+            self.call("ratings", lambda: ratings.GetMyRatings(rpb.GetMyRatingsRequest(),
+                                                              metadata=self.md, timeout=3))
             time.sleep(0.02)
 
 
 def restart_test(pg, db_url, build_dir, log_dir, keys, down_seconds):
     import grpc
-    from parlor_client import agrpc, apb, sgrpc, spb
+    from parlor_client import agrpc, apb, rgrpc, sgrpc, spb
     access_private, access_public, service_private, service_public = keys
     services = {}
-    for name in ("accounts", "sessions"):
+    for name in ("accounts", "sessions", "ratings"):
         env = rl.service_env(db_url, name, rl.parlor_grpc.free_port(), access_public,
                              service_public, service_private,
                              access_private if name == "accounts" else None)
@@ -94,16 +96,17 @@ def restart_test(pg, db_url, build_dir, log_dir, keys, down_seconds):
         services[name].start()
     try:
         channels = [grpc.insecure_channel(services[n].address, options=rl.FAST_RECONNECT)
-                    for n in ("accounts", "sessions")]
+                    for n in ("accounts", "sessions", "ratings")]
         accounts = agrpc.AccountsServiceStub(channels[0])
         sessions = sgrpc.SessionsServiceStub(channels[1])
+        ratings = rgrpc.RatingsServiceStub(channels[2])
         me = accounts.AuthenticateDevice(apb.AuthenticateDeviceRequest(device_id="faults-test-device"),
                                          timeout=10)
         md = (("authorization", "Bearer " + me.tokens.access_token),)
         game = sessions.CreateBotGame(spb.CreateBotGameRequest(
             request_id="faults-game", game="pico", num_players=2), metadata=md, timeout=10).game
 
-        load = Load((accounts, sessions), md, game.game_id)
+        load = Load((accounts, sessions, ratings), md, game.game_id)
         health = []  # (time, service, status)
 
         def poll_health():
@@ -268,7 +271,7 @@ def main():
         keys = (access_private, access_public, service_private, service_public)
         print("== statement timeout and full pool (accounts)", flush=True)
         timeout_and_pool_test(pg, db_url, args.build_dir, log_dir, keys)
-        print("== PostgreSQL restart under load (accounts, sessions)", flush=True)
+        print("== PostgreSQL restart under load (accounts, sessions, ratings)", flush=True)
         restart_test(pg, db_url, args.build_dir, log_dir, keys, args.down)
     finally:
         pg.destroy()
