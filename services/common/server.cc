@@ -117,7 +117,7 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
   flags.Int("db_max_connections", &config->db_max_connections, "PostgreSQL pool size",
             {.min = 1, .max = 1000});
   flags.Duration("db_acquire_timeout", &config->db_acquire_timeout,
-                 "wait for a pooled connection before UNAVAILABLE", absl::Milliseconds(10),
+                 "wait for a pooled connection before RESOURCE_EXHAUSTED", absl::Milliseconds(10),
                  absl::Minutes(1));
   flags.Duration("db_statement_timeout", &config->db_statement_timeout,
                  "server-side limit for one SQL statement", absl::Milliseconds(100),

@@ -38,7 +38,8 @@ def check(condition, what):
 
 
 class Load:
-    """Calls against accounts, sessions and ratings from a few threads, recording (time, service, code)."""
+    """Calls against accounts, sessions and ratings from a few threads, recording
+    (time, service, code)."""
 
     def __init__(self, stubs, token_md, game_id):
         self.stubs = stubs
@@ -70,16 +71,16 @@ class Load:
             n += 1
             device = "faults-%d-%d-%s" % (worker, n, uuid.uuid4().hex[:6])
             self.call("accounts", lambda: accounts.AuthenticateDevice(
-                apb.AuthenticateDeviceRequest(device_id=device), timeout=3))
+                apb.AuthenticateDeviceRequest(device_id=device), timeout=10))
             self.call("accounts", lambda: accounts.GetMe(apb.GetMeRequest(), metadata=self.md,
-                                                         timeout=3))
+                                                         timeout=10))
             self.call("sessions", lambda: sessions.GetGame(
-                spb.GetGameRequest(game_id=self.game_id), metadata=self.md, timeout=3))
+                spb.GetGameRequest(game_id=self.game_id), metadata=self.md, timeout=10))
             self.call("sessions", lambda: sessions.CreateBotGame(
                 spb.CreateBotGameRequest(request_id=uuid.uuid4().hex, game="pico",
-                                         num_players=2), metadata=self.md, timeout=3))
+                                         num_players=2), metadata=self.md, timeout=10))
             self.call("ratings", lambda: ratings.GetMyRatings(rpb.GetMyRatingsRequest(),
-                                                              metadata=self.md, timeout=3))
+                                                              metadata=self.md, timeout=10))
             time.sleep(0.02)
 
 
@@ -100,8 +101,8 @@ def restart_test(pg, db_url, build_dir, log_dir, keys, down_seconds):
         accounts = agrpc.AccountsServiceStub(channels[0])
         sessions = sgrpc.SessionsServiceStub(channels[1])
         ratings = rgrpc.RatingsServiceStub(channels[2])
-        me = accounts.AuthenticateDevice(apb.AuthenticateDeviceRequest(device_id="faults-test-device"),
-                                         timeout=10)
+        me = accounts.AuthenticateDevice(apb.AuthenticateDeviceRequest(
+            device_id="faults-test-device"), timeout=10)
         md = (("authorization", "Bearer " + me.tokens.access_token),)
         game = sessions.CreateBotGame(spb.CreateBotGameRequest(
             request_id="faults-game", game="pico", num_players=2), metadata=md, timeout=10).game
@@ -203,8 +204,8 @@ def timeout_and_pool_test(pg, db_url, build_dir, log_dir, keys):
     try:
         channel = grpc.insecure_channel(service.address)
         accounts = agrpc.AccountsServiceStub(channel)
-        me = accounts.AuthenticateDevice(apb.AuthenticateDeviceRequest(device_id="pool-test-device"),
-                                         timeout=10)
+        me = accounts.AuthenticateDevice(apb.AuthenticateDeviceRequest(
+            device_id="pool-test-device"), timeout=10)
         md = (("authorization", "Bearer " + me.tokens.access_token),)
         # Another session holds the accounts table for 4 s: every statement on it waits.
         locker = subprocess.Popen(
