@@ -114,6 +114,45 @@ void RatingsService::InvalidateCaches() {
   std::lock_guard<std::mutex> lock(cache_mu_);
   seasons_cached_at_ = absl::InfinitePast();
   snapshot_cache_.clear();
+  snapshot_by_id_cache_.clear();
+}
+
+absl::StatusOr<BoardSnapshot> RatingsService::CachedSnapshot(int64_t snapshot_id) {
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = snapshot_by_id_cache_.find(snapshot_id);
+    if (it != snapshot_by_id_cache_.end() && absl::Now() - it->second.first < kCacheTtl) {
+      return it->second.second;
+    }
+  }
+  absl::StatusOr<BoardSnapshot> snapshot = store_->GetSnapshot(snapshot_id);
+  if (!snapshot.ok()) return snapshot.status();
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (snapshot_by_id_cache_.size() >= kMaxCachedPages) snapshot_by_id_cache_.clear();
+  snapshot_by_id_cache_[snapshot_id] = {absl::Now(), *snapshot};
+  return snapshot;
+}
+
+absl::StatusOr<std::vector<BoardEntry>> RatingsService::CachedBoardRange(
+    const BoardSnapshot& snapshot, int64_t first, int64_t last) {
+  const PageKey key{snapshot.snapshot_id, first, last};
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = page_cache_.find(key);
+    if (it != page_cache_.end()) return *it->second;
+  }
+  absl::StatusOr<std::vector<BoardEntry>> entries = store_->BoardRange(snapshot, first, last);
+  if (!entries.ok()) return entries.status();
+  auto page = std::make_shared<const std::vector<BoardEntry>>(*entries);
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  if (page_cache_.emplace(key, std::move(page)).second) {
+    page_cache_order_.push_back(key);
+    while (page_cache_order_.size() > kMaxCachedPages) {
+      page_cache_.erase(page_cache_order_.front());
+      page_cache_order_.pop_front();
+    }
+  }
+  return entries;
 }
 
 absl::StatusOr<std::optional<BoardSnapshot>> RatingsService::CachedLatestSnapshot(
@@ -170,7 +209,7 @@ absl::StatusOr<BoardPage> RatingsService::GetLeaderboard(const std::string& ladd
     if (!latest.ok()) return latest.status();
     page.snapshot = *latest;
   } else {
-    absl::StatusOr<BoardSnapshot> snapshot = store_->GetSnapshot(snapshot_id);
+    absl::StatusOr<BoardSnapshot> snapshot = CachedSnapshot(snapshot_id);
     if (!snapshot.ok()) return snapshot.status();
     if (snapshot->ladder != ladder || (!season_id.empty() && snapshot->season_id != season_id)) {
       return absl::InvalidArgumentError("page_token belongs to another leaderboard");
@@ -180,7 +219,7 @@ absl::StatusOr<BoardPage> RatingsService::GetLeaderboard(const std::string& ladd
   }
   if (!page.snapshot) return page;
   absl::StatusOr<std::vector<BoardEntry>> entries =
-      store_->BoardRange(*page.snapshot, after_position + 1, after_position + page_size);
+      CachedBoardRange(*page.snapshot, after_position + 1, after_position + page_size);
   if (!entries.ok()) return entries.status();
   page.entries = *std::move(entries);
   const int64_t last = after_position + static_cast<int64_t>(page.entries.size());
@@ -300,8 +339,9 @@ absl::StatusOr<int> RatingsService::RefreshBoards() {
       }
     }
   }
-  if (built > 0) InvalidateCaches();
   absl::Status dropped = store_->DropSnapshotsSupersededBefore(now - options_.snapshot_retention);
+  // After the drop too: a cached snapshot must not outlive its table by more than kCacheTtl.
+  InvalidateCaches();
   if (!dropped.ok()) return dropped;
   return built;
 }

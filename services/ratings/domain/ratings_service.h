@@ -4,12 +4,14 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -140,12 +142,24 @@ class RatingsService {
   static constexpr absl::Duration kCacheTtl = absl::Seconds(1);
   absl::StatusOr<std::optional<BoardSnapshot>> CachedLatestSnapshot(const std::string& ladder,
                                                                     const std::string& season_id);
+  // A snapshot by id (page tokens), re-read after kCacheTtl so a dropped one is noticed.
+  absl::StatusOr<BoardSnapshot> CachedSnapshot(int64_t snapshot_id);
+  // Positions first..last of a snapshot. A snapshot's board never changes, so its pages are kept
+  // (the most recent kMaxCachedPages of them) without expiry: the top pages, which most players
+  // read, then cost no database round trip.
+  absl::StatusOr<std::vector<BoardEntry>> CachedBoardRange(const BoardSnapshot& snapshot,
+                                                           int64_t first, int64_t last);
   void InvalidateCaches();
   std::mutex cache_mu_;
   std::vector<Season> seasons_cache_;
   absl::Time seasons_cached_at_ = absl::InfinitePast();
   std::map<std::pair<std::string, std::string>, std::pair<absl::Time, std::optional<BoardSnapshot>>>
       snapshot_cache_;
+  std::map<int64_t, std::pair<absl::Time, BoardSnapshot>> snapshot_by_id_cache_;
+  static constexpr size_t kMaxCachedPages = 256;
+  using PageKey = std::tuple<int64_t, int64_t, int64_t>;  // snapshot id, first, last position
+  std::map<PageKey, std::shared_ptr<const std::vector<BoardEntry>>> page_cache_;
+  std::deque<PageKey> page_cache_order_;  // oldest first, for eviction
 };
 
 }  // namespace parlor::ratings

@@ -463,7 +463,7 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
         const std::string pool_timeout = n.exec1("SHOW statement_timeout")[0].as<std::string>();
         n.exec0("SET statement_timeout = '10min'");
         n.exec0(absl::StrCat("VACUUM (FREEZE, ANALYZE) ", BoardTable(id)));
-        n.exec_params0("SELECT set_config('statement_timeout', $1, false)", pool_timeout);
+        n.exec_params("SELECT set_config('statement_timeout', $1, false)", pool_timeout);
       }
       pqxx::work txn(connection, "publish_snapshot");
       txn.exec_params0(sql::kPublishSnapshot, id);
@@ -472,7 +472,7 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
     }
     {
       pqxx::nontransaction n(connection, "snapshot_unlock");
-      n.exec_params0(sql::kSnapshotUnlock, ladder, season_id);
+      n.exec_params(sql::kSnapshotUnlock, ladder, season_id);
     }
     return id > 0;
   } catch (const pqxx::broken_connection& e) {

@@ -140,27 +140,37 @@ inline constexpr char kLatestRowsUpTo[] =
     "AND s.start_time <= (SELECT start_time FROM ratings.seasons WHERE season_id = $2) "
     "ORDER BY r.ladder, s.start_time DESC";
 
-// Snapshots.
+// Snapshots. The builder of a board holds a session-level lock across its transactions and the
+// VACUUM between them (VACUUM cannot run inside a transaction).
 inline constexpr char kSnapshotLock[] =
-    "SELECT pg_try_advisory_xact_lock(hashtext('ratings.board/' || $1 || '/' || $2))";
+    "SELECT pg_try_advisory_lock(hashtext('ratings.board/' || $1 || '/' || $2))";
+inline constexpr char kSnapshotUnlock[] =
+    "SELECT pg_advisory_unlock(hashtext('ratings.board/' || $1 || '/' || $2))";
+// Snapshots of this board left unpublished by a builder that died (the caller holds the lock).
+inline constexpr char kUnpublishedSnapshots[] =
+    "SELECT snapshot_id FROM ratings.board_snapshots "
+    "WHERE ladder = $1 AND season_id = $2 AND NOT ready";
+inline constexpr char kPublishSnapshot[] =
+    "UPDATE ratings.board_snapshots SET ready = true WHERE snapshot_id = $1";
 inline constexpr char kBoardChanges[] =
     "SELECT coalesce(sum(changes), 0)::bigint FROM ratings.board_changes "
     "WHERE ladder = $1 AND season_id = $2";
 inline constexpr char kLatestSnapshot[] =
     "SELECT snapshot_id, ladder, season_id, players, " PARLOR_US("take_time") ", changes "
-    "FROM ratings.board_snapshots WHERE ladder = $1 AND season_id = $2 "
+    "FROM ratings.board_snapshots WHERE ladder = $1 AND season_id = $2 AND ready "
     "ORDER BY snapshot_id DESC LIMIT 1";
 inline constexpr char kGetSnapshot[] =
     "SELECT snapshot_id, ladder, season_id, players, " PARLOR_US("take_time") ", changes "
-    "FROM ratings.board_snapshots WHERE snapshot_id = $1";
+    "FROM ratings.board_snapshots WHERE snapshot_id = $1 AND ready";
 inline constexpr char kInsertSnapshot[] =
-    "INSERT INTO ratings.board_snapshots (ladder, season_id, changes, players, take_time) "
-    "VALUES ($1, $2, $3, 0, " PARLOR_TS("$4") ") RETURNING snapshot_id";
+    "INSERT INTO ratings.board_snapshots (ladder, season_id, changes, players, take_time, ready) "
+    "VALUES ($1, $2, $3, 0, " PARLOR_TS("$4") ", false) RETURNING snapshot_id";
 inline constexpr char kSetSnapshotPlayers[] =
     "UPDATE ratings.board_snapshots SET players = $2 WHERE snapshot_id = $1";
 inline constexpr char kSupersede[] =
     "UPDATE ratings.board_snapshots SET superseded_time = " PARLOR_TS("$4") " "
-    "WHERE ladder = $1 AND season_id = $2 AND snapshot_id < $3 AND superseded_time IS NULL";
+    "WHERE ladder = $1 AND season_id = $2 AND snapshot_id < $3 AND superseded_time IS NULL "
+    "AND ready";
 inline constexpr char kExpiredSnapshots[] =
     "SELECT snapshot_id FROM ratings.board_snapshots "
     "WHERE superseded_time < " PARLOR_TS("$1") " ORDER BY snapshot_id";
