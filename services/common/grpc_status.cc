@@ -1,6 +1,9 @@
 #include "services/common/grpc_status.h"
 
+#include <vector>
+
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/duration.pb.h"
@@ -35,7 +38,7 @@ std::string RetryInfoBytes(absl::Duration delay) {
 }
 
 std::string RpcStatusBytes(int code, const std::string& message,
-                           const google::protobuf::Any& detail) {
+                           const std::vector<google::protobuf::Any>& details) {
   std::string out;
   {
     google::protobuf::io::StringOutputStream stream(&out);
@@ -45,9 +48,11 @@ std::string RpcStatusBytes(int code, const std::string& message,
     coded.WriteTag(Tag(2, kBytesField));
     coded.WriteVarint32(static_cast<uint32_t>(message.size()));
     coded.WriteString(message);
-    coded.WriteTag(Tag(3, kBytesField));
-    coded.WriteVarint32(static_cast<uint32_t>(detail.ByteSizeLong()));
-    detail.SerializeToCodedStream(&coded);
+    for (const google::protobuf::Any& detail : details) {
+      coded.WriteTag(Tag(3, kBytesField));
+      coded.WriteVarint32(static_cast<uint32_t>(detail.ByteSizeLong()));
+      detail.SerializeToCodedStream(&coded);
+    }
   }
   return out;
 }
@@ -92,13 +97,16 @@ grpc::Status ToGrpcStatus(const absl::Status& status) {
     }
     default: {
       std::string message(status.message());
-      auto retry = status.GetPayload(kRetryInfoTypeUrl);
-      if (!retry.has_value()) return grpc::Status(code, std::move(message));
-      google::protobuf::Any detail;
-      detail.set_type_url(kRetryInfoTypeUrl);
-      detail.set_value(std::string(*retry));
-      std::string details = RpcStatusBytes(static_cast<int>(code), message, detail);
-      return grpc::Status(code, std::move(message), std::move(details));
+      std::vector<google::protobuf::Any> details;
+      status.ForEachPayload([&details](absl::string_view type_url, const absl::Cord& value) {
+        if (!absl::StartsWith(type_url, kDetailTypeUrlPrefix)) return;
+        google::protobuf::Any& detail = details.emplace_back();
+        detail.set_type_url(std::string(type_url));
+        detail.set_value(std::string(value));
+      });
+      if (details.empty()) return grpc::Status(code, std::move(message));
+      std::string bytes = RpcStatusBytes(static_cast<int>(code), message, details);
+      return grpc::Status(code, std::move(message), std::move(bytes));
     }
   }
 }

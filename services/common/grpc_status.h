@@ -18,7 +18,13 @@ namespace parlor {
 // A status carrying a retry delay (WithRetryDelay) is sent with a google.rpc.Status in the
 // `grpc-status-details-bin` trailer whose details hold one google.rpc.RetryInfo: the standard
 // place gRPC clients look for "retry after". Its code and message equal the gRPC status's.
+// Likewise every payload keyed by a type URL ("type.googleapis.com/<message full name>", the
+// value being that message's bytes) becomes one detail of that google.rpc.Status, e.g.
+// parlor.sessions.v1.VersionConflict on SubmitAction's ABORTED.
 grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// Payloads whose key starts with this are sent to the client as status details.
+inline constexpr char kDetailTypeUrlPrefix[] = "type.googleapis.com/";
 
 // The type URL of google.rpc.RetryInfo, also the absl::Status payload key of the delay.
 inline constexpr char kRetryInfoTypeUrl[] = "type.googleapis.com/google.rpc.RetryInfo";

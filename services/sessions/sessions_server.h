@@ -19,6 +19,9 @@ struct SessionsConfig {
   absl::Duration sweep_interval = absl::Seconds(10);
   // How often the games / outbox gauges are refreshed.
   absl::Duration gauge_interval = absl::Seconds(15);
+  // SubmitAction idempotency keys older than this are deleted by the sweeper (a retry within it
+  // gets the first answer).
+  absl::Duration idempotency_key_retention = absl::Hours(7 * 24);
   // The bot that moves for a timed-out player in casual games.
   std::string timeout_bot = "greedy";
   // How often this replica drains the notification and result outboxes (0 = never).

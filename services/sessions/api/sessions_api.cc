@@ -300,6 +300,7 @@ PARLOR_SESSIONS_UNARY(ListMyGames, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(SubmitAction, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(Resign, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(GetHistory, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(ListPublicGames, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(StartVacation, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(EndVacation, Access::kPlayer, )
 #undef PARLOR_SESSIONS_UNARY

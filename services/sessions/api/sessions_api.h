@@ -49,6 +49,9 @@ class SessionsApi final : public v1::SessionsService::CallbackService {
   grpc::ServerUnaryReactor* GetHistory(grpc::CallbackServerContext* context,
                                        const v1::GetHistoryRequest* request,
                                        v1::GetHistoryResponse* response) override;
+  grpc::ServerUnaryReactor* ListPublicGames(grpc::CallbackServerContext* context,
+                                            const v1::ListPublicGamesRequest* request,
+                                            v1::ListPublicGamesResponse* response) override;
   grpc::ServerUnaryReactor* StartVacation(grpc::CallbackServerContext* context,
                                           const v1::StartVacationRequest* request,
                                           v1::StartVacationResponse* response) override;

@@ -12,11 +12,14 @@
 #include "engine/core/rng.h"
 #include "engine/games/all_games.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
+#include "pqxx/pqxx"
 #include "services/common/core/token.h"
+#include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/sessions_server.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -70,6 +73,9 @@ class SessionsApiPgTest : public parlor::testing::PgTest {
     config.page_token_secret = "test-secret";
     config.sweep_interval = absl::ZeroDuration();  // swept explicitly with the test clock
     config.gauge_interval = absl::Seconds(1);
+    // The outboxes stay as the moves left them (the bad-input test compares the database
+    // before and after); the dispatcher has its own test.
+    config.dispatch_interval = absl::ZeroDuration();
     auto installed =
         InstallSessions(*r->host, config, [clock = clock_] { return clock->now.load(); });
     ASSERT_TRUE(installed.ok()) << installed.status();
@@ -111,8 +117,10 @@ class SessionsApiPgTest : public parlor::testing::PgTest {
     return digest.value_or("");
   }
 
-  v1::Game CreateGame(const engine::Game& game, const std::string& match_id, Replica& r) {
+  v1::Game CreateGame(const engine::Game& game, const std::string& match_id, Replica& r,
+                      v1::Visibility visibility = v1::VISIBILITY_UNSPECIFIED) {
     v1::CreateGameRequest request;
+    request.set_visibility(visibility);
     request.set_match_id(match_id);
     request.set_game(game.name());
     for (int i = 0; i < game.info().min_players; ++i) {
@@ -370,8 +378,8 @@ TEST_F(SessionsApiPgTest, BadInputOverGrpcGetsAPreciseCodeAndChangesNothing) {
     auto reader2 = stub.WatchGame(context2.get(), r);
     while (reader2->Read(&ignored)) {
     }
-    cases.push_back({"WatchGame someone else's game", reader2->Finish(),
-                     grpc::StatusCode::NOT_FOUND, "no game"});
+    cases.push_back({"WatchGame someone else's private game", reader2->Finish(),
+                     grpc::StatusCode::PERMISSION_DENIED, "private"});
     v1::WatchMyGamesRequest m;
     auto context3 = With("");
     auto reader3 = stub.WatchMyGames(context3.get(), m);
@@ -387,6 +395,136 @@ TEST_F(SessionsApiPgTest, BadInputOverGrpcGetsAPreciseCodeAndChangesNothing) {
     EXPECT_THAT(c.status.error_message(), HasSubstr(c.message));
   }
   EXPECT_EQ(Digest(), digest);
+}
+
+// A spectator (signed in, not seated) watches a public game on replica B while its players move
+// on replica A: every message carries the spectator view of its version (exactly what the engine
+// shows a spectator) and no seed until the end; a private game refuses the same spectator.
+TEST_F(SessionsApiPgTest, ASpectatorWatchesAPublicGameWithTheSpectatorView) {
+  std::mt19937_64 rng(5);
+  const engine::Game& game = *registry_.games().front();
+  v1::Game open = CreateGame(game, "public", replicas_[0], v1::VISIBILITY_PUBLIC);
+  EXPECT_EQ(open.visibility(), v1::VISIBILITY_PUBLIC);
+  const std::string spectator = "00000000-0000-4000-8000-00000000dead";
+
+  v1::ListPublicGamesRequest list;
+  v1::ListPublicGamesResponse listed;
+  ASSERT_TRUE(replicas_[1]
+                  .sessions->ListPublicGames(With(PlayerToken(spectator)).get(), list, &listed)
+                  .ok());
+  ASSERT_EQ(listed.games_size(), 1);
+  EXPECT_EQ(listed.games(0).game_id(), open.game_id());
+  EXPECT_EQ(listed.games(0).my_seat(), -1);
+
+  v1::WatchGameRequest watch;
+  watch.set_game_id(open.game_id());
+  watch.set_after_version(-1);
+  auto context = With(PlayerToken(spectator));
+  auto reader = replicas_[1].sessions->WatchGame(context.get(), watch);
+  std::vector<v1::WatchGameResponse> seen(1);
+  ASSERT_TRUE(reader->Read(&seen[0]));  // the current version
+  EXPECT_EQ(seen[0].event().version(), 0);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(RandomMove(open.game_id(), replicas_[0], rng).ok());
+    v1::WatchGameResponse event;
+    ASSERT_TRUE(reader->Read(&event));
+    seen.push_back(event);
+  }
+  context->TryCancel();
+  reader->Finish();
+
+  // The engine's spectator view of each version, rebuilt from the stored record.
+  pqxx::connection c(db_url());
+  pqxx::read_transaction txn(c);
+  const std::string snapshot =
+      pqxx::binarystring(
+          txn.exec_params1("SELECT snapshot FROM sessions.games WHERE game_id = $1::uuid",
+                           open.game_id())[0])
+          .str();
+  auto record = ParseRecord(snapshot);
+  ASSERT_TRUE(record.ok());
+  auto states = StatesBetween(game, *record, 0, static_cast<int64_t>(seen.size()) - 1);
+  ASSERT_TRUE(states.ok()) << states.status();
+  for (size_t v = 0; v < seen.size(); ++v) {
+    SCOPED_TRACE(v);
+    EXPECT_EQ(seen[v].event().version(), static_cast<int64_t>(v));
+    EXPECT_EQ(seen[v].event().view().SerializeAsString(),
+              ViewAny(*(*states)[v], engine::Viewer::Spectator()).SerializeAsString());
+    EXPECT_EQ(seen[v].game().my_seat(), -1);
+    EXPECT_FALSE(seen[v].game().my_turn());
+    EXPECT_TRUE(seen[v].game().seed().empty());
+  }
+
+  // A private game is refused to the same spectator on every way of looking at it.
+  v1::Game closed = CreateGame(game, "private", replicas_[0]);
+  v1::GetGameRequest get;
+  get.set_game_id(closed.game_id());
+  v1::GetGameResponse state;
+  grpc::Status refused =
+      replicas_[1].sessions->GetGame(With(PlayerToken(spectator)).get(), get, &state);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), HasSubstr("private"));
+  v1::GetHistoryRequest history;
+  history.set_game_id(closed.game_id());
+  v1::GetHistoryResponse events;
+  EXPECT_EQ(replicas_[1]
+                .sessions->GetHistory(With(PlayerToken(spectator)).get(), history, &events)
+                .error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+}
+
+// A stale expected_version is ABORTED with a parlor.sessions.v1.VersionConflict in the standard
+// status details (grpc-status-details-bin holds a google.rpc.Status), read here as a client does.
+TEST_F(SessionsApiPgTest, AStaleVersionCarriesTheCurrentVersionAsAStatusDetail) {
+  std::mt19937_64 rng(6);
+  const engine::Game& game = *registry_.games().front();
+  v1::Game created = CreateGame(game, "m", replicas_[0]);
+  ASSERT_TRUE(RandomMove(created.game_id(), replicas_[0], rng).ok());
+  ASSERT_TRUE(RandomMove(created.game_id(), replicas_[0], rng).ok());
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse any;
+  ASSERT_TRUE(replicas_[1].sessions->GetGame(With(PlayerToken(kAlice)).get(), get, &any).ok());
+  const std::string account = any.game().seats(any.game().acting_seats(0)).account_id();
+  v1::GetGameResponse mine;
+  ASSERT_TRUE(replicas_[1].sessions->GetGame(With(PlayerToken(account)).get(), get, &mine).ok());
+  v1::SubmitActionRequest submit;
+  submit.set_game_id(created.game_id());
+  submit.set_expected_version(1);
+  submit.set_idempotency_key("stale");
+  *submit.mutable_action() = mine.legal_actions(0);
+  v1::SubmitActionResponse out;
+  grpc::Status s =
+      replicas_[1].sessions->SubmitAction(With(PlayerToken(account)).get(), submit, &out);
+  ASSERT_EQ(s.error_code(), grpc::StatusCode::ABORTED);
+  ASSERT_FALSE(s.error_details().empty()) << "no grpc-status-details-bin";
+  // google.rpc.Status {int32 code = 1; string message = 2; repeated google.protobuf.Any details
+  // = 3}, read with the generic wire-format reader (no googleapis protos needed).
+  google::protobuf::UnknownFieldSet status;
+  ASSERT_TRUE(status.ParseFromString(s.error_details()));
+  int code = -1;
+  std::vector<google::protobuf::Any> details;
+  for (int i = 0; i < status.field_count(); ++i) {
+    const google::protobuf::UnknownField& f = status.field(i);
+    if (f.number() == 1) code = static_cast<int>(f.varint());
+    if (f.number() == 3) {
+      ASSERT_TRUE(details.emplace_back().ParseFromString(f.length_delimited()));
+    }
+  }
+  EXPECT_EQ(code, static_cast<int>(grpc::StatusCode::ABORTED));
+  v1::VersionConflict conflict;
+  bool found = false;
+  for (const google::protobuf::Any& d : details) {
+    if (d.Is<v1::VersionConflict>()) found = d.UnpackTo(&conflict);
+  }
+  ASSERT_TRUE(found) << "no VersionConflict among " << details.size() << " details";
+  EXPECT_EQ(conflict.current_version(), 2);
+  EXPECT_EQ(conflict.expected_version(), 1);
+  // With it the client can try again at once.
+  submit.set_expected_version(conflict.current_version());
+  submit.set_idempotency_key("fresh");
+  EXPECT_TRUE(
+      replicas_[1].sessions->SubmitAction(With(PlayerToken(account)).get(), submit, &out).ok());
 }
 
 TEST_F(SessionsApiPgTest, DeadlinesWithAnInjectedClockAndTheMetrics) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -138,6 +139,29 @@ v1::TimeControl TimeControlProto(const TimeControlRow& row) {
   return tc;
 }
 
+absl::StatusOr<bool> IsPublic(int visibility) {
+  if (!v1::Visibility_IsValid(visibility)) {
+    return absl::InvalidArgumentError(
+        "visibility must be VISIBILITY_PRIVATE, VISIBILITY_PUBLIC or unset (private)");
+  }
+  return visibility == v1::VISIBILITY_PUBLIC;
+}
+
+// Who looks at a game: its seat, or -1 for a spectator of a public game. A private game is
+// only for its seated players.
+absl::StatusOr<int> ViewerSeat(const GameRow& row, int seat) {
+  if (seat >= 0 || row.is_public) return seat;
+  return absl::PermissionDeniedError(
+      absl::StrCat("game ", row.game_id, " is private: only its seated players may see it"));
+}
+
+// What a viewer sees of the state: a seat's view, the spectator view, or everything once the
+// game has ended (the seed is revealed then too, so nothing is hidden any more).
+engine::Viewer ViewerFor(int seat, bool finished) {
+  if (finished) return engine::Viewer::All();
+  return seat >= 0 ? engine::Viewer::Seat(seat) : engine::Viewer::Spectator();
+}
+
 google::protobuf::Timestamp ToTimestamp(absl::Time t) {
   return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
 }
@@ -172,6 +196,20 @@ absl::string_view CodeName(absl::StatusCode code) {
     default:
       return "error";
   }
+}
+
+// ABORTED for a stale expected_version, carrying the current version as a VersionConflict
+// detail (sent to the client in the status details).
+absl::Status StaleVersion(int64_t expected, int64_t current) {
+  absl::Status status = absl::AbortedError(
+      absl::StrCat("expected_version ", expected, " is stale: the game is at version ", current));
+  v1::VersionConflict conflict;
+  conflict.set_current_version(current);
+  conflict.set_expected_version(expected);
+  status.SetPayload(
+      absl::StrCat("type.googleapis.com/", v1::VersionConflict::descriptor()->full_name()),
+      absl::Cord(conflict.SerializeAsString()));
+  return status;
 }
 
 // One state change being built inside a transaction.
@@ -419,14 +457,15 @@ absl::StatusOr<v1::Game> Sessions::Summary(const GameRow& row, int my_seat) cons
   *out.mutable_create_time() = ToTimestamp(row.created_at);
   *out.mutable_update_time() = ToTimestamp(row.updated_at);
   out.set_match_id(row.match_id);
+  out.set_visibility(row.is_public ? v1::VISIBILITY_PUBLIC : v1::VISIBILITY_PRIVATE);
   return out;
 }
 
 absl::Status Sessions::Create(const std::string& match_key, const std::string& request_hash,
                               const std::string& match_id, const engine::Game& game,
                               const std::map<std::string, std::string>& raw_options,
-                              std::vector<SeatRow> seats, bool ranked, const v1::TimeControl& tc,
-                              v1::Game* out, bool* created) {
+                              std::vector<SeatRow> seats, bool ranked, bool is_public,
+                              const v1::TimeControl& tc, v1::Game* out, bool* created) {
   const int n = static_cast<int>(seats.size());
   PARLOR_ASSIGN_OR_RETURN(engine::Options options, game.ParseOptions(raw_options, n));
   PARLOR_ASSIGN_OR_RETURN(TimeControlRow time_control, ParseTimeControl(tc));
@@ -456,6 +495,7 @@ absl::Status Sessions::Create(const std::string& match_key, const std::string& r
   c.after.game = game.name();
   c.after.match_id = match_id;
   c.after.ranked = ranked;
+  c.after.is_public = is_public;
   c.after.num_players = n;
   for (const engine::OptionSpec& spec : game.info().options) {
     c.after.options[spec.name] = engine::FormatOptionValue(spec, options.Get(spec.name));
@@ -480,6 +520,8 @@ absl::Status Sessions::Create(const std::string& match_key, const std::string& r
   ng.log = std::move(m.log);
   ng.request_hash = request_hash;
   ng.notifications = std::move(m.notifications);
+  // A game the computer played to its end at creation is reported like any other.
+  ng.result = std::move(m.result);
   ng.notify_payload = m.notify_payload;
   PARLOR_ASSIGN_OR_RETURN(GameRow stored, store_->CreateGame(ng, match_key, created));
   int my_seat = -1;
@@ -498,6 +540,7 @@ absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
         "seats: between 1 and ", kMaxSeats, " seats are needed (got ", request.seats_size(), ")"));
   }
   if (!request.has_time_control()) return absl::InvalidArgumentError("time_control is required");
+  PARLOR_ASSIGN_OR_RETURN(const bool is_public, IsPublic(request.visibility()));
   std::vector<SeatRow> seats;
   for (int i = 0; i < request.seats_size(); ++i) {
     const v1::SeatSpec& spec = request.seats(i);
@@ -548,8 +591,8 @@ absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
   std::map<std::string, std::string> raw(request.options().begin(), request.options().end());
   bool created = false;
   PARLOR_RETURN_IF_ERROR(Create(request.match_id(), hash, request.match_id(), *game, raw,
-                                std::move(seats), request.ranked(), request.time_control(),
-                                response->mutable_game(), &created));
+                                std::move(seats), request.ranked(), is_public,
+                                request.time_control(), response->mutable_game(), &created));
   response->set_created(created);
   return absl::OkStatus();
 }
@@ -575,6 +618,7 @@ absl::Status Sessions::CreateBotGame(const std::string& account_id,
     return absl::InvalidArgumentError(absl::StrCat("bot: ", b.status().message()));
   }
   PARLOR_RETURN_IF_ERROR(CheckText("display_name", request.display_name(), kMaxNameLength, false));
+  PARLOR_ASSIGN_OR_RETURN(const bool is_public, IsPublic(request.visibility()));
   v1::TimeControl tc = request.time_control();
   if (!request.has_time_control()) tc.mutable_per_move()->mutable_limit()->set_seconds(7 * kDay);
   std::vector<SeatRow> seats;
@@ -596,7 +640,7 @@ absl::Status Sessions::CreateBotGame(const std::string& account_id,
   std::map<std::string, std::string> raw(request.options().begin(), request.options().end());
   bool created = false;
   PARLOR_RETURN_IF_ERROR(Create(absl::StrCat("bot:", account_id, ":", request.request_id()), hash,
-                                "", *game, raw, std::move(seats), false, tc,
+                                "", *game, raw, std::move(seats), false, is_public, tc,
                                 response->mutable_game(), &created));
   response->mutable_game()->set_my_seat(request.my_seat());
   response->set_created(created);
@@ -610,8 +654,7 @@ absl::StatusOr<v1::Game> Sessions::GameSummary(const std::string& account_id,
                                                absl::string_view game_id) {
   PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
   PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
-  const int seat = SeatOf(row, account_id);
-  if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", game_id));
+  PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
   return Summary(row, seat);
 }
 
@@ -620,13 +663,15 @@ absl::Status Sessions::GetGame(const std::string& account_id, const v1::GetGameR
   response->Clear();
   PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
   PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(request.game_id()));
-  const int seat = SeatOf(row, account_id);
-  if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LoadState(*game, row.snapshot));
   PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(row, seat));
-  *response->mutable_view() = ViewAny(*state, engine::Viewer::Seat(seat));
-  if (!row.finished && !row.seats[seat].forfeited) {
+  // A seated player keeps its seat's view after the end (as before); a spectator sees the
+  // spectator view while the game runs and everything once it has ended.
+  *response->mutable_view() =
+      ViewAny(*state, seat >= 0 ? engine::Viewer::Seat(seat) : ViewerFor(seat, row.finished));
+  if (seat >= 0 && !row.finished && !row.seats[seat].forfeited) {
     for (auto& a : LegalActionsAny(*state, seat)) *response->add_legal_actions() = std::move(a);
   }
   return absl::OkStatus();
@@ -668,6 +713,57 @@ absl::Status Sessions::ListMyGames(const std::string& account_id,
   }
   if (more && !rows.empty()) {
     // The seat rows carry the game's updated_at, which is the sort key.
+    response->set_next_page_token(page_tokens_.Encode(
+        absl::StrCat(absl::ToUnixMicros(rows.back().updated_at), "|", rows.back().game_id),
+        fingerprint));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::ListPublicGames(const std::string& account_id,
+                                       const v1::ListPublicGamesRequest& request,
+                                       v1::ListPublicGamesResponse* response) {
+  response->Clear();
+  if (!request.game().empty()) {
+    PARLOR_RETURN_IF_ERROR(CheckText("game", request.game(), kMaxNameLength, false));
+    PARLOR_RETURN_IF_ERROR(FindGame(request.game()).status());
+  }
+  if (request.status() != v1::GAME_STATUS_UNSPECIFIED &&
+      request.status() != v1::GAME_STATUS_ACTIVE && request.status() != v1::GAME_STATUS_FINISHED) {
+    return absl::InvalidArgumentError(
+        "status must be GAME_STATUS_ACTIVE (or unset) or GAME_STATUS_FINISHED");
+  }
+  const bool finished = request.status() == v1::GAME_STATUS_FINISHED;
+  if (request.page_size() < 0 || request.page_size() > 100) {
+    return absl::InvalidArgumentError("page_size must be 0 to 100");
+  }
+  const int page_size = request.page_size() == 0 ? 20 : request.page_size();
+  // Tokens are bound to the listing they continue, not to the caller: a public page is the same
+  // for everyone.
+  const std::string fingerprint =
+      absl::StrCat("public/", request.game(), "/", finished ? "finished" : "active");
+  std::optional<ListCursor> cursor;
+  if (!request.page_token().empty()) {
+    if (request.page_token().size() > 512) {
+      return absl::InvalidArgumentError("page_token is not one this server issued");
+    }
+    PARLOR_ASSIGN_OR_RETURN(std::string raw,
+                            page_tokens_.Decode(request.page_token(), fingerprint));
+    std::pair<std::string, std::string> parts = absl::StrSplit(raw, absl::MaxSplits('|', 1));
+    int64_t micros = 0;
+    if (!absl::SimpleAtoi(parts.first, &micros) || !IsUuid(parts.second)) {
+      return absl::InvalidArgumentError("page_token is not one this server issued");
+    }
+    cursor = ListCursor{absl::FromUnixMicros(micros), parts.second};
+  }
+  PARLOR_ASSIGN_OR_RETURN(std::vector<GameRow> rows,
+                          store_->ListPublicGames(request.game(), finished, cursor, page_size + 1));
+  const bool more = static_cast<int>(rows.size()) > page_size;
+  if (more) rows.resize(page_size);
+  for (const GameRow& row : rows) {
+    PARLOR_ASSIGN_OR_RETURN(*response->add_games(), Summary(row, SeatOf(row, account_id)));
+  }
+  if (more && !rows.empty()) {
     response->set_next_page_token(page_tokens_.Encode(
         absl::StrCat(absl::ToUnixMicros(rows.back().updated_at), "|", rows.back().game_id),
         fingerprint));
@@ -718,9 +814,7 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
           return std::optional<Mutation>();
         }
         if (locked.version != request.expected_version()) {
-          return absl::AbortedError(absl::StrCat("expected_version ", request.expected_version(),
-                                                 " is stale: the game is at version ",
-                                                 locked.version));
+          return StaleVersion(request.expected_version(), locked.version);
         }
         if (locked.finished) return absl::FailedPreconditionError("the game has ended");
         if (locked.seats[seat].forfeited) {
@@ -824,8 +918,7 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
   }
   const int page_size = request.page_size() == 0 ? 50 : request.page_size();
   PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(request.game_id()));
-  const int seat = SeatOf(row, account_id);
-  if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
   response->set_current_version(row.version);
   if (request.from_version() > row.version) return absl::OkStatus();
   const int64_t to = std::min<int64_t>(row.version, request.from_version() + page_size - 1);
@@ -837,7 +930,7 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
   PARLOR_ASSIGN_OR_RETURN(std::vector<LogRow> log,
                           store_->GetLog(request.game_id(), request.from_version(),
                                          static_cast<int>(to - request.from_version() + 1)));
-  const engine::Viewer viewer = row.finished ? engine::Viewer::All() : engine::Viewer::Seat(seat);
+  const engine::Viewer viewer = ViewerFor(seat, row.finished);
   for (const LogRow& entry : log) {
     const int64_t v = entry.version;
     if (v - first >= static_cast<int64_t>(states.size())) break;
@@ -876,9 +969,9 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
       event->set_description(
           DescribeMove(*states[v - first - 1], record.log(static_cast<int>(v)), viewer));
     }
-    // While the game runs, the caller sees its own seat's view; afterwards, everything.
-    *event->mutable_view() =
-        ViewAny(at, row.finished ? engine::Viewer::All() : engine::Viewer::Seat(seat));
+    // While the game runs, the caller sees its own seat's view (a spectator the spectator
+    // view); afterwards, everything.
+    *event->mutable_view() = ViewAny(at, viewer);
     *event->mutable_time() = ToTimestamp(entry.created_at);
   }
   return absl::OkStatus();
@@ -905,6 +998,18 @@ absl::Status Sessions::EndVacation(const std::string& account_id, const v1::EndV
   return store_->EndVacation(account_id, clock_());
 }
 
+absl::StatusOr<int> Sessions::ForgetExpiredIdempotencyKeys() {
+  const absl::Time cutoff = clock_() - options_.idempotency_key_retention;
+  int total = 0;
+  for (int batch = 0; batch < options_.idempotency_key_batches; ++batch) {
+    PARLOR_ASSIGN_OR_RETURN(const int deleted, store_->DeleteIdempotencyKeysBefore(
+                                                   cutoff, options_.idempotency_key_batch));
+    total += deleted;
+    if (deleted < options_.idempotency_key_batch) break;
+  }
+  return total;
+}
+
 absl::StatusOr<int> Sessions::Sweep(int limit) {
   const absl::Time now = clock_();
   PARLOR_ASSIGN_OR_RETURN(std::vector<std::string> ids, store_->DueGames(now, limit));
@@ -923,11 +1028,13 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
       }
     }
     std::vector<std::pair<std::string, std::string>> timeouts;
+    bool wrote = false;
     absl::Status status = store_->UpdateGame(
         "sessions.sweep", id, std::nullopt,
         [&](const GameRow& locked,
             const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
           timeouts.clear();
+          wrote = false;
           if (locked.finished) return std::optional<Mutation>();
           PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
           Change c;
@@ -980,6 +1087,8 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
               }
               continue;
             }
+            // While its player is on vacation the clock is paused: no reminders either.
+            if (vacations.count(s.account_id) > 0) continue;
             const absl::Duration total = *s.deadline - *s.turn_started_at;
             int due = 0;
             if (now >= *s.turn_started_at + total * options_.second_reminder) {
@@ -1002,6 +1111,7 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
           if (!touched) return std::optional<Mutation>();
           PARLOR_RETURN_IF_ERROR(AutoPlay(c));
           Mutation m = Finish(c);
+          wrote = true;
           return std::optional<Mutation>(std::move(m));
         });
     if (!status.ok()) {
@@ -1009,7 +1119,7 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
       continue;
     }
     for (const auto& [game, policy] : timeouts) observer_->Timeout(game, policy);
-    ++changed;
+    if (wrote) ++changed;
   }
   return changed;
 }

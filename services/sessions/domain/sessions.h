@@ -41,6 +41,14 @@ class Sessions {
     // Reminders at these fractions of the move's time.
     double first_reminder = 0.5;
     double second_reminder = 0.9;
+    // SubmitAction's idempotency keys are kept this long: a retry within it gets the first
+    // answer; after it, the key is forgotten (a late retry then meets a newer version and gets
+    // ABORTED, so nothing is ever applied twice).
+    absl::Duration idempotency_key_retention = absl::Hours(7 * 24);
+    // The sweeper deletes expired keys this many at a time (short transactions), at most
+    // `idempotency_key_batches` batches per sweep.
+    int idempotency_key_batch = 1000;
+    int idempotency_key_batches = 20;
   };
 
   Sessions(GameStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
@@ -61,23 +69,32 @@ class Sessions {
                       v1::ResignResponse* response);
   absl::Status GetHistory(const std::string& account_id, const v1::GetHistoryRequest& request,
                           v1::GetHistoryResponse* response);
+  absl::Status ListPublicGames(const std::string& account_id,
+                               const v1::ListPublicGamesRequest& request,
+                               v1::ListPublicGamesResponse* response);
 
   absl::Status StartVacation(const std::string& account_id, const v1::StartVacationRequest& request,
                              v1::StartVacationResponse* response);
   absl::Status EndVacation(const std::string& account_id, const v1::EndVacationRequest& request,
                            v1::EndVacationResponse* response);
 
-  // The events of versions after `after_version` (at most `limit`) for a seated caller, with
-  // the game's summary, as WatchGame sends them. NOT_FOUND when the caller is not seated.
+  // The events of versions after `after_version` (at most `limit`) for a seated caller or a
+  // spectator of a public game, with the game's summary, as WatchGame sends them.
+  // PERMISSION_DENIED when the caller is not seated and the game is private.
   absl::Status WatchEvents(const std::string& account_id, absl::string_view game_id,
                            int64_t after_version, int limit,
                            std::vector<v1::WatchGameResponse>* out);
-  // The game's summary as the given account sees it (WatchMyGames).
+  // The game's summary as the given account sees it (WatchMyGames, WatchGame); my_seat = -1 for
+  // a spectator of a public game.
   absl::StatusOr<v1::Game> GameSummary(const std::string& account_id, absl::string_view game_id);
 
   // Handles every due deadline and reminder at the clock's now; returns how many games it
   // changed. Safe on every replica at once.
   absl::StatusOr<int> Sweep(int limit = 100);
+
+  // Deletes idempotency keys older than Options::idempotency_key_retention, in batches; returns
+  // how many it deleted. Safe on every replica at once (each batch skips rows others hold).
+  absl::StatusOr<int> ForgetExpiredIdempotencyKeys();
 
   // Validation shared with the api layer.
   static absl::Status ValidateGameId(absl::string_view game_id);
@@ -88,8 +105,8 @@ class Sessions {
   absl::Status Create(const std::string& match_key, const std::string& request_hash,
                       const std::string& match_id, const engine::Game& game,
                       const std::map<std::string, std::string>& raw_options,
-                      std::vector<SeatRow> seats, bool ranked, const v1::TimeControl& tc,
-                      v1::Game* out, bool* created);
+                      std::vector<SeatRow> seats, bool ranked, bool is_public,
+                      const v1::TimeControl& tc, v1::Game* out, bool* created);
   absl::StatusOr<v1::Game> Summary(const GameRow& row, int my_seat) const;
   int SeatOf(const GameRow& row, const std::string& account_id) const;
 

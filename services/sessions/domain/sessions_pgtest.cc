@@ -161,7 +161,7 @@ TEST_F(SessionsPgTest, GetGameShowsTheCallersSeatViewAndHidesTheGameFromOthers) 
   EXPECT_EQ(response.game().seats(0).display_name(), "Player 0");
   EXPECT_EQ(response.game().my_turn(), response.legal_actions_size() > 0);
   EXPECT_THAT(sessions_->GetGame(kStranger, get, &response),
-              StatusIs(absl::StatusCode::kNotFound, HasSubstr(created.game_id())));
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(created.game_id())));
 }
 
 // Every registered game, played to the end through the domain and the database by random moves
@@ -403,8 +403,36 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
     cases.push_back({"GetHistory negative version", sessions_->GetHistory(account, r, &out),
                      absl::StatusCode::kInvalidArgument, "from_version"});
     r.set_from_version(0);
-    cases.push_back({"GetHistory someone else's game", sessions_->GetHistory(kStranger, r, &out),
+    cases.push_back({"GetHistory someone else's private game",
+                     sessions_->GetHistory(kStranger, r, &out), absl::StatusCode::kPermissionDenied,
+                     "private"});
+    v1::GetGameRequest g;
+    g.set_game_id(created.game_id());
+    v1::GetGameResponse gout;
+    cases.push_back({"GetGame someone else's private game", sessions_->GetGame(kStranger, g, &gout),
+                     absl::StatusCode::kPermissionDenied, "private"});
+    g.set_game_id("00000000-0000-4000-8000-000000000000");
+    cases.push_back({"GetGame unknown game", sessions_->GetGame(kStranger, g, &gout),
                      absl::StatusCode::kNotFound, "no game"});
+  }
+  {
+    v1::ListPublicGamesRequest r;
+    v1::ListPublicGamesResponse out;
+    r.set_game("chess");
+    cases.push_back({"ListPublicGames unknown game", sessions_->ListPublicGames(kStranger, r, &out),
+                     absl::StatusCode::kInvalidArgument, "chess"});
+    r.clear_game();
+    r.set_page_size(101);
+    cases.push_back({"ListPublicGames page_size", sessions_->ListPublicGames(kStranger, r, &out),
+                     absl::StatusCode::kInvalidArgument, "page_size"});
+    r.set_page_size(0);
+    r.set_page_token("forged");
+    cases.push_back({"ListPublicGames forged token", sessions_->ListPublicGames(kStranger, r, &out),
+                     absl::StatusCode::kInvalidArgument, "page_token"});
+    r.clear_page_token();
+    r.set_status(static_cast<v1::GameStatus>(42));
+    cases.push_back({"ListPublicGames status", sessions_->ListPublicGames(kStranger, r, &out),
+                     absl::StatusCode::kInvalidArgument, "status"});
   }
   {
     auto create = [&](auto mutate) {
@@ -446,6 +474,9 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
                      absl::StatusCode::kInvalidArgument, "per_move.limit"});
     cases.push_back({"CreateGame no time control", create([](C& r) { r.clear_time_control(); }),
                      absl::StatusCode::kInvalidArgument, "time_control"});
+    cases.push_back({"CreateGame bad visibility",
+                     create([](C& r) { r.set_visibility(static_cast<v1::Visibility>(7)); }),
+                     absl::StatusCode::kInvalidArgument, "visibility"});
     cases.push_back({"CreateGame huge display name", create([](C& r) {
                        r.mutable_seats(0)->set_display_name(std::string(10000, 'n'));
                      }),
@@ -645,6 +676,429 @@ TEST_F(SessionsPgTest, ATimeoutInALargerRankedGameForfeitsAndTheBotPlaysTheSeat)
       EXPECT_LT(state.game().outcome().ranks(seat), state.game().outcome().ranks(timed_out));
     }
   }
+}
+
+// Spectators: a public game shows anyone signed in exactly the engine's spectator view (never a
+// seat's hidden information, never the seed before the end) in GetGame and at every version of
+// GetHistory; ListPublicGames finds it; a private game refuses non-seated callers.
+TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRefuseThem) {
+  std::mt19937_64 rng(11);
+  int watched_games = 0;
+  for (const engine::Game* game : registry_->games()) {
+    SCOPED_TRACE(game->name());
+    v1::CreateGameRequest request = TwoPlayerRequest(*game, absl::StrCat("pub-", game->name()));
+    request.set_visibility(v1::VISIBILITY_PUBLIC);
+    v1::Game open = Create(request);
+    EXPECT_EQ(open.visibility(), v1::VISIBILITY_PUBLIC);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_THAT(RandomMove(open.game_id(), rng, absl::StrCat("k", i)), IsOk());
+    }
+    auto row = store_->GetGame(open.game_id());
+    ASSERT_THAT(row, IsOk());
+    if (row->finished) continue;
+    auto state = LoadState(*game, row->snapshot);
+    ASSERT_THAT(state, IsOk());
+    ++watched_games;
+
+    v1::GetGameRequest get;
+    get.set_game_id(open.game_id());
+    v1::GetGameResponse watched;
+    ASSERT_THAT(sessions_->GetGame(kStranger, get, &watched), IsOk());
+    EXPECT_EQ(watched.game().my_seat(), -1);
+    EXPECT_FALSE(watched.game().my_turn());
+    EXPECT_TRUE(watched.legal_actions().empty());
+    EXPECT_TRUE(watched.game().seed().empty());
+    EXPECT_EQ(watched.view().SerializeAsString(),
+              ViewAny(**state, engine::Viewer::Spectator()).SerializeAsString());
+    // A seated player of the same game still gets its seat's view.
+    v1::GetGameResponse seated;
+    ASSERT_THAT(sessions_->GetGame(kAlice, get, &seated), IsOk());
+    EXPECT_EQ(seated.game().my_seat(), 0);
+    EXPECT_EQ(seated.view().SerializeAsString(),
+              ViewAny(**state, engine::Viewer::Seat(0)).SerializeAsString());
+
+    v1::GetHistoryRequest history;
+    history.set_game_id(open.game_id());
+    v1::GetHistoryResponse events;
+    ASSERT_THAT(sessions_->GetHistory(kStranger, history, &events), IsOk());
+    auto record = ParseRecord(row->snapshot);
+    ASSERT_THAT(record, IsOk());
+    auto states = StatesBetween(*game, *record, 0, row->version);
+    ASSERT_THAT(states, IsOk());
+    ASSERT_EQ(events.events_size(), row->version + 1);
+    for (const v1::HistoryEvent& event : events.events()) {
+      EXPECT_EQ(
+          event.view().SerializeAsString(),
+          ViewAny(*(*states)[event.version()], engine::Viewer::Spectator()).SerializeAsString())
+          << "version " << event.version();
+    }
+    // The watch stream's reads are the same events and summaries.
+    std::vector<v1::WatchGameResponse> streamed;
+    ASSERT_THAT(sessions_->WatchEvents(kStranger, open.game_id(), -1, 50, &streamed), IsOk());
+    ASSERT_EQ(streamed.size(), static_cast<size_t>(row->version + 1));
+    EXPECT_EQ(streamed.back().game().my_seat(), -1);
+    EXPECT_TRUE(streamed.back().game().seed().empty());
+
+    // After the end a spectator sees everything, the seed included.
+    v1::ResignRequest resign;
+    resign.set_game_id(open.game_id());
+    v1::ResignResponse resigned;
+    ASSERT_THAT(sessions_->Resign(kBob, resign, &resigned), IsOk());
+    if (resigned.game().status() == v1::GAME_STATUS_FINISHED) {
+      ASSERT_THAT(sessions_->GetGame(kStranger, get, &watched), IsOk());
+      EXPECT_EQ(watched.game().seed().size(), 64u);
+    }
+  }
+  EXPECT_GT(watched_games, 0);
+
+  // A private game: a non-seated caller is refused on every way of looking at it.
+  v1::Game closed = Create(TwoPlayerRequest(FirstGame(), "private"));
+  EXPECT_EQ(closed.visibility(), v1::VISIBILITY_PRIVATE);
+  v1::GetGameRequest get;
+  get.set_game_id(closed.game_id());
+  v1::GetGameResponse out;
+  EXPECT_THAT(sessions_->GetGame(kStranger, get, &out),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("private")));
+  std::vector<v1::WatchGameResponse> streamed;
+  EXPECT_THAT(sessions_->WatchEvents(kStranger, closed.game_id(), -1, 50, &streamed),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("private")));
+  EXPECT_THAT(sessions_->GameSummary(kStranger, closed.game_id()).status(),
+              StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("private")));
+}
+
+TEST_F(SessionsPgTest, ListPublicGamesPagesPublicGamesOnlyNewestFirst) {
+  const engine::Game& game = FirstGame();
+  std::vector<std::string> public_ids;
+  for (int i = 0; i < 5; ++i) {
+    now_ = now_.load() + absl::Seconds(1);
+    v1::CreateGameRequest request = TwoPlayerRequest(game, absl::StrCat("p", i));
+    request.set_visibility(i == 2 ? v1::VISIBILITY_PRIVATE : v1::VISIBILITY_PUBLIC);
+    const std::string id = Create(request).game_id();
+    if (i != 2) public_ids.push_back(id);
+  }
+  v1::ListPublicGamesRequest request;
+  request.set_page_size(3);
+  std::vector<std::string> seen;
+  for (int page = 0; page < 5; ++page) {
+    v1::ListPublicGamesResponse response;
+    ASSERT_THAT(sessions_->ListPublicGames(kStranger, request, &response), IsOk());
+    for (const v1::Game& g : response.games()) {
+      seen.push_back(g.game_id());
+      EXPECT_EQ(g.my_seat(), -1);
+      EXPECT_EQ(g.visibility(), v1::VISIBILITY_PUBLIC);
+      EXPECT_TRUE(g.seed().empty());
+    }
+    if (response.next_page_token().empty()) break;
+    request.set_page_token(response.next_page_token());
+  }
+  EXPECT_THAT(seen,
+              ::testing::ElementsAre(public_ids[3], public_ids[2], public_ids[1], public_ids[0]));
+  // A seated player sees its own seat in the listing.
+  v1::ListPublicGamesRequest first;
+  v1::ListPublicGamesResponse mine;
+  ASSERT_THAT(sessions_->ListPublicGames(kBob, first, &mine), IsOk());
+  ASSERT_FALSE(mine.games().empty());
+  EXPECT_EQ(mine.games(0).my_seat(), 1);
+  // Filters: another game's name, and finished games (none yet).
+  v1::ListPublicGamesRequest other;
+  other.set_game(registry_->games().back()->name());
+  ASSERT_THAT(sessions_->ListPublicGames(kStranger, other, &mine), IsOk());
+  EXPECT_EQ(mine.games_size(), game.name() == other.game() ? 4 : 0);
+  v1::ListPublicGamesRequest finished;
+  finished.set_status(v1::GAME_STATUS_FINISHED);
+  ASSERT_THAT(sessions_->ListPublicGames(kStranger, finished, &mine), IsOk());
+  EXPECT_EQ(mine.games_size(), 0);
+  // A token only continues the listing it came from.
+  request.set_page_size(1);
+  request.clear_page_token();
+  v1::ListPublicGamesResponse page;
+  ASSERT_THAT(sessions_->ListPublicGames(kStranger, request, &page), IsOk());
+  finished.set_page_token(page.next_page_token());
+  EXPECT_THAT(sessions_->ListPublicGames(kStranger, finished, &mine),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_token")));
+}
+
+// A game that ends before any human acts (here every seat is a computer player, which plays it
+// out at creation) is stored finished at its real version, with exactly one result outbox row;
+// a retry of the creation writes nothing more.
+TEST_F(SessionsPgTest, AGameTheComputerFinishesAtCreationWritesOneResultRow) {
+  for (const engine::Game* game : registry_->games()) {
+    SCOPED_TRACE(game->name());
+    v1::CreateGameRequest request;
+    request.set_match_id(absl::StrCat("bots-", game->name()));
+    request.set_game(game->name());
+    for (int i = 0; i < game->info().min_players; ++i) request.add_seats()->set_bot("random");
+    request.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(3600);
+    v1::CreateGameResponse created, again;
+    ASSERT_THAT(sessions_->CreateGame(request, &created), IsOk());
+    ASSERT_THAT(sessions_->CreateGame(request, &again), IsOk());
+    EXPECT_FALSE(again.created());
+    const std::string id = created.game().game_id();
+    EXPECT_EQ(created.game().status(), v1::GAME_STATUS_FINISHED);
+    EXPECT_EQ(created.game().outcome().ranks_size(), game->info().min_players);
+    EXPECT_TRUE(created.game().acting_seats().empty());
+    EXPECT_FALSE(created.game().has_deadline());
+    const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
+    EXPECT_EQ(Count("SELECT version FROM sessions.games" + where),
+              Count("SELECT max(version) FROM sessions.actions" + where));
+    EXPECT_GT(created.game().version(), 0);
+    EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox" + where), 1);
+    EXPECT_EQ(Count("SELECT count(*) FROM sessions.seats" + where + " AND status = 'finished'"),
+              game->info().min_players);
+    // The stored record replays with the revealed seed.
+    auto row = store_->GetGame(id);
+    ASSERT_THAT(row, IsOk());
+    auto record = ParseRecord(row->snapshot);
+    ASSERT_THAT(record, IsOk());
+    EXPECT_THAT(game->Replay(*record, /*check_seed=*/true), IsOk());
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox"),
+            static_cast<int64_t>(registry_->games().size()));
+}
+
+// When the computer moves first in a game against it, the stored version counts those moves.
+TEST_F(SessionsPgTest, ComputerMovesAtCreationCountInTheVersion) {
+  for (const engine::Game* game : registry_->games()) {
+    SCOPED_TRACE(game->name());
+    v1::CreateBotGameRequest request;
+    request.set_request_id(absl::StrCat("cpu-first-", game->name()));
+    request.set_game(game->name());
+    request.set_num_players(game->info().min_players);
+    request.set_my_seat(game->info().min_players - 1);
+    v1::CreateBotGameResponse created;
+    ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &created), IsOk());
+    const std::string where = absl::StrCat(" WHERE game_id = '", created.game().game_id(), "'");
+    EXPECT_EQ(created.game().version(), Count("SELECT max(version) FROM sessions.actions" + where));
+  }
+}
+
+// Vacation pauses the player's clock: while it runs no reminder and no timeout reaches the
+// player; when the deadline comes the clock is paused (the deadline moves) for as long as the
+// vacation lasts, within the game's allowance of vacation_days per player; once that is used
+// up, the timeout policy applies as usual.
+TEST_F(SessionsPgTest, VacationPausesTheClockWithinTheGamesAllowance) {
+  v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), "vacation");
+  request.mutable_time_control()->set_vacation_days(2);
+  v1::Game created = Create(request);
+  ASSERT_EQ(created.acting_seats_size(), 1) << "the test needs a game with one seat acting";
+  const int seat = created.acting_seats(0);
+  const std::string player = created.seats(seat).account_id();
+  const absl::Time start = now_.load();
+  const std::string where = absl::StrCat(" WHERE game_id = '", created.game_id(), "'");
+
+  v1::StartVacationRequest vacation;
+  vacation.mutable_duration()->set_seconds(10 * 86400);
+  v1::StartVacationResponse started;
+  ASSERT_THAT(sessions_->StartVacation(player, vacation, &started), IsOk());
+  EXPECT_EQ(started.end_time().seconds(), absl::ToUnixSeconds(start) + 10 * 86400);
+  // A second one while it runs is refused and changes nothing.
+  const std::string digest = Digest();
+  EXPECT_THAT(sessions_->StartVacation(player, vacation, &started),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already")));
+  EXPECT_EQ(Digest(), digest);
+
+  // Half and 90 % of the time pass: no reminder while on vacation.
+  now_ = start + absl::Hours(13);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+  now_ = start + absl::Hours(22);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+  EXPECT_EQ(
+      Count("SELECT count(*) FROM sessions.notification_outbox" + where + " AND kind = 'reminder'"),
+      0);
+
+  // The deadline passes: the clock is paused for the whole allowance (2 days), no timeout.
+  now_ = start + absl::Hours(24);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
+  ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
+  EXPECT_EQ(state.game().version(), 0);
+  EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(72)));
+  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 2 * 86400);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where + " AND cause = 'timeout'"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox" + where +
+                  " AND kind IN ('reminder', 'timeout')"),
+            0);
+
+  // Still on vacation but the allowance is used up: at the moved deadline the policy applies.
+  now_ = start + absl::Hours(60);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+  now_ = start + absl::Hours(72);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where + " AND cause = 'timeout'"), 1);
+  ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
+  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 2 * 86400);
+
+  // Ending the vacation: refused once none runs.
+  v1::EndVacationRequest end;
+  v1::EndVacationResponse ended;
+  EXPECT_THAT(sessions_->EndVacation(player, end, &ended), IsOk());
+  EXPECT_THAT(sessions_->EndVacation(player, end, &ended),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no vacation")));
+}
+
+// A vacation that ends before the deadline leaves the clock alone, and the allowance is per
+// player: the other player's clock never pauses.
+TEST_F(SessionsPgTest, AVacationOverBeforeTheDeadlineChangesNothing) {
+  v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), "short-vacation");
+  request.mutable_time_control()->set_vacation_days(5);
+  v1::Game created = Create(request);
+  ASSERT_EQ(created.acting_seats_size(), 1);
+  const int seat = created.acting_seats(0);
+  const std::string player = created.seats(seat).account_id();
+  const std::string other = created.seats(1 - seat).account_id();
+  const absl::Time start = now_.load();
+  v1::StartVacationRequest vacation;
+  vacation.mutable_duration()->set_seconds(3600 * 5);
+  v1::StartVacationResponse started;
+  // The other player's vacation does not pause this player's clock.
+  ASSERT_THAT(sessions_->StartVacation(other, vacation, &started), IsOk());
+  now_ = start + absl::Hours(25);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
+  ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
+  EXPECT_GE(state.game().version(), 1);  // the computer moved for the timed-out player
+  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 0);
+}
+
+// Time banks: each seat starts with `initial`; the time a seat takes is taken from its bank and
+// `increment` is added after each move, never above `initial`; the deadline is the turn's start
+// plus the bank; an empty bank is a timeout.
+TEST_F(SessionsPgTest, TimeBanksRunDownGrowPerMoveUpToTheStartAndTimeOutWhenEmpty) {
+  v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), "bank");
+  auto* bank = request.mutable_time_control()->mutable_time_bank();
+  bank->mutable_initial()->set_seconds(2 * 3600);
+  bank->mutable_increment()->set_seconds(1800);
+  v1::Game created = Create(request);
+  ASSERT_EQ(created.acting_seats_size(), 1) << "the test needs a game with one seat acting";
+  absl::Time t = now_.load();
+  for (const v1::Seat& seat : created.seats()) {
+    EXPECT_EQ(seat.time_bank_remaining().seconds(), 2 * 3600);
+  }
+  EXPECT_EQ(created.deadline().seconds(), absl::ToUnixSeconds(t + absl::Hours(2)));
+
+  // Moves a legal action of whoever must act after `taken`; returns the mover's seat.
+  std::mt19937_64 rng(4);
+  auto move_after = [&](absl::Duration taken, const std::string& key) -> int {
+    now_ = now_.load() + taken;
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    v1::GetGameResponse any;
+    EXPECT_THAT(sessions_->GetGame(kAlice, get, &any), IsOk());
+    const int seat = any.game().acting_seats(0);
+    EXPECT_THAT(RandomMove(created.game_id(), rng, key), IsOk());
+    return seat;
+  };
+  auto bank_of = [&](int seat) -> int64_t {
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    v1::GetGameResponse state;
+    EXPECT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+    return state.game().seats(seat).time_bank_remaining().seconds();
+  };
+  auto acting = [&]() {
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    v1::GetGameResponse state;
+    EXPECT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+    return state.game();
+  };
+
+  // 10 minutes taken, 30 added: capped at the start (2 h).
+  const int first = move_after(absl::Minutes(10), "a");
+  EXPECT_EQ(bank_of(first), 2 * 3600);
+  // Whoever acts next (maybe the same seat again) spends an hour and gains half an hour.
+  v1::Game now_acting = acting();
+  if (now_acting.status() != v1::GAME_STATUS_ACTIVE) GTEST_SKIP() << "the game ended";
+  const int second = now_acting.acting_seats(0);
+  const int64_t before = now_acting.seats(second).time_bank_remaining().seconds();
+  EXPECT_EQ(now_acting.deadline().seconds(),
+            absl::ToUnixSeconds(now_.load()) + before);  // the turn's start plus the bank
+  ASSERT_EQ(move_after(absl::Hours(1), "b"), second);
+  EXPECT_EQ(bank_of(second), std::min<int64_t>(2 * 3600, before - 3600 + 1800));
+
+  // While a seat thinks, its shown bank runs down.
+  now_acting = acting();
+  if (now_acting.status() != v1::GAME_STATUS_ACTIVE) GTEST_SKIP() << "the game ended";
+  const int third = now_acting.acting_seats(0);
+  const int64_t full = now_acting.seats(third).time_bank_remaining().seconds();
+  now_ = now_.load() + absl::Minutes(20);
+  EXPECT_EQ(bank_of(third), full - 20 * 60);
+  // The bank empties: a timeout (casual: the computer moves for the seat).
+  const std::string where = absl::StrCat(" WHERE game_id = '", created.game_id(), "'");
+  now_ = now_.load() + absl::Seconds(full - 20 * 60 - 1);
+  EXPECT_THAT(sessions_->Sweep(), IsOk());  // the reminders only
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where + " AND cause = 'timeout'"), 0);
+  now_ = now_.load() + absl::Seconds(1);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where +
+                  " AND cause = 'timeout' AND "
+                  "seat = " +
+                  std::to_string(third)),
+            1);
+  // The timed-out seat's bank was emptied and only the increment comes back.
+  EXPECT_LE(bank_of(third), 1800);
+}
+
+// Idempotency keys are kept for the retention window (a retry within it gets the first answer)
+// and deleted by the sweeper in batches after it; a retry after that gets ABORTED, never a
+// second application.
+TEST_F(SessionsPgTest, IdempotencyKeysAreForgottenAfterTheRetentionInBatches) {
+  Sessions::Options options;
+  options.idempotency_key_retention = absl::Hours(48);
+  options.idempotency_key_batch = 2;
+  options.idempotency_key_batches = 2;
+  Sessions sessions(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  v1::Game created = Create(TwoPlayerRequest(FirstGame(), "keys"));
+  std::mt19937_64 rng(5);
+  const absl::Time start = now_.load();
+  v1::SubmitActionRequest first;
+  v1::SubmitActionResponse first_answer;
+  for (int i = 0; i < 5; ++i) {
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    v1::GetGameResponse any, mine;
+    ASSERT_THAT(sessions.GetGame(kAlice, get, &any), IsOk());
+    ASSERT_EQ(any.game().status(), v1::GAME_STATUS_ACTIVE);
+    const std::string account = ActingAccount(any.game());
+    ASSERT_THAT(sessions.GetGame(account, get, &mine), IsOk());
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(created.game_id());
+    submit.set_expected_version(mine.game().version());
+    submit.set_idempotency_key(absl::StrCat("key-", i));
+    *submit.mutable_action() = mine.legal_actions(rng() % mine.legal_actions_size());
+    v1::SubmitActionResponse answer;
+    ASSERT_THAT(sessions.SubmitAction(account, submit, &answer), IsOk());
+    if (i == 0) {
+      first = submit;
+      first_answer = answer;
+    }
+  }
+  const std::string first_account = ActingAccount(created);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.idempotency_keys"), 5);
+
+  // Within the window: nothing is deleted and a retry gets the first answer.
+  now_ = start + absl::Hours(47);
+  EXPECT_THAT(sessions.ForgetExpiredIdempotencyKeys(), parlor::testing::IsOkAndHolds(0));
+  v1::SubmitActionResponse retried;
+  ASSERT_THAT(sessions.SubmitAction(first_account, first, &retried), IsOk());
+  EXPECT_EQ(retried.SerializeAsString(), first_answer.SerializeAsString());
+
+  // After it: one sweep deletes at most batches x batch size (2 x 2), the next the rest.
+  now_ = start + absl::Hours(49);
+  EXPECT_THAT(sessions.ForgetExpiredIdempotencyKeys(), parlor::testing::IsOkAndHolds(4));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.idempotency_keys"), 1);
+  EXPECT_THAT(sessions.ForgetExpiredIdempotencyKeys(), parlor::testing::IsOkAndHolds(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.idempotency_keys"), 0);
+  // A retry of a forgotten key is not applied again: its version is stale.
+  const int64_t actions = Count("SELECT count(*) FROM sessions.actions");
+  EXPECT_THAT(sessions.SubmitAction(first_account, first, &retried),
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("stale")));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions"), actions);
 }
 
 TEST_F(SessionsPgTest, TheActionLogIsAppendOnly) {

@@ -14,7 +14,7 @@ namespace parlor::sessions::sql {
   "coalesce((extract(epoch from g.deadline) * 1000000)::bigint, 0), "                           \
   "coalesce(array_to_string(g.ranks, ','), ''), coalesce(array_to_string(g.scores, ','), ''), " \
   "coalesce(g.end_reason, ''), (extract(epoch from g.created_at) * 1000000)::bigint, "          \
-  "(extract(epoch from g.updated_at) * 1000000)::bigint"
+  "(extract(epoch from g.updated_at) * 1000000)::bigint, g.visibility = 'public'"
 
 #define PARLOR_SESSIONS_SEAT_COLUMNS                                                        \
   "s.seat, coalesce(s.account_id::text, ''), coalesce(s.bot, ''), s.display_name, s.team, " \
@@ -23,20 +23,25 @@ namespace parlor::sessions::sql {
   "coalesce((extract(epoch from s.deadline) * 1000000)::bigint, 0), s.reminders_sent, "     \
   "coalesce(s.time_bank_ms, -1), s.vacation_used_ms"
 
+// A new game, as it is after its set-up and any computer moves made at once: it may already
+// have ended ($18 = 'finished', with the outcome in $19..$21).
 inline constexpr char kInsertGame[] =
     "INSERT INTO sessions.games (game_id, game, match_id, ranked, status, version, num_players, "
     "options, snapshot, seed_commitment, acting_seats, tc_kind, tc_per_move_s, tc_bank_initial_s, "
-    "tc_bank_increment_s, vacation_days, deadline, created_at, updated_at) "
-    "VALUES ($1::uuid, $2, NULLIF($3, ''), $4, 'active', 0, $5, $6::jsonb, $7, $8, $9, $10, "
+    "tc_bank_increment_s, vacation_days, deadline, created_at, updated_at, visibility, ranks, "
+    "scores, end_reason, finished_at) "
+    "VALUES ($1::uuid, $2, NULLIF($3, ''), $4, $18, $22, $5, $6::jsonb, $7, $8, $9, $10, "
     "NULLIF($11::bigint, 0), NULLIF($12::bigint, 0), CASE WHEN $10 = 'time_bank' THEN $13::bigint "
     "END, $14, "
-    "to_timestamp($15::double precision / 1000000), to_timestamp($16::double precision / 1000000), "
-    "to_timestamp($16::double precision / 1000000))";
+    "CASE WHEN $15::bigint = 0 THEN NULL ELSE to_timestamp($15::double precision / 1000000) END, "
+    "to_timestamp($16::double precision / 1000000), to_timestamp($16::double precision / 1000000), "
+    "$17, NULLIF($19, '')::integer[], NULLIF($20, '')::bigint[], NULLIF($21, ''), "
+    "CASE WHEN $18 = 'finished' THEN to_timestamp($16::double precision / 1000000) END)";
 
 inline constexpr char kInsertSeat[] =
     "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "
     "my_turn, turn_started_at, deadline, time_bank_ms, updated_at) "
-    "VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, ''), $5, $6, 'active', $7, "
+    "VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, ''), $5, $6, $12, $7, "
     "CASE WHEN $8::bigint = 0 THEN NULL ELSE to_timestamp($8::double precision / 1000000) END, "
     "CASE WHEN $9::bigint = 0 THEN NULL ELSE to_timestamp($9::double precision / 1000000) END, "
     "NULLIF($10::bigint, -1), to_timestamp($11::double precision / 1000000))";
@@ -240,6 +245,25 @@ inline constexpr char kCountPendingOutbox[] =
 
 inline constexpr char kCountGames[] =
     "SELECT game, status, count(*) FROM sessions.games GROUP BY game, status";
+
+// ListPublicGames: keyset pagination on (updated_at DESC, game_id DESC) over public games of one
+// status ($2 'active' or 'finished'), optionally of one game ($1, '' = any). $3/$4 = cursor
+// (0/'' for the first page). $5 = limit.
+inline constexpr char kListPublicGames[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
+    " FROM sessions.games g WHERE g.visibility = 'public' AND g.status = $2 "
+    "AND ($1 = '' OR g.game = $1) "
+    "AND ($3::bigint = 0 OR (g.updated_at, g.game_id) < "
+    "(to_timestamp($3::double precision / 1000000), $4::uuid)) "
+    "ORDER BY g.updated_at DESC, g.game_id DESC LIMIT $5";
+
+// Deletes up to $2 idempotency keys created before $1 (the retention cutoff); rows another
+// transaction holds are left for the next batch. Returns one row per key deleted.
+inline constexpr char kDeleteOldIdempotencyKeys[] =
+    "DELETE FROM sessions.idempotency_keys WHERE ctid = ANY(ARRAY("
+    "SELECT ctid FROM sessions.idempotency_keys "
+    "WHERE created_at < to_timestamp($1::double precision / 1000000) "
+    "LIMIT $2 FOR UPDATE SKIP LOCKED)) RETURNING 1";
 
 #undef PARLOR_SESSIONS_GAME_COLUMNS
 #undef PARLOR_SESSIONS_SEAT_COLUMNS

@@ -155,6 +155,7 @@ GameRow ReadGame(const pqxx::row& r) {
   g.end_reason = r[19].as<std::string>();
   g.created_at = absl::FromUnixMicros(r[20].as<int64_t>());
   g.updated_at = absl::FromUnixMicros(r[21].as<int64_t>());
+  g.is_public = r[22].as<bool>();
   return g;
 }
 
@@ -230,20 +231,28 @@ absl::StatusOr<GameRow> GameStore::CreateGame(const NewGame& game, absl::string_
       }
     }
     const TimeControlRow& tc = g.time_control;
+    const char* status = g.finished ? "finished" : "active";
     txn.exec_params0(sql::kInsertGame, g.game_id, g.game, g.match_id, g.ranked, g.num_players,
                      OptionsJson(g.options), pqxx::binarystring(g.snapshot), g.seed_commitment,
                      static_cast<int64_t>(g.acting_seats),
                      tc.kind == TimeControlRow::Kind::kTimeBank ? "time_bank" : "per_move",
                      tc.kind == TimeControlRow::Kind::kPerMove ? tc.per_move_s : 0,
                      tc.kind == TimeControlRow::Kind::kTimeBank ? tc.bank_initial_s : 0,
-                     tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now));
+                     tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now),
+                     g.is_public ? "public" : "private", status,
+                     g.finished ? PgArray(g.ranks) : std::string(),
+                     g.finished ? PgArray(g.scores) : std::string(), g.end_reason, g.version);
     for (const SeatRow& s : g.seats) {
       txn.exec_params0(sql::kInsertSeat, g.game_id, s.seat, s.account_id, s.bot, s.display_name,
                        s.team, s.my_turn, MicrosOrZero(s.turn_started_at), MicrosOrZero(s.deadline),
-                       s.time_bank_ms.value_or(-1), Micros(now));
+                       s.time_bank_ms.value_or(-1), Micros(now), status);
     }
     for (const LogRow& row : game.log) InsertLog(txn, g.game_id, row);
     InsertNotifications(txn, g.game_id, game.notifications, now);
+    if (game.result) {
+      txn.exec_params0(sql::kInsertResult, g.game_id, g.game, g.ranked, game.result->payload_json,
+                       Micros(now));
+    }
     Notify(txn, game.notify_payload);
     result = g;
     *created = true;
@@ -289,6 +298,39 @@ absl::StatusOr<std::vector<GameRow>> GameStore::ListGames(absl::string_view acco
   return result;
 }
 
+absl::StatusOr<std::vector<GameRow>> GameStore::ListPublicGames(
+    absl::string_view game, bool finished, const std::optional<ListCursor>& cursor, int limit) {
+  std::vector<GameRow> result;
+  const std::string name(game);
+  absl::Status status =
+      db_->Transact("sessions.list_public_games", [&](pqxx::work& txn) -> absl::Status {
+        result.clear();
+        pqxx::result rows = txn.exec_params(
+            sql::kListPublicGames, name, finished ? "finished" : "active",
+            cursor ? Micros(cursor->updated_at) : int64_t{0},
+            cursor ? cursor->game_id : std::string("00000000-0000-0000-0000-000000000000"), limit);
+        for (const pqxx::row& r : rows) {
+          result.push_back(ReadGame(r));
+          ReadSeats(txn, &result.back());
+        }
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<int> GameStore::DeleteIdempotencyKeysBefore(absl::Time cutoff, int limit) {
+  int deleted = 0;
+  absl::Status status =
+      db_->Transact("sessions.delete_old_idempotency_keys", [&](pqxx::work& txn) -> absl::Status {
+        deleted = static_cast<int>(
+            txn.exec_params(sql::kDeleteOldIdempotencyKeys, Micros(cutoff), limit).size());
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return deleted;
+}
+
 absl::StatusOr<std::vector<LogRow>> GameStore::GetLog(absl::string_view game_id,
                                                       int64_t from_version, int limit) {
   std::vector<LogRow> result;
@@ -327,7 +369,7 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
         txn.exec_prepared("sessions_lock_game", id, key ? key->account_id : std::string(),
                           key ? key->key : std::string());
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
-    constexpr int kSeatColumns = 22;  // PARLOR_SESSIONS_GAME_COLUMNS count
+    constexpr int kSeatColumns = 23;  // PARLOR_SESSIONS_GAME_COLUMNS count
     constexpr int kKeyColumns = kSeatColumns + 12;
     GameRow locked = ReadGame(rows[0]);
     for (const pqxx::row& r : rows) {

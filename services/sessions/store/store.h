@@ -61,6 +61,8 @@ struct GameRow {
   std::string end_reason;
   absl::Time created_at;
   absl::Time updated_at;
+  // Anyone signed in may watch (spectator view); otherwise only the seated players.
+  bool is_public = false;
   std::vector<SeatRow> seats;
 };
 
@@ -122,6 +124,8 @@ struct NewGame {
   std::vector<LogRow> log;
   std::string request_hash;  // of the creating request, for match idempotency
   std::vector<NotificationRow> notifications;
+  // Set when the game ended before anyone but the computer acted.
+  std::optional<ResultRow> result;
   std::string notify_payload;
 };
 
@@ -151,6 +155,15 @@ class GameStore {
   absl::StatusOr<std::vector<GameRow>> ListGames(absl::string_view account_id, ListFilter filter,
                                                  const std::optional<ListCursor>& cursor,
                                                  int limit);
+
+  // Public games of one status ('finished' when `finished`), optionally of one game (empty =
+  // any), newest activity first; `cursor` continues after a previous page.
+  absl::StatusOr<std::vector<GameRow>> ListPublicGames(absl::string_view game, bool finished,
+                                                       const std::optional<ListCursor>& cursor,
+                                                       int limit);
+
+  // Deletes up to `limit` idempotency keys created before `cutoff`; returns how many it deleted.
+  absl::StatusOr<int> DeleteIdempotencyKeysBefore(absl::Time cutoff, int limit);
 
   // Log entries with version >= from_version, in order, at most `limit`.
   absl::StatusOr<std::vector<LogRow>> GetLog(absl::string_view game_id, int64_t from_version,
