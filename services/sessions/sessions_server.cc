@@ -25,7 +25,7 @@ namespace parlor::sessions {
 namespace {
 
 // The service's domain metrics on the host's registry.
-class SessionsMetrics final : public SessionsObserver {
+class SessionsMetrics final : public SessionsObserver, public DispatcherObserver {
  public:
   explicit SessionsMetrics(prometheus::Registry& registry)
       : games_(prometheus::BuildGauge()
@@ -55,7 +55,17 @@ class SessionsMetrics final : public SessionsObserver {
         outbox_(prometheus::BuildGauge()
                     .Name("parlor_sessions_outbox_pending")
                     .Help("Outbox rows not yet delivered, by kind")
-                    .Register(registry)) {}
+                    .Register(registry)),
+        outbox_age_(prometheus::BuildGauge()
+                        .Name("parlor_sessions_outbox_oldest_age_seconds")
+                        .Help("Age of the oldest outbox row not yet delivered, by kind (0 when "
+                              "none is pending)")
+                        .Register(registry)),
+        notifications_failed_(prometheus::BuildCounter()
+                                  .Name("parlor_sessions_notifications_failed_total")
+                                  .Help("Push notifications the adapter did not accept (each is "
+                                        "retried with backoff), by adapter")
+                                  .Register(registry)) {}
 
   void ActionResult(absl::string_view game, absl::string_view result) override {
     actions_.Add({{"game", std::string(game)}, {"result", std::string(result)}}).Increment();
@@ -65,8 +75,16 @@ class SessionsMetrics final : public SessionsObserver {
     timeouts_.Add({{"game", std::string(game)}, {"policy", std::string(policy)}}).Increment();
   }
   void Streams(int delta) { streams_.Increment(delta); }
+  void NotificationFailed(absl::string_view adapter) override {
+    notifications_failed_.Add({{"adapter", std::string(adapter)}}).Increment();
+  }
+  // The adapter's series exists (at 0) from the start, so rate() sees the first failure.
+  void AdapterInUse(absl::string_view adapter) {
+    notifications_failed_.Add({{"adapter", std::string(adapter)}});
+  }
 
-  void RefreshGauges(GameStore& store, const engine::Registry& games) {
+  void RefreshGauges(GameStore& store, OutboxStore& outbox, const engine::Registry& games,
+                     absl::Time now) {
     absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> counts =
         store.CountGames();
     if (counts.ok()) {
@@ -78,10 +96,15 @@ class SessionsMetrics final : public SessionsObserver {
         }
       }
     }
-    absl::StatusOr<std::pair<int64_t, int64_t>> pending = store.PendingOutbox();
-    if (pending.ok()) {
-      outbox_.Add({{"kind", "notification"}}).Set(static_cast<double>(pending->first));
-      outbox_.Add({{"kind", "result"}}).Set(static_cast<double>(pending->second));
+    absl::StatusOr<OutboxStore::Health> health = outbox.GetHealth();
+    if (health.ok()) {
+      for (const auto& [kind, backlog] : {std::pair{"notification", health->notifications},
+                                          std::pair{"result", health->results}}) {
+        outbox_.Add({{"kind", kind}}).Set(static_cast<double>(backlog.pending));
+        outbox_age_.Add({{"kind", kind}})
+            .Set(backlog.pending > 0 ? std::max(0.0, absl::ToDoubleSeconds(now - backlog.oldest))
+                                     : 0.0);
+      }
     }
   }
 
@@ -92,6 +115,8 @@ class SessionsMetrics final : public SessionsObserver {
   prometheus::Gauge& streams_;
   prometheus::Family<prometheus::Counter>& timeouts_;
   prometheus::Family<prometheus::Gauge>& outbox_;
+  prometheus::Family<prometheus::Gauge>& outbox_age_;
+  prometheus::Family<prometheus::Counter>& notifications_failed_;
 };
 
 // A background loop: runs `tick` every `interval` until stopped.
@@ -134,6 +159,7 @@ class Loop {
 struct SessionsHandles {
   std::unique_ptr<engine::Registry> games;
   std::unique_ptr<GameStore> store;
+  std::unique_ptr<OutboxStore> outbox;
   std::unique_ptr<SessionsMetrics> metrics;
   std::unique_ptr<Sessions> domain;
   std::unique_ptr<Authenticator> authenticator;
@@ -145,7 +171,7 @@ struct SessionsHandles {
   std::unique_ptr<OutboxDispatcher> dispatcher;
   std::unique_ptr<Loop> sweeper;
   std::unique_ptr<Loop> gauges;
-  std::unique_ptr<Loop> dispatch;
+  std::unique_ptr<DispatchLoop> dispatch;
 
   ~SessionsHandles() {
     // Background work first, then the listener, then what they use.
@@ -173,7 +199,8 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   flags.String("timeout_bot", &config->timeout_bot,
                "bot that moves for a timed-out player in casual games");
   flags.Duration("dispatch_interval", &config->dispatch_interval,
-                 "how often the notification and result outboxes are drained (0s = never)",
+                 "longest wait between drains of the notification and result outboxes; every "
+                 "state change also wakes the dispatcher (LISTEN) (0s = never drain here)",
                  absl::ZeroDuration(), absl::Hours(1));
   // Secret: push gateways often take their API key in the URL.
   flags.Secret("push_webhook_url", &config->push_webhook_url,
@@ -190,6 +217,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   auto h = std::make_shared<SessionsHandles>();
   h->games = std::make_unique<engine::Registry>(engine::AllGames());
   h->store = std::make_unique<GameStore>(&host.db());
+  h->outbox = std::make_unique<OutboxStore>(&host.db());
   h->metrics = std::make_unique<SessionsMetrics>(host.metrics().registry());
   Sessions::Options options;
   if (!config.page_token_secret.empty()) {
@@ -232,9 +260,11 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   });
   GameStore* store = h->store.get();
   const engine::Registry* games = h->games.get();
-  h->gauges = std::make_unique<Loop>("gauges", config.gauge_interval, [metrics, store, games] {
-    metrics->RefreshGauges(*store, *games);
-  });
+  OutboxStore* outbox = h->outbox.get();
+  h->gauges = std::make_unique<Loop>("gauges", config.gauge_interval,
+                                     [metrics, store, outbox, games, clock] {
+                                       metrics->RefreshGauges(*store, *outbox, *games, clock());
+                                     });
   if (config.push_webhook_url.empty()) {
     h->push = std::make_unique<LoggingPushAdapter>();
   } else {
@@ -251,13 +281,14 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
         grpc::CreateChannel(config.ratings_address, host.channel_credentials()), *std::move(signer),
         absl::Seconds(10));
   }
-  h->dispatcher = std::make_unique<OutboxDispatcher>(
-      h->store.get(), h->push.get(), h->reporter.get(), clock, OutboxDispatcher::Options{});
-  OutboxDispatcher* dispatcher = h->dispatcher.get();
-  h->dispatch = std::make_unique<Loop>("dispatch", config.dispatch_interval, [dispatcher] {
-    absl::StatusOr<OutboxDispatcher::Drained> drained = dispatcher->DrainOnce();
-    if (!drained.ok()) spdlog::warn("outbox dispatcher: {}", drained.status().ToString());
-  });
+  metrics->AdapterInUse(h->push->Name());
+  h->dispatcher =
+      std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(), h->reporter.get(), clock,
+                                         OutboxDispatcher::Options{.observer = metrics});
+  if (config.dispatch_interval > absl::ZeroDuration()) {
+    h->dispatch = std::make_unique<DispatchLoop>(h->dispatcher.get(), host.config().db_url,
+                                                 config.dispatch_interval);
+  }
   return std::shared_ptr<void>(h);
 }
 

@@ -17,8 +17,10 @@
 //   4. N idle WatchMyGames streams (distinct players); the child's resident memory before and
 //      after, per stream.
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +40,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "engine/games/all_games.h"
@@ -65,6 +69,11 @@ struct Settings {
   std::string mode = "bot";
   int seconds = 10;
   int streams = 10000;
+  // Concurrent games per measured run, comma-separated.
+  std::string games = "1,8,32";
+  bool baseline = true;
+  int server_workers = 8;
+  int server_db_connections = 16;
 };
 
 int FreePort() {
@@ -112,6 +121,104 @@ struct Result {
   double p99_ms = 0;
   long count = 0;
 };
+
+// CPU seconds used so far by each side of a run (user + system), to say where the time of one
+// move goes: this tool, the parlor-sessions child, the PostgreSQL cluster (postmaster, its live
+// children, and the children it has reaped), and the whole machine (other users included).
+struct CpuUse {
+  double client = 0;
+  double children = 0;  // reaped children of this tool: pgbench
+  double server = 0;
+  double postgres = 0;
+  double machine_busy = 0;
+  double machine_total = 0;
+};
+
+// utime + stime (+ cutime + cstime with `reaped`) of one process, in seconds; and its parent.
+bool ProcessCpu(pid_t pid, bool reaped, double* seconds, pid_t* parent) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  // The command name may hold spaces; the fields after it are space-separated.
+  const size_t close = stat.rfind(')');
+  if (close == std::string::npos) return false;
+  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
+  if (f.size() < 15) return false;
+  // f[0] is field 3 (state): ppid = f[1], utime = f[11], stime = f[12], cutime/cstime f[13..14].
+  long ppid = 0, utime = 0, stime = 0, cutime = 0, cstime = 0;
+  if (!absl::SimpleAtoi(f[1], &ppid) || !absl::SimpleAtoi(f[11], &utime) ||
+      !absl::SimpleAtoi(f[12], &stime) || !absl::SimpleAtoi(f[13], &cutime) ||
+      !absl::SimpleAtoi(f[14], &cstime)) {
+    return false;
+  }
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  *seconds = static_cast<double>(utime + stime + (reaped ? cutime + cstime : 0)) / tick;
+  *parent = static_cast<pid_t>(ppid);
+  return true;
+}
+
+pid_t PostmasterPid(const std::string& db_url) {
+  pqxx::connection c(db_url);
+  pqxx::nontransaction txn(c);
+  const pid_t backend = txn.exec1("SELECT pg_backend_pid()")[0].as<int>();
+  double ignored = 0;
+  pid_t parent = -1;
+  if (!ProcessCpu(backend, false, &ignored, &parent)) return -1;
+  return parent;
+}
+
+CpuUse MeasureCpu(pid_t server, pid_t postmaster) {
+  CpuUse use;
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  use.client = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+               static_cast<double>(self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+  rusage children{};
+  getrusage(RUSAGE_CHILDREN, &children);
+  use.children = static_cast<double>(children.ru_utime.tv_sec + children.ru_stime.tv_sec) +
+                 static_cast<double>(children.ru_utime.tv_usec + children.ru_stime.tv_usec) / 1e6;
+  pid_t parent = 0;
+  ProcessCpu(server, false, &use.server, &parent);
+  ProcessCpu(postmaster, true, &use.postgres, &parent);
+  DIR* proc = opendir("/proc");
+  if (proc != nullptr) {
+    while (dirent* e = readdir(proc)) {
+      int pid = 0;
+      double seconds = 0;
+      if (absl::SimpleAtoi(e->d_name, &pid) && ProcessCpu(pid, false, &seconds, &parent) &&
+          parent == postmaster) {
+        use.postgres += seconds;
+      }
+    }
+    closedir(proc);
+  }
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  use.machine_busy = static_cast<double>(user + nice + system + irq + softirq + steal) / tick;
+  use.machine_total = use.machine_busy + static_cast<double>(idle + iowait) / tick;
+  return use;
+}
+
+// "server 412 us, postgres 530 us, client 120 us, other 300 us per move; machine 97 % busy"
+// The client is this tool, or with `pgbench` its reaped children (pgbench); the baseline has no
+// server.
+std::string CpuPerUnit(const CpuUse& a, const CpuUse& b, long units, bool pgbench) {
+  if (units <= 0) return "no units";
+  const double n = static_cast<double>(units) / 1e6;
+  const double busy = b.machine_busy - a.machine_busy;
+  const double client = pgbench ? b.children - a.children : b.client - a.client;
+  const double server = pgbench ? 0.0 : b.server - a.server;
+  const double ours = client + server + (b.postgres - a.postgres);
+  return absl::StrFormat(
+      "server %4.0f us, postgres %4.0f us, client %4.0f us, everything else %4.0f us per %s; "
+      "machine %3.0f %% busy",
+      server / n, (b.postgres - a.postgres) / n, client / n, std::max(0.0, busy - ours) / n,
+      pgbench ? "transaction" : "move",
+      100.0 * busy / std::max(1e-9, b.machine_total - a.machine_total));
+}
 
 // pgbench: one single-row UPDATE + one INSERT per transaction, `clients` clients.
 Result Baseline(const Settings& s, int clients) {
@@ -167,6 +274,32 @@ Result Baseline(const Settings& s, int clients) {
   r.p50_ms = Percentile(latencies, 0.50);
   r.p99_ms = Percentile(latencies, 0.99);
   return r;
+}
+
+// The notification outbox as the dispatcher left it: rows still pending and the age of the
+// oldest, and rows delivered so far.
+struct OutboxState {
+  long pending = 0;
+  double oldest_s = 0;
+  long sent = 0;
+};
+
+OutboxState ReadOutbox(const std::string& db_url) {
+  OutboxState o;
+  try {
+    pqxx::connection c(db_url);
+    pqxx::nontransaction txn(c);
+    pqxx::row r = txn.exec1(
+        "SELECT count(*) FILTER (WHERE sent_at IS NULL), "
+        "coalesce(extract(epoch from now() - min(created_at) FILTER (WHERE sent_at IS NULL)), 0), "
+        "count(*) FILTER (WHERE sent_at IS NOT NULL) FROM sessions.notification_outbox");
+    o.pending = r[0].as<long>();
+    o.oldest_s = r[1].as<double>();
+    o.sent = r[2].as<long>();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cannot read the outbox: %s\n", e.what());
+  }
+  return o;
 }
 
 class Client {
@@ -460,11 +593,12 @@ int Run(const Settings& s) {
     const std::string a3 = absl::StrCat("--metrics_port=", metrics_port);
     const std::string a4 = absl::StrCat("--access_token_public_key=", access.public_key);
     const std::string a5 = absl::StrCat("--service_token_public_key=", service.public_key);
+    const std::string a6 = absl::StrCat("--worker_threads=", s.server_workers);
+    const std::string a7 = absl::StrCat("--db_max_connections=", s.server_db_connections);
     execl(s.sessions_binary.c_str(), s.sessions_binary.c_str(), "serve", a1.c_str(), a2.c_str(),
           a3.c_str(), a4.c_str(), a5.c_str(), "--page_token_secret=load", "--log_level=warn",
-          "--listen_host=127.0.0.1", "--sweep_interval=0s", "--dispatch_interval=0s",
-          "--worker_threads=8", "--db_max_connections=16", "--max_receive_message_bytes=1048576",
-          static_cast<char*>(nullptr));
+          "--listen_host=127.0.0.1", "--sweep_interval=0s", "--dispatch_interval=1s", a6.c_str(),
+          a7.c_str(), "--max_receive_message_bytes=1048576", static_cast<char*>(nullptr));
     std::perror("exec parlor-sessions");
     _exit(127);
   }
@@ -487,23 +621,49 @@ int Run(const Settings& s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   std::printf(
-      "game: %s; mode: %s; %d s per run; server: parlor-sessions pid %d (8 workers, 16 "
+      "game: %s; mode: %s; %d s per run; server: parlor-sessions pid %d (%d workers, %d "
       "DB connections), client and server on this machine\n\n",
-      s.game.c_str(), s.mode.c_str(), s.seconds, child);
+      s.game.c_str(), s.mode.c_str(), s.seconds, child, s.server_workers, s.server_db_connections);
   std::printf("%-6s | %-38s | %-38s | %s\n", "games", "pgbench UPDATE+INSERT (tps, p50, p99)",
               "SubmitAction (moves/s, p50, p99)", "ratio");
   std::atomic<long> errors{0};
-  for (int games : {1, 8, 32}) {
-    Result base = Baseline(s, games);
+  const pid_t postmaster = PostmasterPid(s.db_url);
+  std::vector<std::string> cpu_lines;
+  std::vector<std::string> outbox_lines;
+  OutboxState outbox_after = ReadOutbox(s.db_url);
+  for (absl::string_view part : absl::StrSplit(s.games, ',')) {
+    int games = 0;
+    if (!absl::SimpleAtoi(part, &games) || games < 1 || games > 1000) {
+      std::fprintf(stderr, "--games: '%s' is not a count from 1 to 1000\n",
+                   std::string(part).c_str());
+      return 2;
+    }
+    const CpuUse cpu0 = MeasureCpu(child, postmaster);
+    Result base = s.baseline ? Baseline(s, games) : Result{};
+    const CpuUse cpu1 = MeasureCpu(child, postmaster);
     Result mine = Sessions(client, s, games, &errors);
+    const CpuUse cpu2 = MeasureCpu(child, postmaster);
     std::printf(
         "%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | "
         "%5.1f %%\n",
         games, base.per_second, base.p50_ms, base.p99_ms, mine.per_second, mine.p50_ms, mine.p99_ms,
         100.0 * mine.per_second / std::max(1.0, base.per_second));
+    const OutboxState outbox_before = outbox_after;
+    outbox_after = ReadOutbox(s.db_url);
+    outbox_lines.push_back(absl::StrFormat(
+        "%-6d | %ld delivered during the run, %ld pending at its end (oldest %.1f s)", games,
+        outbox_after.sent - outbox_before.sent, outbox_after.pending, outbox_after.oldest_s));
+    cpu_lines.push_back(absl::StrFormat("%-6d | pgbench:      %s", games,
+                                        CpuPerUnit(cpu0, cpu1, base.count, true)));
+    cpu_lines.push_back(absl::StrFormat("%-6d | SubmitAction: %s", games,
+                                        CpuPerUnit(cpu1, cpu2, mine.count, false)));
     std::fflush(stdout);
   }
-  std::printf("SubmitAction errors: %ld\n\n", errors.load());
+  std::printf(
+      "SubmitAction errors: %ld\n\nnotification outbox (dispatcher with the logging adapter, "
+      "woken by LISTEN):\n%s\n\nCPU time (user + system) per unit of work:\n%s\n\n",
+      errors.load(), absl::StrJoin(outbox_lines, "\n").c_str(),
+      absl::StrJoin(cpu_lines, "\n").c_str());
 
   Client watcher(target, access, service);
   std::vector<double> delivery = StreamDelivery(client, watcher, s.game, 300);
@@ -563,6 +723,12 @@ int main(int argc, char** argv) {
   flags.Choice("mode", &s.mode, {"bot", "pvp"},
                "bot: each client plays the computer; pvp: two players per game (plus GetGame)");
   flags.Int("seconds", &s.seconds, "seconds per measured run", {.min = 1, .max = 600});
+  flags.String("games", &s.games, "concurrent games of each measured run, comma-separated");
+  flags.Bool("baseline", &s.baseline, "run the pgbench baseline beside each run");
+  flags.Int("server_workers", &s.server_workers, "--worker_threads of the server",
+            {.min = 1, .max = 256});
+  flags.Int("server_db_connections", &s.server_db_connections, "--db_max_connections of the server",
+            {.min = 1, .max = 256});
   flags.Int("streams", &s.streams, "idle WatchMyGames streams to open", {.min = 0, .max = 100000});
   if (absl::Status status = flags.Parse(argc, argv); !status.ok()) {
     std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());

@@ -1,10 +1,13 @@
 #include "services/sessions/outbox/dispatcher.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "curl/curl.h"
+#include "pqxx/pqxx"
 #include "services/common/core/logging.h"
 #include "spdlog/spdlog.h"
 
@@ -66,6 +69,7 @@ absl::Status WebhookPushAdapter::Send(const std::string& game_id,
 OutboxDispatcher::OutboxDispatcher(GameStore* store, PushAdapter* push, ResultReporter* reporter,
                                    std::function<absl::Time()> clock, Options options)
     : store_(store),
+      outbox_(&store->db()),
       push_(push),
       reporter_(reporter),
       clock_(std::move(clock)),
@@ -83,19 +87,33 @@ absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::DrainOnce() {
   absl::StatusOr<std::vector<GameStore::PendingNotification>> claimed =
       store_->ClaimNotifications(now, options_.lease, options_.batch);
   if (!claimed.ok()) return claimed.status();
+  drained.more = static_cast<int>(claimed->size()) >= options_.batch;
+  std::vector<int64_t> sent;
+  std::vector<OutboxStore::Failure> failures;
   for (const GameStore::PendingNotification& n : *claimed) {
-    absl::Status sent = push_->Send(n.game_id, n.row);
-    if (sent.ok()) {
-      if (store_->MarkNotificationSent(n.id, clock_()).ok()) ++drained.sent;
+    absl::Status delivered = push_->Send(n.game_id, n.row);
+    if (delivered.ok()) {
+      sent.push_back(n.id);
     } else {
-      ++drained.failed;
-      (void)store_->MarkNotificationFailed(n.id, RetryAt(clock_(), n.attempts), sent.ToString());
+      failures.push_back({n.id, RetryAt(clock_(), n.attempts), delivered.ToString()});
+      if (options_.observer != nullptr) options_.observer->NotificationFailed(push_->Name());
     }
+  }
+  // A failed settlement leaves the rows claimed: they are delivered again after the lease.
+  if (absl::Status marked = outbox_.MarkNotificationsSent(sent, clock_()); marked.ok()) {
+    drained.sent = static_cast<int>(sent.size());
+  } else {
+    spdlog::warn("outbox: cannot mark {} notifications sent: {}", sent.size(), marked.ToString());
+  }
+  drained.failed = static_cast<int>(failures.size());
+  if (absl::Status marked = outbox_.MarkNotificationsFailed(failures); !marked.ok()) {
+    spdlog::warn("outbox: cannot schedule {} retries: {}", failures.size(), marked.ToString());
   }
   if (reporter_ == nullptr) return drained;
   absl::StatusOr<std::vector<std::pair<std::string, int>>> results =
       store_->ClaimResults(now, options_.lease, options_.batch);
   if (!results.ok()) return results.status();
+  drained.more = drained.more || static_cast<int>(results->size()) >= options_.batch;
   for (const auto& [game_id, attempts] : *results) {
     absl::StatusOr<GameRow> game = store_->GetGame(game_id);
     absl::Status reported = game.ok() ? reporter_->Report(*game) : game.status();
@@ -112,6 +130,126 @@ absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::DrainOnce() {
     }
   }
   return drained;
+}
+
+absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::Drain() {
+  Drained total;
+  for (int i = 0; i < std::max(1, options_.max_batches); ++i) {
+    absl::StatusOr<Drained> once = DrainOnce();
+    if (!once.ok()) return once.status();
+    total.sent += once->sent;
+    total.failed += once->failed;
+    total.results_acked += once->results_acked;
+    total.results_failed += once->results_failed;
+    total.more = once->more;
+    if (!once->more) break;
+  }
+  return total;
+}
+
+namespace {
+
+// Counts announcements on the sessions channel; the payload does not matter here.
+class Announcements final : public pqxx::notification_receiver {
+ public:
+  explicit Announcements(pqxx::connection& c) : pqxx::notification_receiver(c, "parlor_sessions") {}
+  void operator()(const std::string&, int) override { ++count; }
+  int count = 0;
+};
+
+constexpr absl::Duration kPollSlice = absl::Milliseconds(100);
+
+}  // namespace
+
+DispatchLoop::DispatchLoop(OutboxDispatcher* dispatcher, std::string db_url,
+                           absl::Duration interval, absl::Duration coalesce)
+    : dispatcher_(dispatcher),
+      db_url_(std::move(db_url)),
+      interval_(interval),
+      coalesce_(coalesce),
+      thread_([this] { Run(); }) {}
+
+DispatchLoop::~DispatchLoop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DispatchLoop::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+void DispatchLoop::Run() {
+  std::unique_ptr<pqxx::connection> connection;
+  std::unique_ptr<Announcements> announcements;
+  auto drop_listener = [&] {
+    announcements.reset();
+    connection.reset();
+  };
+  for (;;) {
+    if (connection == nullptr) {
+      try {
+        connection = std::make_unique<pqxx::connection>(db_url_);
+        announcements = std::make_unique<Announcements>(*connection);
+      } catch (const std::exception& e) {
+        spdlog::warn("outbox dispatcher: no LISTEN connection ({}); draining every {}", e.what(),
+                     absl::FormatDuration(interval_));
+        drop_listener();
+      }
+    }
+    // Wait for an announcement, a Wake, the interval, or stop.
+    const absl::Time until = absl::Now() + interval_;
+    bool announced = false;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (stop_) return;
+        if (std::exchange(woken_, false)) break;
+        if (connection == nullptr) {
+          cv_.wait_for(lock, absl::ToChronoMilliseconds(std::min(kPollSlice, until - absl::Now())));
+          if (stop_) return;
+        }
+      }
+      if (connection != nullptr) {
+        try {
+          announcements->count = 0;
+          connection->await_notification(0, absl::ToInt64Microseconds(kPollSlice));
+          if (announcements->count > 0) announced = true;
+        } catch (const std::exception& e) {
+          spdlog::warn("outbox dispatcher: LISTEN connection lost: {}", e.what());
+          drop_listener();
+        }
+      }
+      if (announced || absl::Now() >= until) break;
+    }
+    if (announced) {
+      // Let the burst that woke us finish, then take its rows in a few batches.
+      std::unique_lock<std::mutex> lock(mu_);
+      if (cv_.wait_for(lock, absl::ToChronoMilliseconds(coalesce_), [this] { return stop_; })) {
+        return;
+      }
+    }
+    if (connection != nullptr) {
+      try {
+        connection->get_notifs();  // those that arrived meanwhile are covered by this drain
+      } catch (const std::exception&) {
+        drop_listener();
+      }
+    }
+    absl::StatusOr<OutboxDispatcher::Drained> drained = dispatcher_->Drain();
+    if (!drained.ok()) {
+      spdlog::warn("outbox dispatcher: {}", drained.status().ToString());
+    } else if (drained->more) {
+      Wake();  // still behind: go on at once
+    }
+  }
 }
 
 }  // namespace parlor::sessions

@@ -1,13 +1,17 @@
 #ifndef PARLOR_SERVICES_SESSIONS_OUTBOX_DISPATCHER_H_
 #define PARLOR_SERVICES_SESSIONS_OUTBOX_DISPATCHER_H_
 
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "services/sessions/store/outbox_store.h"
 #include "services/sessions/store/store.h"
 
 namespace parlor::sessions {
@@ -20,12 +24,15 @@ class PushAdapter {
  public:
   virtual ~PushAdapter() = default;
   virtual absl::Status Send(const std::string& game_id, const NotificationRow& notification) = 0;
+  // The adapter's label in parlor_sessions_notifications_failed_total{adapter}.
+  virtual absl::string_view Name() const = 0;
 };
 
 // Writes each notification to the log (the default, for development).
 class LoggingPushAdapter final : public PushAdapter {
  public:
   absl::Status Send(const std::string& game_id, const NotificationRow& notification) override;
+  absl::string_view Name() const override { return "logging"; }
 };
 
 // POSTs each notification as JSON to a push gateway:
@@ -38,6 +45,7 @@ class WebhookPushAdapter final : public PushAdapter {
  public:
   WebhookPushAdapter(std::string url, absl::Duration timeout);
   absl::Status Send(const std::string& game_id, const NotificationRow& notification) override;
+  absl::string_view Name() const override { return "webhook"; }
 
  private:
   std::string url_;
@@ -51,15 +59,27 @@ class ResultReporter {
   virtual absl::Status Report(const GameRow& game) = 0;
 };
 
+// What the dispatcher reports (the server backs it with Prometheus).
+class DispatcherObserver {
+ public:
+  virtual ~DispatcherObserver() = default;
+  // One notification the adapter did not accept (it is retried later).
+  virtual void NotificationFailed(absl::string_view /*adapter*/) {}
+};
+
 // Drains the notification and result outboxes: claims due rows (with a lease, so every replica
 // can run one), delivers them, and marks them sent or schedules a retry with exponential backoff
-// (1 s, 2 s, 4 s ... capped at `max_backoff`).
+// (1 s, 2 s, 4 s ... capped at `max_backoff`). A claimed batch is settled in one statement per
+// outcome, so a batch costs two transactions whatever its size.
 class OutboxDispatcher {
  public:
   struct Options {
     absl::Duration lease = absl::Seconds(60);
     absl::Duration max_backoff = absl::Hours(1);
-    int batch = 100;
+    int batch = 500;
+    // Batches one Drain() call takes at most (it stops early once the outboxes are empty).
+    int max_batches = 20;
+    DispatcherObserver* observer = nullptr;
   };
   // `reporter` may be null: result rows then stay held in the outbox.
   OutboxDispatcher(GameStore* store, PushAdapter* push, ResultReporter* reporter,
@@ -70,17 +90,53 @@ class OutboxDispatcher {
     int failed = 0;
     int results_acked = 0;
     int results_failed = 0;
+    // A batch came back full: more rows may be due.
+    bool more = false;
   };
+  // One batch of each outbox.
   absl::StatusOr<Drained> DrainOnce();
+  // Batches until the due rows are gone (at most options.max_batches).
+  absl::StatusOr<Drained> Drain();
 
  private:
   absl::Time RetryAt(absl::Time now, int attempts) const;
 
   GameStore* store_;
+  OutboxStore outbox_;
   PushAdapter* push_;
   ResultReporter* reporter_;
   std::function<absl::Time()> clock_;
   Options options_;
+};
+
+// Runs a dispatcher on its own thread: drains as soon as a state change is announced on the
+// sessions NOTIFY channel (its own LISTEN connection), waiting `coalesce` first so that a burst
+// of moves is delivered in a few batches rather than one transaction per move, and at least every
+// `interval` (retries fall due without any announcement). Without a LISTEN connection (the
+// database is away) it drains every `interval` and reconnects.
+class DispatchLoop {
+ public:
+  DispatchLoop(OutboxDispatcher* dispatcher, std::string db_url, absl::Duration interval,
+               absl::Duration coalesce = absl::Milliseconds(50));
+  ~DispatchLoop();  // stops and joins
+  DispatchLoop(const DispatchLoop&) = delete;
+  DispatchLoop& operator=(const DispatchLoop&) = delete;
+
+  // Drains once now, as an announcement would (tests).
+  void Wake();
+
+ private:
+  void Run();
+
+  OutboxDispatcher* dispatcher_;
+  const std::string db_url_;
+  const absl::Duration interval_;
+  const absl::Duration coalesce_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool woken_ = false;
+  std::thread thread_;
 };
 
 }  // namespace parlor::sessions

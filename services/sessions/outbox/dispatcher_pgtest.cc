@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,9 +35,11 @@ using ::testing::HasSubstr;
 constexpr char kAlice[] = "00000000-0000-4000-8000-00000000a11c";
 constexpr char kBob[] = "00000000-0000-4000-8000-0000000000b0";
 
+// Thread-safe: the DispatchLoop test sends from the loop's thread.
 class RecordingPush final : public PushAdapter {
  public:
   absl::Status Send(const std::string&, const NotificationRow& n) override {
+    std::lock_guard<std::mutex> lock(mu);
     if (fail_next > 0) {
       --fail_next;
       return absl::UnavailableError("gateway down");
@@ -43,8 +47,22 @@ class RecordingPush final : public PushAdapter {
     sent.push_back(n);
     return absl::OkStatus();
   }
+  absl::string_view Name() const override { return "recording"; }
+  size_t SentCount() {
+    std::lock_guard<std::mutex> lock(mu);
+    return sent.size();
+  }
+  std::mutex mu;
   int fail_next = 0;
   std::vector<NotificationRow> sent;
+};
+
+class CountingObserver final : public DispatcherObserver {
+ public:
+  void NotificationFailed(absl::string_view adapter) override {
+    failed.push_back(std::string(adapter));
+  }
+  std::vector<std::string> failed;
 };
 
 class RecordingReporter final : public ResultReporter {
@@ -72,10 +90,10 @@ class DispatcherPgTest : public parlor::testing::PgTest {
         store_.get(), registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   }
 
-  std::string CreateRankedGame() {
+  std::string CreateRankedGame(const std::string& match_id = "m") {
     const engine::Game& game = *registry_->games().front();
     v1::CreateGameRequest r;
-    r.set_match_id("m");
+    r.set_match_id(match_id);
     r.set_game(game.name());
     r.set_ranked(true);
     const char* players[] = {kAlice, kBob};
@@ -125,6 +143,59 @@ TEST_F(DispatcherPgTest, NotificationsAreDeliveredAtLeastOnceWithBackoff) {
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL"), 0);
   EXPECT_EQ(static_cast<int64_t>(push.sent.size()), pending);
   EXPECT_THAT(push.sent[0].dedupe_key, HasSubstr("turn:"));
+}
+
+TEST_F(DispatcherPgTest, DrainSettlesWholeBatchesAndCountsFailuresByAdapter) {
+  for (int i = 0; i < 4; ++i) CreateRankedGame(absl::StrCat("m", i));
+  const int64_t pending = Count("SELECT count(*) FROM sessions.notification_outbox");
+  ASSERT_GE(pending, 4);
+  RecordingPush push;
+  push.fail_next = 2;
+  CountingObserver observer;
+  OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); },
+                              {.batch = 3, .observer = &observer});
+  auto drained = dispatcher.Drain();
+  ASSERT_THAT(drained, IsOk());
+  EXPECT_EQ(drained->sent, pending - 2);
+  EXPECT_EQ(drained->failed, 2);
+  EXPECT_FALSE(drained->more);
+  EXPECT_EQ(observer.failed, (std::vector<std::string>{"recording", "recording"}));
+  // Each delivered once; the two failures wait for their retry, with the error kept.
+  std::set<std::string> keys;
+  for (const NotificationRow& n : push.sent) keys.insert(n.dedupe_key);
+  EXPECT_EQ(static_cast<int64_t>(keys.size()), pending - 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL AND "
+                  "last_error LIKE '%gateway down%'"),
+            2);
+  absl::StatusOr<OutboxStore::Health> health = OutboxStore(pool_.get()).GetHealth();
+  ASSERT_THAT(health, IsOk());
+  EXPECT_EQ(health->notifications.pending, 2);
+  EXPECT_EQ(health->notifications.oldest, now_.load());  // written at the test clock's now
+  EXPECT_EQ(health->results.pending, 0);
+  now_ = now_.load() + absl::Seconds(2);
+  drained = dispatcher.Drain();
+  ASSERT_THAT(drained, IsOk());
+  EXPECT_EQ(drained->sent, 2);
+  EXPECT_EQ(static_cast<int64_t>(push.sent.size()), pending);
+  health = OutboxStore(pool_.get()).GetHealth();
+  ASSERT_THAT(health, IsOk());
+  EXPECT_EQ(health->notifications.pending, 0);
+  EXPECT_EQ(health->notifications.oldest, absl::InfiniteFuture());
+}
+
+TEST_F(DispatcherPgTest, TheLoopDeliversWhenAChangeIsAnnouncedWithoutWaitingForItsInterval) {
+  RecordingPush push;
+  OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
+  DispatchLoop loop(&dispatcher, db_url(), /*interval=*/absl::Hours(1),
+                    /*coalesce=*/absl::Milliseconds(10));
+  // The loop listens once it is running; announcements before that would be missed, so keep
+  // creating games (each announces itself) until one is delivered.
+  const absl::Time give_up = absl::Now() + absl::Seconds(20);
+  for (int i = 0; push.SentCount() == 0 && absl::Now() < give_up; ++i) {
+    CreateRankedGame(absl::StrCat("loop", i));
+    for (int j = 0; j < 20 && push.SentCount() == 0; ++j) absl::SleepFor(absl::Milliseconds(25));
+  }
+  EXPECT_GT(push.SentCount(), 0u);
 }
 
 TEST_F(DispatcherPgTest, ResultsAreHeldWithoutAReporterAndReportedOnceWithOne) {
