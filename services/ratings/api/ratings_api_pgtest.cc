@@ -130,6 +130,18 @@ TEST_F(RatingsApiPgTest, ReportReadBoardsAndHistory) {
   EXPECT_EQ(walked[around_out.my_position() - 1], Account(2));
   EXPECT_EQ(around_out.entries_size(), 6);
   EXPECT_FALSE(around_out.my_rating().provisional());
+  EXPECT_EQ(around_out.my_rating().account_id(), Account(2));
+  EXPECT_EQ(around_out.my_rating().games(), 16);
+  // A player without a game this season: not on the board, shown at the starting rating.
+  v1::GetLeaderboardAroundMeResponse newcomer;
+  ASSERT_TRUE(
+      ratings_->GetLeaderboardAroundMe(With(PlayerToken(99)).get(), around, &newcomer).ok());
+  EXPECT_EQ(newcomer.my_position(), 0);
+  EXPECT_EQ(newcomer.entries_size(), 0);
+  EXPECT_EQ(newcomer.my_rating().account_id(), Account(99));
+  EXPECT_EQ(newcomer.my_rating().games(), 0);
+  EXPECT_EQ(newcomer.my_rating().rating(), 1500);
+  EXPECT_EQ(newcomer.total_players(), 6);
 
   v1::GetRatingHistoryRequest history;
   history.set_ladder("pico");

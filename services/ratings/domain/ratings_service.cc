@@ -238,19 +238,26 @@ absl::StatusOr<AroundMe> RatingsService::GetLeaderboardAroundMe(const std::strin
   absl::StatusOr<std::string> account = CanonicalAccountId(account_id, "caller");
   if (!account.ok()) return account.status();
   AroundMe out;
-  absl::StatusOr<RatingRecord> mine = store_->GetRating(**spec, season, *account);
-  if (!mine.ok()) return mine.status();
-  out.my_rating = *std::move(mine);
   absl::StatusOr<std::optional<BoardSnapshot>> latest =
       CachedLatestSnapshot(ladder, season.season_id);
   if (!latest.ok()) return latest.status();
   out.snapshot = *latest;
-  if (!out.snapshot) return out;
-  absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> around =
-      store_->BoardAround(*out.snapshot, *account, before, after);
-  if (!around.ok()) return around.status();
-  out.my_position = around->first;
-  out.entries = std::move(around->second);
+  std::optional<RatingRecord> mine;
+  if (out.snapshot) {
+    absl::StatusOr<RatingsStore::Around> around =
+        store_->BoardAround(*out.snapshot, **spec, season, *account, before, after);
+    if (!around.ok()) return around.status();
+    mine = std::move(around->mine);
+    out.my_position = around->position;
+    out.entries = std::move(around->entries);
+  }
+  if (!mine) {
+    // No row this season (or no board yet): the rating they would start the season with.
+    absl::StatusOr<RatingRecord> start = store_->GetRating(**spec, season, *account);
+    if (!start.ok()) return start.status();
+    mine = *std::move(start);
+  }
+  out.my_rating = *std::move(mine);
   return out;
 }
 

@@ -564,30 +564,42 @@ absl::StatusOr<int64_t> PgRatingsStore::BoardPosition(const BoardSnapshot& snaps
   return position;
 }
 
-absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> PgRatingsStore::BoardAround(
-    const BoardSnapshot& snapshot, const std::string& account_id, int before, int after) {
-  std::pair<int64_t, std::vector<BoardEntry>> out;
+absl::StatusOr<RatingsStore::Around> PgRatingsStore::BoardAround(const BoardSnapshot& snapshot,
+                                                                 const model::LadderSpec& ladder,
+                                                                 const Season& season,
+                                                                 const std::string& account_id,
+                                                                 int before, int after) {
+  Around out;
   absl::Status status = Read("board_around", [&](pqxx::nontransaction& txn) -> absl::Status {
     out = {};
     const std::string table = BoardTable(snapshot.snapshot_id);
+    // Columns: the player's live row (PARLOR_RATING_COLUMNS, 10, NULL if none), their position
+    // (NULL if not on the board), then the board entries (PARLOR_BOARD_COLUMNS): one row per
+    // entry, or a single row without entries.
     pqxx::result rows;
     try {
       rows = txn.exec_params(
-          absl::StrCat("WITH me AS (SELECT position AS p FROM ", table,
-                       " WHERE account_id = $1::uuid) SELECT me.p, b.* FROM me LEFT JOIN LATERAL "
-                       "(SELECT " PARLOR_BOARD_COLUMNS " FROM ",
+          absl::StrCat("SELECT " PARLOR_RATING_COLUMNS ", me.position, b.* FROM (SELECT 1) one "
+                       "LEFT JOIN ratings.ratings r ON r.ladder = $4 AND r.season_id = $5 "
+                       "AND r.account_id = $1::uuid "
+                       "LEFT JOIN ",
                        table,
-                       " WHERE position BETWEEN me.p - $2 AND me.p + $3 ORDER BY position) b "
-                       "ON true"),
-          account_id, before, after);
+                       " me ON me.account_id = $1::uuid "
+                       "LEFT JOIN LATERAL (SELECT " PARLOR_BOARD_COLUMNS " FROM ",
+                       table,
+                       " WHERE position BETWEEN me.position - $2 AND me.position + $3) b ON true "
+                       "ORDER BY b.position"),
+          account_id, before, after, ladder.name, season.season_id);
     } catch (const pqxx::undefined_table&) {
       return SnapshotExpired();
     }
+    constexpr int kPosition = 10;
     for (const pqxx::row& row : rows) {
-      out.first = row[0].as<int64_t>();
-      if (row[1].is_null()) continue;
-      pqxx::row entry = row.slice(1, row.size());
-      out.second.push_back(ToEntry(entry, snapshot));
+      if (!out.mine && !row[0].is_null()) out.mine = ToRecord(row, 0, ladder.name);
+      if (!row[kPosition].is_null()) out.position = row[kPosition].as<int64_t>();
+      if (row[kPosition + 1].is_null()) continue;
+      pqxx::row entry = row.slice(kPosition + 1, row.size());
+      out.entries.push_back(ToEntry(entry, snapshot));
     }
     return absl::OkStatus();
   });

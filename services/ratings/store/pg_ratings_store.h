@@ -42,8 +42,9 @@ class PgRatingsStore : public RatingsStore {
                                                      int64_t last) override;
   absl::StatusOr<int64_t> BoardPosition(const BoardSnapshot& snapshot,
                                         const std::string& account_id) override;
-  absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> BoardAround(
-      const BoardSnapshot& snapshot, const std::string& account_id, int before, int after) override;
+  absl::StatusOr<Around> BoardAround(const BoardSnapshot& snapshot, const model::LadderSpec& ladder,
+                                     const Season& season, const std::string& account_id,
+                                     int before, int after) override;
   absl::StatusOr<int64_t> CountPlayers(const std::string& ladder,
                                        const std::string& season_id) override;
 

@@ -78,10 +78,18 @@ class RatingsStore {
   // The player's position on the snapshot, or 0.
   virtual absl::StatusOr<int64_t> BoardPosition(const BoardSnapshot& snapshot,
                                                 const std::string& account_id) = 0;
-  // The player's position (0 if not on the board) and the entries from position − before to
-  // position + after, in one round trip. FAILED_PRECONDITION if dropped.
-  virtual absl::StatusOr<std::pair<int64_t, std::vector<BoardEntry>>> BoardAround(
-      const BoardSnapshot& snapshot, const std::string& account_id, int before, int after) = 0;
+  // In one round trip: the player's current row on (ladder, season) if they have one, their
+  // position on the snapshot (0 if not on the board) and the entries from position − before to
+  // position + after. FAILED_PRECONDITION if the snapshot was dropped.
+  struct Around {
+    std::optional<RatingRecord> mine;
+    int64_t position = 0;
+    std::vector<BoardEntry> entries;
+  };
+  virtual absl::StatusOr<Around> BoardAround(const BoardSnapshot& snapshot,
+                                             const model::LadderSpec& ladder, const Season& season,
+                                             const std::string& account_id, int before,
+                                             int after) = 0;
   // Players with a rating on (ladder, season), provisional ones included.
   virtual absl::StatusOr<int64_t> CountPlayers(const std::string& ladder,
                                                const std::string& season_id) = 0;
