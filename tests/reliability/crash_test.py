@@ -441,10 +441,14 @@ def main():
         for c in channels:
             c.close()
 
-        # Let the result outbox drain into ratings (retried by whichever replica is alive).
+        # Let the result outbox drain into ratings. A result claimed by a replica that was then
+        # killed waits for its claim's lease to expire (60 s, OutboxDispatcher::Options::lease)
+        # before the other replica sends it, so allow a little more than that.
         drain_started = time.time()
         pending = -1
-        while time.time() < drain_started + 60:
+        at_stop = int(pg.psql(db_url, "SELECT count(*) FROM sessions.result_outbox "
+                                      "WHERE acked_at IS NULL AND ranked").strip())
+        while time.time() < drain_started + 90:
             pending = int(pg.psql(db_url, "SELECT count(*) FROM sessions.result_outbox "
                                           "WHERE acked_at IS NULL AND ranked").strip())
             if pending == 0:
@@ -463,8 +467,9 @@ def main():
               "replica); GetGame/CreateGame retries %d" % (figures.retries, figures.other_retries))
         print("SubmitAction given up        %d" % len(figures.unanswered))
         print("calls failed by code         %s" % (dict(sorted(figures.errors.items())) or "none"))
-        print("result outbox                %s after %.1f s" % (
-            "drained" if pending == 0 else "%d still pending" % pending, drained))
+        print("result outbox                %d pending when play stopped, %s after %.1f s "
+              "(a killed replica's claims wait out their 60 s lease)" % (
+                  at_stop, "drained" if pending == 0 else "%d still pending" % pending, drained))
         result = check_database(pg, db_url, args.build_dir, figures, args.verify_workers)
         print("lost                         %d   (must be 0)" % result["lost"])
         print("applied twice                %d   (must be 0)" % result["applied twice"])
