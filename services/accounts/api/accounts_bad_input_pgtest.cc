@@ -1,0 +1,279 @@
+// Issue 14 item 4 for accounts: every RPC of AccountsService and AccountsInternalService gets bad
+// input of every kind through a real gRPC client against a real server on a real PostgreSQL, and
+// must answer the precise code with an actionable message while changing no table of the schema
+// (the one exception, refresh-token reuse, revokes the session on purpose and is checked for it).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "parlor/accounts/v1/accounts.grpc.pb.h"
+#include "services/accounts/accounts_server.h"
+#include "services/common/core/crypto.h"
+#include "services/common/testing/test_server.h"
+#include "tests/pg/pg_test_database.h"
+
+namespace parlor::accounts {
+namespace {
+
+using grpc::StatusCode;
+using ::parlor::testing::BadInputCase;
+using ::parlor::testing::Bearer;
+using ::testing::HasSubstr;
+
+class AccountsBadInputPgTest : public parlor::testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    AccountsConfig config;
+    config.access_token_private_key = keys_.access().private_key;
+    ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
+    ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
+    auto started = parlor::testing::TestServer::Start(
+        AccountsIdentity(), server,
+        [&config](ServiceHost& host) { return InstallAccounts(host, config); });
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = *std::move(started);
+    accounts_ = v1::AccountsService::NewStub(server_->channel());
+    internal_ = v1::AccountsInternalService::NewStub(server_->channel());
+  }
+
+  v1::AuthenticateDeviceResponse SignIn(const std::string& device_id, const std::string& name) {
+    v1::AuthenticateDeviceRequest request;
+    request.set_device_id(device_id);
+    request.set_display_name(name);
+    v1::AuthenticateDeviceResponse response;
+    grpc::Status status = accounts_->AuthenticateDevice(Bearer("").get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  std::string Checksum() {
+    absl::StatusOr<std::string> checksum = parlor::testing::SchemaChecksum(db_url(), "accounts");
+    EXPECT_TRUE(checksum.ok()) << checksum.status();
+    return checksum.value_or("");
+  }
+
+  parlor::testing::TestKeys keys_;
+  std::unique_ptr<parlor::testing::TestServer> server_;
+  std::unique_ptr<v1::AccountsService::Stub> accounts_;
+  std::unique_ptr<v1::AccountsInternalService::Stub> internal_;
+};
+
+TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing) {
+  // Existing state the bad requests must not disturb.
+  v1::AuthenticateDeviceResponse ada = SignIn("device-ada-01", "Ada");
+  v1::AuthenticateDeviceResponse bob = SignIn("device-bob-01", "Bob");
+  const std::string token = ada.tokens().access_token();
+  // Rotate Bob's first refresh token, so presenting it again is reuse.
+  v1::RefreshSessionRequest refresh;
+  refresh.set_refresh_token(bob.tokens().refresh_token());
+  v1::RefreshSessionResponse refreshed;
+  ASSERT_TRUE(accounts_->RefreshSession(Bearer("").get(), refresh, &refreshed).ok());
+
+  const std::string ada_id = ada.account().account_id();
+  const std::string expired = keys_.ExpiredPlayerToken(ada_id);
+  const std::string forged = keys_.ForgedPlayerToken(ada_id);
+  std::vector<std::string> parts = absl::StrSplit(token, '.');
+  std::string payload = *Base64UrlDecode(parts[1]);
+  payload.replace(payload.find(ada_id), 36, bob.account().account_id());
+  const std::string tampered = absl::StrCat(parts[0], ".", Base64UrlEncode(payload), ".", parts[2]);
+  const std::string alg_none =
+      absl::StrCat(Base64UrlEncode(R"({"alg":"none"})"), ".", parts[1], ".");
+  const std::string service = keys_.ServiceToken();
+
+  auto authenticate = [this](std::string device_id, std::optional<std::string> name) {
+    return [this, device_id, name] {
+      v1::AuthenticateDeviceRequest request;
+      request.set_device_id(device_id);
+      if (name.has_value()) request.set_display_name(*name);
+      v1::AuthenticateDeviceResponse response;
+      return accounts_->AuthenticateDevice(Bearer("").get(), request, &response);
+    };
+  };
+  auto update = [this](std::string bearer, std::string name) {
+    return [this, bearer, name] {
+      v1::UpdateProfileRequest request;
+      request.set_display_name(name);
+      v1::UpdateProfileResponse response;
+      return accounts_->UpdateProfile(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto get_me = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::GetMeResponse response;
+      return accounts_->GetMe(Bearer(bearer).get(), {}, &response);
+    };
+  };
+  auto sign_out = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::SignOutResponse response;
+      return accounts_->SignOut(Bearer(bearer).get(), {}, &response);
+    };
+  };
+  auto refresh_with = [this](std::string refresh_token) {
+    return [this, refresh_token] {
+      v1::RefreshSessionRequest request;
+      request.set_refresh_token(refresh_token);
+      v1::RefreshSessionResponse response;
+      return accounts_->RefreshSession(Bearer("").get(), request, &response);
+    };
+  };
+  auto batch_get = [this](std::string bearer, std::vector<std::string> ids) {
+    return [this, bearer, ids] {
+      v1::BatchGetAccountsRequest request;
+      for (const std::string& id : ids) request.add_account_ids(id);
+      v1::BatchGetAccountsResponse response;
+      return internal_->BatchGetAccounts(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto raw = [this](std::string method, std::string bytes, std::string bearer) {
+    return [this, method, bytes, bearer] {
+      return parlor::testing::RawUnaryCall(server_->channel(), "/parlor.accounts.v1." + method,
+                                           bytes, bearer);
+    };
+  };
+  const std::string huge(100 * 1024, 'x');
+  const std::vector<std::string> too_many_ids(101, ada_id);
+
+  const std::vector<BadInputCase> cases = {
+      // AuthenticateDevice.
+      {"AuthenticateDevice: empty device id", authenticate("", std::nullopt),
+       StatusCode::INVALID_ARGUMENT, "device_id is required"},
+      {"AuthenticateDevice: short device id", authenticate("abc", std::nullopt),
+       StatusCode::INVALID_ARGUMENT, "device_id must be 8-128 characters long; it has 3"},
+      {"AuthenticateDevice: oversized device id", authenticate(std::string(129, 'd'), std::nullopt),
+       StatusCode::INVALID_ARGUMENT, "device_id must be 8-128 characters long; it has 129"},
+      {"AuthenticateDevice: huge device id", authenticate(huge, std::nullopt),
+       StatusCode::INVALID_ARGUMENT, "device_id must be 8-128 characters long"},
+      {"AuthenticateDevice: device id with space", authenticate("device id 1", std::nullopt),
+       StatusCode::INVALID_ARGUMENT, "printable ASCII characters without spaces"},
+      {"AuthenticateDevice: device id with control character",
+       authenticate("device\x01id1", std::nullopt), StatusCode::INVALID_ARGUMENT,
+       "printable ASCII characters without spaces"},
+      {"AuthenticateDevice: new account, empty name", authenticate("device-new-1", ""),
+       StatusCode::INVALID_ARGUMENT, "display_name must be 3-24 characters long; it has 0"},
+      {"AuthenticateDevice: new account, name too long",
+       authenticate("device-new-1", std::string(25, 'a')), StatusCode::INVALID_ARGUMENT,
+       "display_name must be 3-24 characters long; it has 25"},
+      {"AuthenticateDevice: new account, huge name", authenticate("device-new-1", huge),
+       StatusCode::INVALID_ARGUMENT, "display_name must be 3-24 characters long"},
+      {"AuthenticateDevice: new account, name taken ignoring case",
+       authenticate("device-new-1", "aDA"), StatusCode::ALREADY_EXISTS,
+       "display_name \"aDA\" is taken"},
+      // gRPC itself refuses bytes that do not parse, before any service code runs, with
+      // UNIMPLEMENTED and no message (INVALID_ARGUMENT would be right; a known gap in the common
+      // server plumbing, left to its owner). Asserted as it is so that a fix shows up here.
+      {"AuthenticateDevice: request bytes that do not parse (gRPC's own answer)",
+       raw("AccountsService/AuthenticateDevice", "\xff\xff\xff", ""), StatusCode::UNIMPLEMENTED,
+       ""},
+      // A field sent with the wrong wire type is an unknown field to protobuf: device_id is unset.
+      {"AuthenticateDevice: wrong wire type for device_id",
+       raw("AccountsService/AuthenticateDevice", "\x0d\x01\x02\x03\x04", ""),
+       StatusCode::INVALID_ARGUMENT, "device_id is required"},
+
+      // UpdateProfile.
+      {"UpdateProfile: too short", update(token, "ab"), StatusCode::INVALID_ARGUMENT,
+       "3-24 characters long; it has 2"},
+      {"UpdateProfile: empty", update(token, ""), StatusCode::INVALID_ARGUMENT,
+       "display_name is required"},
+      {"UpdateProfile: huge", update(token, huge), StatusCode::INVALID_ARGUMENT,
+       "3-24 characters long"},
+      {"UpdateProfile: bad character", update(token, "Ada!"), StatusCode::INVALID_ARGUMENT,
+       "found '!'"},
+      {"UpdateProfile: non-ASCII", update(token, "Adé"), StatusCode::INVALID_ARGUMENT,
+       "found byte 0xc3"},
+      {"UpdateProfile: leading space", update(token, " Ada"), StatusCode::INVALID_ARGUMENT,
+       "must not start or end with a space"},
+      {"UpdateProfile: taken ignoring case", update(token, "BOB"), StatusCode::ALREADY_EXISTS,
+       "display_name \"BOB\" is taken"},
+      {"UpdateProfile: expired token", update(expired, "Ada Two"), StatusCode::UNAUTHENTICATED,
+       "call RefreshSession"},
+      {"UpdateProfile: tampered token (someone else's account)", update(tampered, "Hacked"),
+       StatusCode::UNAUTHENTICATED, "signature is invalid"},
+      {"UpdateProfile: service credential instead of a player token", update(service, "Robot"),
+       StatusCode::UNAUTHENTICATED, "signature is invalid"},
+
+      // GetMe: every kind of bad token.
+      {"GetMe: missing token", get_me(""), StatusCode::UNAUTHENTICATED,
+       "missing credentials: send `authorization: Bearer <access token>`"},
+      {"GetMe: not a bearer header",
+       [this] {
+         grpc::ClientContext context;
+         context.AddMetadata("authorization", "Basic YWRhOnB3");
+         v1::GetMeResponse response;
+         return accounts_->GetMe(&context, {}, &response);
+       },
+       StatusCode::UNAUTHENTICATED, "must have the form `Bearer <token>`"},
+      {"GetMe: garbage token", get_me("not-a-jwt"), StatusCode::UNAUTHENTICATED,
+       "access token is malformed"},
+      {"GetMe: oversized token", get_me(std::string(5000, 'a')), StatusCode::UNAUTHENTICATED,
+       "access token is too long"},
+      {"GetMe: expired token", get_me(expired), StatusCode::UNAUTHENTICATED, "expired at"},
+      {"GetMe: forged token", get_me(forged), StatusCode::UNAUTHENTICATED, "signature is invalid"},
+      {"GetMe: refresh token instead", get_me(ada.tokens().refresh_token()),
+       StatusCode::UNAUTHENTICATED, "access token is malformed"},
+
+      // SignOut.
+      {"SignOut: alg none token", sign_out(alg_none), StatusCode::UNAUTHENTICATED, "only EdDSA"},
+      {"SignOut: forged token", sign_out(forged), StatusCode::UNAUTHENTICATED,
+       "signature is invalid"},
+      {"SignOut: missing token", sign_out(""), StatusCode::UNAUTHENTICATED, "missing credentials"},
+
+      // RefreshSession.
+      {"RefreshSession: empty", refresh_with(""), StatusCode::INVALID_ARGUMENT,
+       "refresh_token is required"},
+      {"RefreshSession: malformed", refresh_with("short"), StatusCode::UNAUTHENTICATED,
+       "refresh token is malformed"},
+      {"RefreshSession: huge", refresh_with(huge), StatusCode::UNAUTHENTICATED,
+       "refresh token is malformed"},
+      {"RefreshSession: unknown", refresh_with(RandomToken(32)), StatusCode::UNAUTHENTICATED,
+       "refresh token is not valid"},
+      {"RefreshSession: access token instead", refresh_with(token), StatusCode::UNAUTHENTICATED,
+       "refresh token is malformed"},
+
+      // BatchGetAccounts (internal).
+      {"BatchGetAccounts: player token on an internal RPC", batch_get(token, {ada_id}),
+       StatusCode::PERMISSION_DENIED, "a player's access token is never accepted"},
+      {"BatchGetAccounts: no credential", batch_get("", {ada_id}), StatusCode::UNAUTHENTICATED,
+       "needs `authorization: Bearer <service credential>`"},
+      {"BatchGetAccounts: expired service credential",
+       batch_get(keys_.ExpiredServiceToken(), {ada_id}), StatusCode::UNAUTHENTICATED, "expired at"},
+      {"BatchGetAccounts: forged service credential",
+       batch_get(keys_.ForgedServiceToken(), {ada_id}), StatusCode::UNAUTHENTICATED,
+       "signature is invalid"},
+      {"BatchGetAccounts: garbage id", batch_get(service, {"'; DROP TABLE x"}),
+       StatusCode::INVALID_ARGUMENT, "is not an account id"},
+      {"BatchGetAccounts: huge id", batch_get(service, {huge}), StatusCode::INVALID_ARGUMENT,
+       "is not an account id"},
+      {"BatchGetAccounts: too many ids", batch_get(service, too_many_ids),
+       StatusCode::INVALID_ARGUMENT, "1-100 ids; it has 101"},
+      {"BatchGetAccounts: no ids", batch_get(service, {}), StatusCode::INVALID_ARGUMENT,
+       "1-100 ids; it has 0"},
+      {"BatchGetAccounts: request bytes that do not parse (gRPC's own answer)",
+       raw("AccountsInternalService/BatchGetAccounts", "\x0a\xff\xff\xff\xff\x0f", service),
+       StatusCode::UNIMPLEMENTED, ""},
+
+      // Last: this one revokes Bob's session on purpose.
+      {"RefreshSession: refresh token reuse", refresh_with(bob.tokens().refresh_token()),
+       StatusCode::UNAUTHENTICATED, "already used, so the session has been revoked",
+       /*changes_database=*/true},
+  };
+  parlor::testing::RunBadInputCases("accounts", cases, [this] { return Checksum(); });
+
+  // Reuse revoked the whole family: the newest refresh token of Bob's session is dead too.
+  grpc::Status status = refresh_with(refreshed.tokens().refresh_token())();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(status.error_message(), HasSubstr("signed out or revoked"));
+  // And Ada was never affected.
+  v1::GetMeResponse me;
+  ASSERT_TRUE(accounts_->GetMe(Bearer(token).get(), {}, &me).ok());
+  EXPECT_EQ(me.account().display_name(), "Ada");
+}
+
+}  // namespace
+}  // namespace parlor::accounts
