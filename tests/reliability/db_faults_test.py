@@ -107,6 +107,19 @@ def restart_test(pg, db_url, build_dir, log_dir, keys, down_seconds):
         game = sessions.CreateBotGame(spb.CreateBotGameRequest(
             request_id="faults-game", game="pico", num_players=2), metadata=md, timeout=10).game
 
+        # A WatchMyGames stream opened before the outage must still deliver moves after it
+        # (sessions' LISTEN connection reconnects on its own).
+        pushes = []
+        stream = sessions.WatchMyGames(spb.WatchMyGamesRequest(), metadata=md)
+
+        def pump():
+            try:
+                for change in stream:
+                    pushes.append((time.time(), change.game.game_id, change.game.version))
+            except grpc.RpcError as error:
+                pushes.append((time.time(), "ended", error.code().name))
+        threading.Thread(target=pump, daemon=True).start()
+
         load = Load((accounts, sessions, ratings), md, game.game_id)
         health = []  # (time, service, status)
 
@@ -145,6 +158,22 @@ def restart_test(pg, db_url, build_dir, log_dir, keys, down_seconds):
         load.stop.set()
         for t in threads:
             t.join()
+        got = sessions.GetGame(spb.GetGameRequest(game_id=game.game_id), metadata=md, timeout=10)
+        submit = spb.SubmitActionRequest(game_id=game.game_id, expected_version=got.game.version,
+                                         idempotency_key=uuid.uuid4().hex)
+        submit.action.CopyFrom(got.legal_actions[0])
+        moved = time.time()
+        version = sessions.SubmitAction(submit, metadata=md, timeout=10).game.version
+        while time.time() < moved + 5 and not any(
+                t >= moved and g == game.game_id and v >= version for t, g, v in pushes):
+            time.sleep(0.05)
+        pushed = [t for t, g, v in pushes if t >= moved and g == game.game_id and v >= version]
+        ended = [v for _, g, v in pushes if g == "ended"]
+        check(bool(pushed) and not ended,
+              "sessions: a WatchMyGames stream opened before the outage delivers a move made "
+              "after it (%s)" % ("in %.2f s" % (min(pushed) - moved) if pushed else
+                                 "stream ended: %s" % ended if ended else "nothing in 5 s"))
+        stream.cancel()
         for c in channels:
             c.close()
 
