@@ -247,8 +247,6 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     absl::StatusOr<std::vector<model::Rating>> rated = model::Rate(ladder, participants);
     if (!rated.ok()) return rated.status();
 
-    const int64_t seq =
-        Run(txn, "ratings_take_seq", sql::kTakeSeq, result.game_id).at(0).at(0).as<int64_t>();
     std::vector<std::string> ids, bools;
     std::vector<int64_t> seats, ranks, games;
     std::vector<double> rb, db, ra, da, va, ca;
@@ -275,15 +273,18 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       bools.push_back(ladder.Provisional(after) ? "t" : "f");
       out.changes.push_back(std::move(change));
     }
-    Run(txn, "ratings_update_ratings", sql::kUpdateRatings, ladder.name, season_id, TextArray(ids),
-        DoubleArray(ra), DoubleArray(da), DoubleArray(va), DoubleArray(ca), IntArray(games),
-        TextArray(bools), Micros(result.finish_time));
-    Run(txn, "ratings_insert_history", sql::kInsertHistory, ladder.name, season_id, seq,
-        result.game_id, Micros(result.finish_time), TextArray(ids), IntArray(seats),
-        IntArray(ranks), DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
-        DoubleArray(va), DoubleArray(ca));
     const int shard = static_cast<unsigned char>(result.digest[0]) % kChangeShards;
-    Run(txn, "ratings_bump_board_changes", sql::kBumpBoardChanges, ladder.name, season_id, shard);
+    const pqxx::row written =
+        Run(txn, "ratings_apply_ratings", sql::kApplyRatings, ladder.name, season_id,
+            result.game_id, Micros(result.finish_time), shard, TextArray(ids), IntArray(seats),
+            IntArray(ranks), DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
+            DoubleArray(va), DoubleArray(ca), IntArray(games), TextArray(bools))
+            .at(0);
+    const int64_t n = static_cast<int64_t>(ids.size());
+    if (written[0].as<int64_t>() != n || written[1].as<int64_t>() != n ||
+        written[2].as<int64_t>() != 1) {
+      return absl::InternalError("a rated result did not write every player's row");
+    }
     out.applied = true;
     return absl::OkStatus();
   });

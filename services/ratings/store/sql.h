@@ -42,11 +42,6 @@ inline constexpr char kFindProcessed[] =
     "SELECT encode(digest, 'hex'), ladder, season_id, ranked "
     "FROM ratings.processed_results WHERE game_id = $1";
 
-// Taken after the players' rows are locked.
-inline constexpr char kTakeSeq[] =
-    "UPDATE ratings.processed_results SET seq = nextval('ratings.result_seq') WHERE game_id = $1 "
-    "RETURNING seq";
-
 #define PARLOR_RATING_COLUMNS                                                          \
   "r.account_id::text, r.rating, r.deviation, r.volatility, r.games, r.season_games, " \
   "coalesce(" PARLOR_US("r.last_game_time") ", -1), r.conservative, r.provisional, r.season_id"
@@ -85,31 +80,36 @@ inline constexpr char kLockRows[] =
     "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = ANY($3::uuid[]) "
     "ORDER BY r.account_id FOR UPDATE";
 
-// Every player of a game in one statement (arrays in seat order).
-inline constexpr char kUpdateRatings[] =
-    "UPDATE ratings.ratings r SET rating = u.rating, deviation = u.deviation, "
+// The writes of one rated result in one round trip, after its players' rows are locked: take the
+// result's seq (after the locks, so any two results sharing a player are ordered as applied),
+// update every player (arrays in seat order), one history row each, and bump the board's change
+// counter. $1 ladder, $2 season, $3 game id, $4 finish time (us), $5 change shard; per seat:
+// $6 account ids, $7 seats, $8 ranks, $9 rating before, $10 deviation before, $11 rating,
+// $12 deviation, $13 volatility, $14 conservative, $15 games, $16 provisional.
+inline constexpr char kApplyRatings[] =
+    "WITH taken AS (UPDATE ratings.processed_results "
+    "SET seq = nextval('ratings.result_seq') WHERE game_id = $3 RETURNING seq), "
+    "updated AS (UPDATE ratings.ratings r SET rating = u.rating, deviation = u.deviation, "
     "volatility = u.volatility, conservative = u.conservative, games = u.games, "
     "season_games = r.season_games + 1, provisional = u.provisional, "
-    "last_game_time = greatest(r.last_game_time, " PARLOR_TS("$10") "), update_time = now() "
-    "FROM unnest($3::uuid[], $4::float8[], $5::float8[], $6::float8[], $7::float8[], "
-    "$8::bigint[], $9::bool[]) AS u(account_id, rating, deviation, volatility, conservative, "
+    "last_game_time = greatest(r.last_game_time, " PARLOR_TS("$4") "), update_time = now() "
+    "FROM unnest($6::uuid[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], "
+    "$15::bigint[], $16::bool[]) AS u(account_id, rating, deviation, volatility, conservative, "
     "games, provisional) "
-    "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = u.account_id";
-
-inline constexpr char kInsertHistory[] =
-    "INSERT INTO ratings.rating_history (account_id, ladder, season_id, seq, game_id, seat, rank, "
-    "rating_before, deviation_before, rating_after, deviation_after, volatility_after, "
-    "conservative_after, finish_time) "
-    "SELECT h.account_id, $1, $2, $3, $4, h.seat, h.rank, h.rb, h.db, h.ra, h.da, h.va, h.ca, "
-    PARLOR_TS("$5") " "
-    "FROM unnest($6::uuid[], $7::int[], $8::int[], $9::float8[], $10::float8[], $11::float8[], "
-    "$12::float8[], $13::float8[], $14::float8[]) AS h(account_id, seat, rank, rb, db, ra, da, "
-    "va, ca)";
-
-inline constexpr char kBumpBoardChanges[] =
-    "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) VALUES ($1, $2, $3, 1) "
-    "ON CONFLICT (ladder, season_id, shard) DO UPDATE "
-    "SET changes = ratings.board_changes.changes + 1";
+    "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = u.account_id RETURNING 1), "
+    "history AS (INSERT INTO ratings.rating_history (account_id, ladder, season_id, seq, game_id, "
+    "seat, rank, rating_before, deviation_before, rating_after, deviation_after, "
+    "volatility_after, conservative_after, finish_time) "
+    "SELECT h.account_id, $1, $2, taken.seq, $3, h.seat, h.rank, h.rb, h.db, h.ra, h.da, h.va, "
+    "h.ca, " PARLOR_TS("$4") " "
+    "FROM taken, unnest($6::uuid[], $7::int[], $8::int[], $9::float8[], $10::float8[], "
+    "$11::float8[], $12::float8[], $13::float8[], $14::float8[]) AS h(account_id, seat, rank, "
+    "rb, db, ra, da, va, ca) RETURNING 1), "
+    "bumped AS (INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) "
+    "VALUES ($1, $2, $5, 1) ON CONFLICT (ladder, season_id, shard) DO UPDATE "
+    "SET changes = ratings.board_changes.changes + 1 RETURNING 1) "
+    "SELECT (SELECT count(*) FROM updated), (SELECT count(*) FROM history), "
+    "(SELECT count(*) FROM bumped)";
 
 #define PARLOR_HISTORY_COLUMNS \
   "h.game_id, h.ladder, h.season_id, h.seq, " PARLOR_US("h.finish_time") ", h.seat, "     \
