@@ -227,13 +227,13 @@ struct Change {
 
 int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
 
-// Applies one action or forfeit and logs it; charges the mover's time bank.
+// Applies one action or forfeit and logs it (the entry's bytes are filled in by Finish, from the
+// one serialization of the change); charges the mover's time bank.
 absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action action,
                          LogRow::Cause cause, const std::string& account_id) {
   absl::Status status =
       kind == LogRow::Kind::kForfeit ? c.state->Forfeit(seat) : c.state->Apply(seat, action);
   if (!status.ok()) return status;
-  const engine::v1::GameRecord record = c.state->Serialize();
   LogRow row;
   row.version = c.state->NumMoves();
   row.kind = kind;
@@ -241,7 +241,6 @@ absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action 
   row.seat = seat;
   row.action = kind == LogRow::Kind::kForfeit ? 0 : action;
   row.account_id = account_id;
-  row.entry = record.log(record.log_size() - 1).SerializeAsString();
   row.created_at = c.now;
   c.log.push_back(std::move(row));
   SeatRow& s = c.after.seats[seat];
@@ -326,7 +325,15 @@ Mutation Finish(Change& c) {
   GameRow& g = c.after;
   const engine::State& st = *c.state;
   g.version = st.NumMoves();
-  g.snapshot = st.Serialize().SerializeAsString();
+  // One serialization per change (the record holds the whole log, so this is the costly part):
+  // the snapshot, and the entries of the versions this change added (log index = version).
+  const engine::v1::GameRecord record = st.Serialize();
+  g.snapshot = record.SerializeAsString();
+  for (LogRow& row : c.log) {
+    if (row.entry.empty() && row.version >= 0 && row.version < record.log_size()) {
+      row.entry = record.log(static_cast<int>(row.version)).SerializeAsString();
+    }
+  }
   g.acting_seats = ActingBits(st);
   g.updated_at = c.now;
   g.deadline.reset();

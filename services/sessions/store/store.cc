@@ -177,6 +177,14 @@ SeatRow ReadSeat(const pqxx::row& r) {
   return s;
 }
 
+// Every column UpdateGame writes to a seat, apart from status and updated_at.
+bool SameSeatState(const SeatRow& a, const SeatRow& b) {
+  return a.seat == b.seat && a.forfeited == b.forfeited && a.my_turn == b.my_turn &&
+         a.turn_started_at == b.turn_started_at && a.deadline == b.deadline &&
+         a.reminders_sent == b.reminders_sent && a.time_bank_ms == b.time_bank_ms &&
+         a.vacation_used_ms == b.vacation_used_ms;
+}
+
 void ReadSeats(pqxx::work& txn, GameRow* game) {
   game->seats.clear();
   for (const pqxx::row& r : txn.exec_params(sql::kSelectSeats, game->game_id)) {
@@ -402,10 +410,17 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
     const Mutation& m = **decided;
     const GameRow& g = m.after;
     const absl::Time now = g.updated_at;
-    // Seats as parallel arrays.
+    // Seats as parallel arrays. A computer seat the change leaves as it was is not rewritten:
+    // its updated_at only orders a player's ListMyGames, and each rewrite costs a new row version
+    // plus index entries (a bot game would pay it on every move).
     std::vector<int64_t> seat_no, ts, dl, rem, bank, vac;
     std::vector<std::string> forfeited, my_turn;
     for (const SeatRow& s : g.seats) {
+      if (!s.bot.empty() && g.finished == locked.finished &&
+          static_cast<size_t>(s.seat) < locked.seats.size() &&
+          SameSeatState(s, locked.seats[s.seat])) {
+        continue;
+      }
       seat_no.push_back(s.seat);
       forfeited.push_back(s.forfeited ? "t" : "f");
       my_turn.push_back(s.my_turn ? "t" : "f");
@@ -456,7 +471,7 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
     if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
     const pqxx::row written = written_rows[0];
     if (written[1].as<int64_t>() != 1 ||
-        written[2].as<int64_t>() != static_cast<int64_t>(g.seats.size()) ||
+        written[2].as<int64_t>() != static_cast<int64_t>(seat_no.size()) ||
         written[3].as<int64_t>() != static_cast<int64_t>(m.log.size())) {
       return absl::InternalError("state change wrote an unexpected number of rows");
     }
