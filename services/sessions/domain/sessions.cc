@@ -1025,7 +1025,13 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
     // Vacations of the game's players (read before the transaction; a vacation starting in
     // between only takes effect at the next sweep).
     std::map<std::string, GameStore::Vacation> vacations;
+    // The version this sweep decides on. Another replica's sweeper (or a move) may change the
+    // game between the listing and the lock; the locked read then has the new game row but, in
+    // READ COMMITTED, seat rows from before the wait, so such a game is left to the next sweep
+    // rather than timed out twice on stale seats.
+    int64_t seen_version = -1;
     if (absl::StatusOr<GameRow> row = store_->GetGame(id); row.ok()) {
+      seen_version = row->version;
       for (const SeatRow& s : row->seats) {
         if (s.account_id.empty() || !s.my_turn) continue;
         absl::StatusOr<std::optional<GameStore::Vacation>> v = store_->GetVacation(s.account_id);
@@ -1042,7 +1048,7 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
             const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
           timeouts.clear();
           wrote = false;
-          if (locked.finished) return std::optional<Mutation>();
+          if (locked.finished || locked.version != seen_version) return std::optional<Mutation>();
           PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
           Change c;
           c.locked = &locked;

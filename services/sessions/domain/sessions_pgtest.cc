@@ -594,12 +594,16 @@ TEST_F(SessionsPgTest, DeadlinesSendRemindersThenTheComputerMovesInCasualGames) 
   v1::Game created = Create(TwoPlayerRequest(FirstGame(), "m"));
   const absl::Time start = now_.load();
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+  now_ = start + absl::Hours(11);  // not yet half of 24 h
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
   now_ = start + absl::Hours(13);  // past half of 24 h
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'reminder'"),
             created.acting_seats_size());
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));  // sent once
-  now_ = start + absl::Hours(22);                                     // past 90 %
+  now_ = start + absl::Hours(21);                                     // not yet 90 %
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+  now_ = start + absl::Hours(22);  // past 90 %
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'reminder'"),
             2 * created.acting_seats_size());
@@ -633,6 +637,21 @@ TEST_F(SessionsPgTest, ATimeoutInARankedTwoSidedGameIsAForfeit) {
                   "'forfeit'"),
             1);
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox"), 1);
+  // The timed-out side is ranked last, and the player is told.
+  const int timed_out = created.acting_seats(0);
+  EXPECT_EQ(state.game().outcome().ranks(timed_out), 2);
+  EXPECT_EQ(state.game().outcome().ranks(1 - timed_out), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'timeout'"), 1);
+  // History shows the forfeit as a timeout.
+  v1::GetHistoryRequest history;
+  history.set_game_id(created.game_id());
+  history.set_from_version(1);
+  v1::GetHistoryResponse events;
+  ASSERT_THAT(sessions_->GetHistory(kAlice, history, &events), IsOk());
+  ASSERT_EQ(events.events_size(), 1);
+  EXPECT_EQ(events.events(0).kind(), v1::EVENT_KIND_FORFEIT);
+  EXPECT_EQ(events.events(0).cause(), v1::EVENT_CAUSE_TIMEOUT);
+  EXPECT_EQ(events.events(0).seat(), timed_out);
 }
 
 // In a ranked game of more than two sides, a timed-out seat forfeits, the game goes on, and the
@@ -676,6 +695,42 @@ TEST_F(SessionsPgTest, ATimeoutInALargerRankedGameForfeitsAndTheBotPlaysTheSeat)
       EXPECT_LT(state.game().outcome().ranks(seat), state.game().outcome().ranks(timed_out));
     }
   }
+  // Every such event is in the action log: one forfeit by timeout, then only computer moves
+  // for the seat; and one result row.
+  const std::string where =
+      absl::StrCat(" WHERE game_id = '", created.game_id(), "' AND seat = ", timed_out);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where +
+                  " AND kind = 'forfeit' AND cause = 'timeout'"),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where +
+                  " AND kind = 'action' AND cause NOT IN ('bot') AND version > (SELECT version "
+                  "FROM sessions.actions" +
+                  where + " AND kind = 'forfeit')"),
+            0);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox"), 1);
+}
+
+// The sweeper is safe on every replica at once: two sweeping concurrently over the same due
+// games apply each timeout exactly once.
+TEST_F(SessionsPgTest, TwoSweepersAtOnceApplyEachTimeoutOnce) {
+  constexpr int kGames = 6;
+  for (int i = 0; i < kGames; ++i) Create(TwoPlayerRequest(FirstGame(), absl::StrCat("s", i)));
+  Sessions other(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
+  now_ = now_.load() + absl::Hours(25);
+  absl::StatusOr<int> a, b;
+  std::thread first([&] { a = sessions_->Sweep(); });
+  std::thread second([&] { b = other.Sweep(); });
+  first.join();
+  second.join();
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  EXPECT_EQ(*a + *b, kGames);
+  EXPECT_EQ(Count("SELECT count(DISTINCT game_id) FROM sessions.actions WHERE cause = 'timeout'"),
+            kGames);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'timeout'"),
+            Count("SELECT count(*) FROM sessions.actions WHERE cause = 'timeout'"));
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
 }
 
 // Spectators: a public game shows anyone signed in exactly the engine's spectator view (never a
