@@ -193,6 +193,10 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   flags.Duration("sweep_interval", &config->sweep_interval,
                  "how often the deadline sweeper runs (0s = never on this replica)",
                  absl::ZeroDuration(), absl::Hours(1));
+  flags.Duration("idempotency_key_retention", &config->idempotency_key_retention,
+                 "how long SubmitAction idempotency keys are kept (the sweeper deletes older "
+                 "ones in batches); a retry within it gets the first answer",
+                 absl::Hours(1), absl::Hours(365 * 24));
   flags.Duration("gauge_interval", &config->gauge_interval,
                  "how often the games and outbox gauges are refreshed", absl::Seconds(1),
                  absl::Hours(1));
@@ -230,6 +234,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     options.page_token_secret = RandomToken(32);
   }
   options.timeout_bot = config.timeout_bot;
+  options.idempotency_key_retention = config.idempotency_key_retention;
   h->domain =
       std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options, h->metrics.get());
   std::optional<auth::TokenVerifier> access;
@@ -257,6 +262,9 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   h->sweeper = std::make_unique<Loop>("sweeper", config.sweep_interval, [domain] {
     absl::StatusOr<int> swept = domain->Sweep();
     if (!swept.ok()) spdlog::warn("sweeper: {}", swept.status().ToString());
+    absl::StatusOr<int> forgotten = domain->ForgetExpiredIdempotencyKeys();
+    if (!forgotten.ok())
+      spdlog::warn("sweeper: idempotency keys: {}", forgotten.status().ToString());
   });
   GameStore* store = h->store.get();
   const engine::Registry* games = h->games.get();
