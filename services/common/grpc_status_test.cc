@@ -1,5 +1,8 @@
 #include "services/common/grpc_status.h"
 
+#include <string>
+#include <vector>
+
 #include "gmock/gmock.h"
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/duration.pb.h"
@@ -74,6 +77,36 @@ TEST(GrpcStatusTest, NoRetryDelayMeansNoDetails) {
   EXPECT_TRUE(ToGrpcStatus(WithRetryDelay(absl::InternalError("SELECT"), absl::Seconds(1)))
                   .error_details()
                   .empty());
+}
+
+TEST(GrpcStatusTest, EveryTypeUrlPayloadBecomesADetailOthersStayOnTheServer) {
+  google::protobuf::Duration typed;
+  typed.set_seconds(7);
+  absl::Status aborted = absl::AbortedError("stale");
+  aborted.SetPayload("type.googleapis.com/google.protobuf.Duration",
+                     absl::Cord(typed.SerializeAsString()));
+  aborted.SetPayload("server-only-note", absl::Cord("not for clients"));
+  aborted = WithRetryDelay(aborted, absl::Seconds(1));
+  grpc::Status status = ToGrpcStatus(aborted);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::ABORTED);
+  google::protobuf::UnknownFieldSet rpc_status;
+  ASSERT_TRUE(rpc_status.ParseFromString(status.error_details()));
+  std::vector<std::string> type_urls;
+  for (int i = 0; i < rpc_status.field_count(); ++i) {
+    if (rpc_status.field(i).number() != 3) continue;
+    google::protobuf::Any detail;
+    ASSERT_TRUE(detail.ParseFromString(rpc_status.field(i).length_delimited()));
+    type_urls.push_back(detail.type_url());
+    if (detail.Is<google::protobuf::Duration>()) {
+      google::protobuf::Duration back;
+      ASSERT_TRUE(detail.UnpackTo(&back));
+      EXPECT_EQ(back.seconds(), 7);
+    }
+  }
+  EXPECT_THAT(type_urls,
+              ::testing::UnorderedElementsAre("type.googleapis.com/google.protobuf.Duration",
+                                              "type.googleapis.com/google.rpc.RetryInfo"));
+  EXPECT_THAT(status.error_details(), Not(HasSubstr("not for clients")));
 }
 
 TEST(GrpcStatusTest, CodeNames) {
