@@ -868,30 +868,50 @@ absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignReq
                               v1::ResignResponse* response) {
   response->Clear();
   PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  return store_->UpdateGame(
-      "sessions.resign", request.game_id(), std::nullopt,
-      [&](const GameRow& locked,
-          const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
-        const int seat = SeatOf(locked, account_id);
-        if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
-        if (locked.finished) return absl::FailedPreconditionError("the game has ended");
-        if (locked.seats[seat].forfeited) {
-          return absl::FailedPreconditionError("your seat has already forfeited this game");
-        }
-        PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
-        Change c;
-        c.locked = &locked;
-        c.game = game;
-        PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
-        c.now = clock_();
-        c.after = locked;
-        PARLOR_RETURN_IF_ERROR(
-            ApplyLogged(c, LogRow::Kind::kForfeit, seat, 0, LogRow::Cause::kPlayer, account_id));
-        PARLOR_RETURN_IF_ERROR(AutoPlay(c));
-        Mutation m = Finish(c);
-        PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(m.after, seat));
-        return std::optional<Mutation>(std::move(m));
-      });
+  // Resign carries no expected version, so it decides on the version it read first: when the
+  // game changed between that read and the lock, the locked read's seat rows may predate the
+  // change (READ COMMITTED re-reads only the locked game row), and the resignation is decided
+  // again on fresh rows.
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    PARLOR_ASSIGN_OR_RETURN(const GameRow seen, store_->GetGame(request.game_id()));
+    bool changed_meanwhile = false;
+    absl::Status status = store_->UpdateGame(
+        "sessions.resign", request.game_id(), std::nullopt,
+        [&](const GameRow& locked,
+            const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
+          changed_meanwhile = false;
+          const int seat = SeatOf(locked, account_id);
+          if (seat < 0) {
+            return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
+          }
+          if (locked.finished) return absl::FailedPreconditionError("the game has ended");
+          if (locked.seats[seat].forfeited) {
+            return absl::FailedPreconditionError("your seat has already forfeited this game");
+          }
+          if (locked.version != seen.version) {
+            changed_meanwhile = true;
+            return std::optional<Mutation>();
+          }
+          PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
+          Change c;
+          c.locked = &locked;
+          c.game = game;
+          PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
+          c.now = clock_();
+          c.after = locked;
+          PARLOR_RETURN_IF_ERROR(
+              ApplyLogged(c, LogRow::Kind::kForfeit, seat, 0, LogRow::Cause::kPlayer, account_id));
+          PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+          Mutation m = Finish(c);
+          PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(m.after, seat));
+          return std::optional<Mutation>(std::move(m));
+        });
+    if (!status.ok() || !changed_meanwhile) return status;
+    if (attempt == kAttempts) {
+      return absl::AbortedError("the game kept changing while you resigned; try again");
+    }
+  }
 }
 
 absl::Status Sessions::WatchEvents(const std::string& account_id, absl::string_view game_id,
