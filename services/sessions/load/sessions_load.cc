@@ -4,14 +4,22 @@
 //
 //   parlor-sessions-load --db_url="host=... port=... dbname=..."
 //       --sessions_binary=build/services/sessions/parlor-sessions [--seconds=10] [--streams=10000]
+//       [--games=1,8,32] [--baseline=false] [--mode=pvp] [--server_workers=8]
+//       [--server_db_connections=16]
 //
 // Steps (all printed):
-//   1. Starts parlor-sessions as a child process on free ports, with fresh signing keys.
-//   2. For 1, 8 and 32 concurrent games: a pgbench run of one single-row UPDATE plus one INSERT
-//      per transaction at that many clients (the baseline), then the same number of client
-//      threads each playing its own two-player game through SubmitAction (the next mover's legal
-//      actions come from GetGame, which is not timed). moves/s counts SubmitAction calls per
-//      second of wall time; p50/p99 are SubmitAction latencies.
+//   1. Starts parlor-sessions as a child process on free ports, with fresh signing keys, its
+//      outbox dispatcher on (logging adapter, woken by LISTEN, at least every second).
+//   2. For each count of concurrent games (1, 8 and 32): a pgbench run of one single-row UPDATE
+//      plus one INSERT per transaction at that many clients (the baseline), then as many client
+//      threads each playing the computer through SubmitAction (every answer carries the next
+//      legal actions, so the timed loop is SubmitAction only; --mode=pvp plays two players and
+//      reads the next mover's actions with untimed GetGame calls). moves/s counts SubmitAction
+//      calls per second of wall time; p50/p99 are SubmitAction latencies.
+//      After each run: the notification outbox (rows delivered during the run, rows still
+//      pending and the age of the oldest), and the CPU time per transaction / per move of each
+//      process (this tool or pgbench, the server, the PostgreSQL cluster) and of everything else
+//      on the machine, which says where a move's time goes and how busy the shared machine was.
 //   3. Commit-to-stream delivery: a WatchGame stream on another connection receives each move;
 //      latency from sending SubmitAction to receiving the stream event.
 //   4. N idle WatchMyGames streams (distinct players); the child's resident memory before and
