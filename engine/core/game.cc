@@ -1,5 +1,7 @@
 #include "engine/core/game.h"
 
+#include <bit>
+
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/message.h"
 
@@ -135,8 +137,21 @@ absl::StatusOr<std::unique_ptr<State>> Game::Deserialize(const v1::GameRecord& r
                   record.forfeits().end())) {
     return absl::InvalidArgumentError("record: the forfeits do not match the log");
   }
+  // A forfeit ends the game exactly when fewer than two sides are left (State::Forfeit); a flag
+  // that disagrees would make a game over with nobody to blame (GetOutcome reads the last
+  // forfeit), or a game going on after it ended.
+  uint32_t live_teams = 0;
+  for (int s = 0; s < record.num_players(); ++s) {
+    if (!state->forfeited_.Contains(s)) live_teams |= uint32_t{1} << state->TeamOf(s);
+  }
+  const bool ended_by_forfeit = !forfeits.empty() && std::popcount(live_teams) < 2;
+  if (record.ended_by_forfeit() != ended_by_forfeit) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record: ended_by_forfeit is ", record.ended_by_forfeit() ? "set" : "not set",
+                     " but the forfeits ", ended_by_forfeit ? "end" : "do not end", " the game"));
+  }
   state->forfeit_order_ = std::move(forfeits);
-  state->ended_by_forfeit_ = record.ended_by_forfeit();
+  state->ended_by_forfeit_ = ended_by_forfeit;
   if (absl::Status s = state->LoadImpl(record.state()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("record: game state: ", s.message()));
   }

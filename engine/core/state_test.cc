@@ -177,11 +177,25 @@ TEST_F(StateTest, DeserializeRejectsMalformedRecords) {
   EXPECT_TRUE(
       rejected([](v1::GameRecord& r) { r.mutable_log(2)->set_kind(v1::LogEntry::KIND_SETUP); }));
   EXPECT_TRUE(rejected([](v1::GameRecord& r) { r.add_forfeits(1); }));
+  // Found by fuzz_pico_state: a game "ended by forfeit" without any forfeit made GetOutcome (and
+  // so every view of the game) read the last element of an empty list.
+  EXPECT_TRUE(rejected([](v1::GameRecord& r) { r.set_ended_by_forfeit(true); }));
   EXPECT_TRUE(rejected([](v1::GameRecord& r) {
     for (int i = 0; i < 40; ++i) *r.add_log() = r.log(1);
   }));
   EXPECT_TRUE(rejected([](v1::GameRecord& r) { r.mutable_state()->set_value("garbage"); }));
   EXPECT_TRUE(rejected([](v1::GameRecord& r) { r.clear_state(); }));
+}
+
+TEST_F(StateTest, DeserializeChecksEndedByForfeitAgainstTheForfeits) {
+  std::unique_ptr<State> s = New(2);
+  Play(*s, 2);
+  ASSERT_TRUE(s->Forfeit(1).ok());
+  v1::GameRecord record = s->Serialize();
+  ASSERT_TRUE(record.ended_by_forfeit());
+  ASSERT_TRUE(game_->Deserialize(record).ok());
+  record.set_ended_by_forfeit(false);
+  EXPECT_EQ(game_->Deserialize(record).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(StateTest, NewGameWithOutcomesUsesTheGivenOutcomesThenTheSeed) {
