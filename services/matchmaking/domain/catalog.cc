@@ -13,6 +13,15 @@ namespace parlor::matchmaking {
 namespace {
 
 constexpr int kMaxRequestedCounts = 16;
+// Longest game name, option name or option value accepted. Refusals echo at most this much of
+// what was sent: an echo of an oversized string would make the refusal itself too large for the
+// client's metadata limit, which then sees RESOURCE_EXHAUSTED instead of the reason.
+constexpr size_t kMaxNameBytes = 64;
+
+std::string Echo(const std::string& value) {
+  if (value.size() <= kMaxNameBytes) return value;
+  return absl::StrCat(value.substr(0, kMaxNameBytes), "... (", value.size(), " bytes)");
+}
 
 std::string KnownGames(const engine::Registry& registry) {
   std::vector<std::string> names;
@@ -38,10 +47,18 @@ absl::StatusOr<GameCatalog::Validated> GameCatalog::Validate(
     return absl::InvalidArgumentError(
         absl::StrCat("game is required; one of: ", KnownGames(*registry_)));
   }
-  absl::StatusOr<const engine::Game*> found = registry_->Find(game_name);
+  absl::StatusOr<const engine::Game*> found = absl::NotFoundError("name too long");
+  if (game_name.size() <= kMaxNameBytes) found = registry_->Find(game_name);
   if (!found.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("game: unknown game \"", game_name, "\"; one of: ", KnownGames(*registry_)));
+    return absl::InvalidArgumentError(absl::StrCat("game: unknown game \"", Echo(game_name),
+                                                   "\"; one of: ", KnownGames(*registry_)));
+  }
+  for (const auto& [name, value] : options) {
+    if (name.size() > kMaxNameBytes || value.size() > kMaxNameBytes) {
+      return absl::InvalidArgumentError(absl::StrCat("options: \"", Echo(name), "\" = \"",
+                                                     Echo(value), "\" is too long (at most ",
+                                                     kMaxNameBytes, " bytes each)"));
+    }
   }
   const engine::Game& game = **found;
   const engine::GameInfo& info = game.info();
