@@ -89,6 +89,21 @@ absl::Status CheckText(absl::string_view field, absl::string_view value, size_t 
   return absl::OkStatus();
 }
 
+// The game's name and options as sent, bounded before anything can echo them back in a refusal:
+// an oversized echo would exceed the client's metadata limit, which then sees RESOURCE_EXHAUSTED
+// instead of the reason.
+absl::Status CheckGameAndOptions(const std::string& game,
+                                 const google::protobuf::Map<std::string, std::string>& options) {
+  if (game.empty()) return absl::InvalidArgumentError("game is required");
+  PARLOR_RETURN_IF_ERROR(CheckText("game", game, kMaxNameLength, true));
+  for (const auto& [name, value] : options) {
+    PARLOR_RETURN_IF_ERROR(CheckText("options: an option name", name, kMaxNameLength, true));
+    PARLOR_RETURN_IF_ERROR(
+        CheckText(absl::StrCat("options: the value of ", name), value, kMaxNameLength, false));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc) {
   TimeControlRow row;
   if (tc.vacation_days() < 0 || tc.vacation_days() > 30) {
@@ -540,7 +555,7 @@ absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
                                   v1::CreateGameResponse* response) {
   response->Clear();
   PARLOR_RETURN_IF_ERROR(CheckText("match_id", request.match_id(), kMaxKeyLength, true));
-  if (request.game().empty()) return absl::InvalidArgumentError("game is required");
+  PARLOR_RETURN_IF_ERROR(CheckGameAndOptions(request.game(), request.options()));
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game()));
   if (request.seats_size() < 1 || request.seats_size() > kMaxSeats) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -609,7 +624,7 @@ absl::Status Sessions::CreateBotGame(const std::string& account_id,
                                      v1::CreateBotGameResponse* response) {
   response->Clear();
   PARLOR_RETURN_IF_ERROR(CheckText("request_id", request.request_id(), kMaxKeyLength, true));
-  if (request.game().empty()) return absl::InvalidArgumentError("game is required");
+  PARLOR_RETURN_IF_ERROR(CheckGameAndOptions(request.game(), request.options()));
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game()));
   const int n = request.num_players();
   if (n < game->info().min_players || n > game->info().max_players) {
