@@ -476,15 +476,10 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
       n.exec_params(sql::kSnapshotUnlock, ladder, season_id);
     }
     return id > 0;
-  } catch (const pqxx::broken_connection& e) {
-    lease->Discard();  // the server released the session's lock with the connection
-    spdlog::warn("build_snapshot {}/{}: connection lost: {}", ladder, season_id, e.what());
-    return absl::UnavailableError("database unavailable; retry with backoff");
   } catch (const std::exception& e) {
-    spdlog::error("build_snapshot {}/{}: {}", ladder, season_id, e.what());
-    // A connection in an unknown state may still hold the board's lock: never reuse it.
+    // Never reuse the connection: it may still hold the board's session lock.
     lease->Discard();
-    return absl::InternalError("database error in build_snapshot");
+    return db_->FailureStatus(absl::StrCat("build_snapshot ", ladder, "/", season_id), e, *lease);
   }
 }
 
