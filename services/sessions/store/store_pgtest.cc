@@ -1,0 +1,119 @@
+// What one move writes, over a real PostgreSQL: only the seats it changes, and log entries that
+// are exactly the engine's.
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "engine/games/all_games.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pqxx/pqxx"
+#include "services/common/db/migrations.h"
+#include "services/common/db/pool.h"
+#include "services/common/testing/status_matchers.h"
+#include "services/sessions/domain/engine_glue.h"
+#include "services/sessions/domain/sessions.h"
+#include "services/sessions/store/store.h"
+#include "tests/pg/pg_test_database.h"
+
+namespace parlor::sessions {
+namespace {
+
+using ::parlor::testing::IsOk;
+
+constexpr char kAlice[] = "00000000-0000-4000-8000-00000000a11c";
+
+class StorePgTest : public parlor::testing::PgTest {
+ protected:
+  void SetUp() override {
+    PgTest::SetUp();
+    ASSERT_THAT(ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}),
+                IsOk());
+    pool_ = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 2}, nullptr);
+    store_ = std::make_unique<GameStore>(pool_.get());
+    registry_ = std::make_unique<engine::Registry>(engine::AllGames());
+    now_ = absl::FromUnixSeconds(1'800'000'000);
+    sessions_ = std::make_unique<Sessions>(
+        store_.get(), registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
+  }
+
+  pqxx::result Query(const std::string& sql) {
+    pqxx::connection c(db_url());
+    pqxx::read_transaction txn(c);
+    return txn.exec(sql);
+  }
+
+  std::unique_ptr<DbPool> pool_;
+  std::unique_ptr<GameStore> store_;
+  std::unique_ptr<engine::Registry> registry_;
+  std::atomic<absl::Time> now_;
+  std::unique_ptr<Sessions> sessions_;
+};
+
+TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
+  v1::CreateBotGameRequest create;
+  create.set_request_id("r1");
+  create.set_game(registry_->games().front()->name());
+  create.set_num_players(2);
+  create.set_bot("random");
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(sessions_->CreateBotGame(kAlice, create, &created), IsOk());
+  const std::string id = created.game().game_id();
+  const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
+  const int64_t created_at = absl::ToUnixMicros(now_.load());
+  v1::GetGameRequest get;
+  get.set_game_id(id);
+  v1::GetGameResponse state;
+  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  v1::Game game = state.game();
+  google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
+  int moves = 0;
+  for (; game.status() != v1::GAME_STATUS_FINISHED && moves < 2000; ++moves) {
+    ASSERT_FALSE(legal.empty());
+    now_ = now_.load() + absl::Seconds(1);
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(id);
+    submit.set_expected_version(game.version());
+    submit.set_idempotency_key(absl::StrCat("k", moves));
+    *submit.mutable_action() = legal[0];
+    v1::SubmitActionResponse answer;
+    ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &answer), IsOk());
+    game = answer.game();
+    legal = answer.legal_actions();
+    if (moves == 0) {
+      // The player's seat took the move's time; the computer's seat, whose move came and went
+      // inside the same change, was not rewritten.
+      pqxx::result seats = Query(absl::StrCat(
+          "SELECT (account_id IS NULL), (extract(epoch from updated_at) * 1000000)::bigint "
+          "FROM sessions.seats",
+          where, " ORDER BY seat"));
+      ASSERT_EQ(seats.size(), 2u);
+      for (const pqxx::row& seat : seats) {
+        EXPECT_EQ(seat[1].as<int64_t>(),
+                  seat[0].as<bool>() ? created_at : absl::ToUnixMicros(now_.load()));
+      }
+    }
+  }
+  ASSERT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
+  // When the game ends every seat is rewritten: none is left 'active'.
+  EXPECT_EQ(Query("SELECT count(*) FROM sessions.seats" + where + " AND status <> 'finished'")[0][0]
+                .as<int64_t>(),
+            0);
+  // Every logged entry is the engine's own entry of that version.
+  pqxx::result snapshot = Query("SELECT snapshot FROM sessions.games" + where);
+  absl::StatusOr<engine::v1::GameRecord> record =
+      ParseRecord(pqxx::binarystring(snapshot[0][0]).str());
+  ASSERT_THAT(record, IsOk());
+  pqxx::result log =
+      Query("SELECT version, entry FROM sessions.actions" + where + " ORDER BY version");
+  ASSERT_EQ(static_cast<int>(log.size()), record->log_size());
+  for (const pqxx::row& row : log) {
+    const int version = row[0].as<int>();
+    EXPECT_EQ(pqxx::binarystring(row[1]).str(), record->log(version).SerializeAsString())
+        << "version " << version;
+  }
+}
+
+}  // namespace
+}  // namespace parlor::sessions
