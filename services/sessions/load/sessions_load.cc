@@ -651,11 +651,14 @@ int Run(const Settings& s) {
     const CpuUse cpu1 = MeasureCpu(child, postmaster);
     Result mine = Sessions(client, s, games, &errors);
     const CpuUse cpu2 = MeasureCpu(child, postmaster);
+    const std::string ratio =
+        base.count > 0 ? absl::StrFormat("%5.1f %%", 100.0 * mine.per_second / base.per_second)
+                       : std::string("  (no baseline)");
     std::printf(
         "%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | "
-        "%5.1f %%\n",
+        "%s\n",
         games, base.per_second, base.p50_ms, base.p99_ms, mine.per_second, mine.p50_ms, mine.p99_ms,
-        100.0 * mine.per_second / std::max(1.0, base.per_second));
+        ratio.c_str());
     const OutboxState outbox_before = outbox_after;
     outbox_after = ReadOutbox(s.db_url);
     outbox_lines.push_back(absl::StrFormat(
