@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs parlor-sessions-load against a throw-away PostgreSQL 15 (default settings, fsync on).
+# Runs parlor-sessions-load against a throw-away PostgreSQL 15 (the test settings of
+# tests/pg/pg_test_server.sh: fsync and synchronous_commit off).
 #   services/sessions/load/run_load.sh [BUILD_DIR] [extra parlor-sessions-load flags...]
 # e.g. services/sessions/load/run_load.sh build-sessions --seconds=10 --streams=10000
 set -euo pipefail
