@@ -52,8 +52,9 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using ::parlor::testing::Bearer;
 
-// Versions after which a game is ended by a resignation.
-constexpr int64_t kMaxVersions = 150;
+// Versions after which a game is ended by a resignation (random games of the five, with the short
+// options below, end within about 410).
+constexpr int64_t kMaxVersions = 600;
 
 const char* const kPlayers[] = {
     "00000000-0000-4000-8000-00000000a11c", "00000000-0000-4000-8000-0000000000b0",
