@@ -2,8 +2,13 @@
 
 #include <openssl/evp.h>
 
+#include <array>
+#include <atomic>
+#include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -184,7 +189,73 @@ absl::StatusOr<TokenVerifier> TokenVerifier::Create(TokenKind kind,
   return TokenVerifier(kind, std::move(key), leeway);
 }
 
+class TokenVerifier::VerifiedCache {
+ public:
+  std::optional<Claims> Find(absl::string_view token) {
+    Shard& shard = ShardFor(token);
+    std::lock_guard<std::mutex> lock(shard.mu);
+    auto it = shard.claims.find(token);
+    if (it == shard.claims.end()) return std::nullopt;
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    return it->second;
+  }
+
+  void Insert(absl::string_view token, const Claims& claims) {
+    Shard& shard = ShardFor(token);
+    std::lock_guard<std::mutex> lock(shard.mu);
+    // A full shard starts over: simpler than LRU, and a hot token is re-verified only once.
+    if (shard.claims.size() >= kCacheEntriesPerShard) shard.claims.clear();
+    shard.claims.insert_or_assign(std::string(token), claims);
+  }
+
+  void Erase(absl::string_view token) {
+    Shard& shard = ShardFor(token);
+    std::lock_guard<std::mutex> lock(shard.mu);
+    shard.claims.erase(token);
+  }
+
+  uint64_t hits() const { return hits_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Shard {
+    std::mutex mu;
+    absl::flat_hash_map<std::string, Claims> claims;
+  };
+  Shard& ShardFor(absl::string_view token) {
+    return shards_[absl::Hash<absl::string_view>{}(token) % kCacheShards];
+  }
+
+  std::array<Shard, kCacheShards> shards_;
+  std::atomic<uint64_t> hits_{0};
+};
+
+TokenVerifier::TokenVerifier(TokenKind kind, std::shared_ptr<const Key> key, absl::Duration leeway)
+    : kind_(kind),
+      key_(std::move(key)),
+      leeway_(leeway),
+      cache_(std::make_shared<VerifiedCache>()) {}
+
+uint64_t TokenVerifier::cache_hits() const { return cache_->hits(); }
+
+bool TokenVerifier::TimeValid(const Claims& claims, absl::Time now) const {
+  return now < claims.expires_at + leeway_ && claims.issued_at <= now + leeway_;
+}
+
 absl::StatusOr<Claims> TokenVerifier::Verify(absl::string_view token, absl::Time now) const {
+  if (token.size() <= kMaxTokenBytes) {
+    if (std::optional<Claims> cached = cache_->Find(token); cached.has_value()) {
+      if (TimeValid(*cached, now)) return *std::move(cached);
+      // Expired (or not yet valid at this clock): the full check gives the precise refusal.
+      cache_->Erase(token);
+    }
+  }
+  absl::StatusOr<Claims> claims = VerifyUncached(token, now);
+  if (claims.ok()) cache_->Insert(token, *claims);
+  return claims;
+}
+
+absl::StatusOr<Claims> TokenVerifier::VerifyUncached(absl::string_view token,
+                                                     absl::Time now) const {
   const KindPolicy policy = PolicyFor(kind_);
   const absl::string_view what = policy.what;
   if (token.empty()) return Unauthenticated(what, "is empty");

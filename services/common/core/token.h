@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_COMMON_CORE_TOKEN_H_
 #define PARLOR_SERVICES_COMMON_CORE_TOKEN_H_
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -72,6 +73,12 @@ class TokenSigner {
 
 class TokenVerifier {
  public:
+  // Verified tokens are remembered (by their exact bytes, so the same signature) until they
+  // expire: a player's phone sends the same access token on every call for up to 15 minutes, and
+  // an Ed25519 verification plus two JSON parses is most of a cheap RPC's CPU. Bounded memory.
+  static constexpr size_t kCacheShards = 16;
+  static constexpr size_t kCacheEntriesPerShard = 2048;
+
   // `leeway` tolerates clock skew between replicas for exp/iat.
   static absl::StatusOr<TokenVerifier> Create(TokenKind kind, absl::string_view public_key_base64,
                                               absl::Duration leeway = absl::Seconds(30));
@@ -82,13 +89,21 @@ class TokenVerifier {
 
   TokenKind kind() const { return kind_; }
 
+  // How many verifications the cache answered (for tests and benchmarks).
+  uint64_t cache_hits() const;
+
  private:
   struct Key;
-  TokenVerifier(TokenKind kind, std::shared_ptr<const Key> key, absl::Duration leeway)
-      : kind_(kind), key_(std::move(key)), leeway_(leeway) {}
+  class VerifiedCache;
+  TokenVerifier(TokenKind kind, std::shared_ptr<const Key> key, absl::Duration leeway);
+  absl::StatusOr<Claims> VerifyUncached(absl::string_view token, absl::Time now) const;
+  bool TimeValid(const Claims& claims, absl::Time now) const;
+
   TokenKind kind_;
   std::shared_ptr<const Key> key_;
   absl::Duration leeway_;
+  // Shared by copies of this verifier; thread-safe.
+  std::shared_ptr<VerifiedCache> cache_;
 };
 
 // Mints and caches the service credential a service sends on its internal calls (e.g.

@@ -147,5 +147,27 @@ TEST_F(TokenTest, BadKeysAreRejectedWithAHint) {
   EXPECT_EQ(*PublicKeyFor(access_keys_.private_key), access_keys_.public_key);
 }
 
+// The cache only saves work: a cached token is still refused once it expires, with the same
+// hint, and a token differing in any byte is verified afresh.
+TEST_F(TokenTest, VerifiedTokensAreCachedUntilTheyExpire) {
+  const TokenVerifier verifier = Verifier(TokenKind::kAccess, access_keys_);
+  const std::string token =
+      *Signer(TokenKind::kAccess, access_keys_).Sign("account-1", "f", kNow, absl::Minutes(15));
+  ASSERT_TRUE(verifier.Verify(token, kNow).ok());
+  EXPECT_EQ(verifier.cache_hits(), 0u);
+  absl::StatusOr<Claims> again = verifier.Verify(token, kNow + absl::Minutes(1));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->subject, "account-1");
+  EXPECT_EQ(verifier.cache_hits(), 1u);
+
+  EXPECT_THAT(verifier.Verify(token, kNow + absl::Minutes(16)),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("RefreshSession")));
+
+  std::string forged = token;
+  forged.back() = forged.back() == 'A' ? 'B' : 'A';
+  EXPECT_THAT(verifier.Verify(forged, kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("")));
+}
+
 }  // namespace
 }  // namespace parlor::auth

@@ -67,14 +67,18 @@ inline constexpr char kSelectSeats[] =
     " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";
 
 // SubmitAction's read, in one round trip: the game row locked FOR UPDATE, its seats, and the
-// answer stored under ($2 account, $3 key), if any, repeated on every seat row.
+// answer stored under ($2 account, $3 key), if any, repeated on every seat row. The seats are
+// locked too: a caller that waited for the game row's lock gets the newest game row, and only
+// rows it locks are re-read at their newest version, so seats left unlocked could predate the
+// game row (two sweepers timing one seat out twice). Seat rows are written only under their
+// game row's lock, so this order cannot deadlock.
 inline constexpr char kLockGameWithSeats[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS ", " PARLOR_SESSIONS_SEAT_COLUMNS
     ", k.request_hash, coalesce(k.version, -1), k.response "
     "FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
     "LEFT JOIN sessions.idempotency_keys k ON k.game_id = g.game_id "
     "AND k.account_id = NULLIF($2, '')::uuid AND k.key = $3 "
-    "WHERE g.game_id = $1::uuid ORDER BY s.seat FOR UPDATE OF g";
+    "WHERE g.game_id = $1::uuid ORDER BY s.seat FOR UPDATE OF g, s";
 
 // Every write of one state change, in one round trip (data-modifying CTEs): the game row, its
 // seats, the new log entries, the idempotency answer, the notification and result outbox rows,
