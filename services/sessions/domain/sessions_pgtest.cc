@@ -1067,7 +1067,7 @@ TEST_F(SessionsPgTest, TimeBanksRunDownGrowPerMoveUpToTheStartAndTimeOutWhenEmpt
   EXPECT_EQ(bank_of(first), 2 * 3600);
   // Whoever acts next (maybe the same seat again) spends an hour and gains half an hour.
   v1::Game now_acting = acting();
-  if (now_acting.status() != v1::GAME_STATUS_ACTIVE) GTEST_SKIP() << "the game ended";
+  ASSERT_EQ(now_acting.status(), v1::GAME_STATUS_ACTIVE);  // the seeded game is still going
   const int second = now_acting.acting_seats(0);
   const int64_t before = now_acting.seats(second).time_bank_remaining().seconds();
   EXPECT_EQ(now_acting.deadline().seconds(),
@@ -1077,7 +1077,7 @@ TEST_F(SessionsPgTest, TimeBanksRunDownGrowPerMoveUpToTheStartAndTimeOutWhenEmpt
 
   // While a seat thinks, its shown bank runs down.
   now_acting = acting();
-  if (now_acting.status() != v1::GAME_STATUS_ACTIVE) GTEST_SKIP() << "the game ended";
+  ASSERT_EQ(now_acting.status(), v1::GAME_STATUS_ACTIVE);  // the seeded game is still going
   const int third = now_acting.acting_seats(0);
   const int64_t full = now_acting.seats(third).time_bank_remaining().seconds();
   now_ = now_.load() + absl::Minutes(20);
