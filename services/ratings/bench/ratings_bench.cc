@@ -12,22 +12,32 @@
 //   2. A ladder ("kadice") of --players established players bulk-loaded with generate_series, and
 //      the time to build its leaderboard snapshot.
 //   3. GetLeaderboard (top page of 50; the page after it through a page token; random pages
-//      anywhere in the board, not cached) and GetLeaderboardAroundMe (5 above, 5 below, random
-//      players): reads/s with --clients in flight, and p50/p99 latency with 1 and with --clients.
-//   The load average of the machine is printed at the start and the end: client and server
-//   share its cores, and other work on it shows up in the tail latencies.
+//      anywhere in the board, not cached) and GetLeaderboardAroundMe (5 above, 5 below: random
+//      players each reading once, i.e. the service's first read of their window; then 512
+//      players reading again and again): reads/s with --clients in flight, and p50/p99/max
+//      latency with 1 and with --clients.
+//   Every line also gives the CPU time per call of the client threads, of the service (the rest
+//   of this process) and of PostgreSQL (read from /proc when the server runs on this machine),
+//   and the load average: client, service and server share the machine's cores, and other work
+//   on it shows up in the tail latencies.
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "grpcpp/create_channel.h"
@@ -53,26 +63,88 @@ struct Figures {
   double p99_ms = 0;
   double max_ms = 0;
   int errors = 0;
+  // CPU time per call, in ms: the client threads, the service (the rest of this process: gRPC,
+  // workers) and PostgreSQL (every process of the server). -1 when unknown.
+  double client_cpu_ms = -1;
+  double service_cpu_ms = -1;
+  double pg_cpu_ms = -1;
 };
+
+double CpuSeconds(const rusage& u) {
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// The PostgreSQL server's process id (the parent of a backend), when it runs on this machine.
+int postmaster_pid = 0;
+
+// utime + stime of a process from /proc/PID/stat, in seconds (with `children`, also cutime +
+// cstime: the children it has reaped); also its parent's pid.
+bool ProcCpu(int pid, double* seconds, int* ppid, bool children = false) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  const size_t close = line.rfind(')');  // the command name may contain spaces
+  if (close == std::string::npos) return false;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  std::vector<std::string> fields;
+  while (rest >> field) fields.push_back(field);
+  if (fields.size() < 15) return false;  // fields[0] is the state (stat field 3)
+  *ppid = std::stoi(fields[1]);
+  double ticks = std::stod(fields[11]) + std::stod(fields[12]);
+  if (children) ticks += std::stod(fields[13]) + std::stod(fields[14]);
+  *seconds = ticks / sysconf(_SC_CLK_TCK);
+  return true;
+}
+
+// CPU seconds used so far by the PostgreSQL server and its children (live ones, and exited ones
+// it has reaped); -1 if unknown.
+double PostgresCpuSeconds() {
+  if (postmaster_pid <= 0) return -1;
+  double total = 0;
+  int ppid = 0;
+  double s = 0;
+  if (!ProcCpu(postmaster_pid, &s, &ppid, /*children=*/true)) return -1;
+  total += s;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    int pid = 0;
+    if (!absl::SimpleAtoi(entry.path().filename().string(), &pid)) continue;
+    if (ProcCpu(pid, &s, &ppid) && ppid == postmaster_pid) total += s;
+  }
+  return total;
+}
 
 // Runs `calls` calls of `call(i)` from `clients` threads; returns throughput and latency.
 Figures Measure(int calls, int clients, const std::function<bool(int)>& call) {
   std::vector<std::vector<double>> lat(clients);
+  std::vector<double> client_cpu(clients, 0);
   std::atomic<int> next{0};
   std::atomic<int> errors{0};
+  rusage self0{};
+  getrusage(RUSAGE_SELF, &self0);
+  const double pg0 = PostgresCpuSeconds();
   const auto start = Clock::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
+      rusage t0u{};
+      getrusage(RUSAGE_THREAD, &t0u);
       for (int i = next++; i < calls; i = next++) {
         const auto t0 = Clock::now();
         if (!call(i)) ++errors;
         lat[c].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       }
+      rusage t1u{};
+      getrusage(RUSAGE_THREAD, &t1u);
+      client_cpu[c] = CpuSeconds(t1u) - CpuSeconds(t0u);
     });
   }
   for (std::thread& t : threads) t.join();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  rusage self1{};
+  getrusage(RUSAGE_SELF, &self1);
+  const double pg1 = PostgresCpuSeconds();
   std::vector<double> all;
   for (auto& v : lat) all.insert(all.end(), v.begin(), v.end());
   std::sort(all.begin(), all.end());
@@ -82,6 +154,11 @@ Figures Measure(int calls, int clients, const std::function<bool(int)>& call) {
   f.p99_ms = all[std::min(all.size() - 1, all.size() * 99 / 100)];
   f.max_ms = all.back();
   f.errors = errors;
+  double client = 0;
+  for (double c : client_cpu) client += c;
+  f.client_cpu_ms = 1000 * client / calls;
+  f.service_cpu_ms = 1000 * (CpuSeconds(self1) - CpuSeconds(self0) - client) / calls;
+  if (pg0 >= 0 && pg1 >= 0) f.pg_cpu_ms = 1000 * (pg1 - pg0) / calls;
   return f;
 }
 
@@ -93,9 +170,14 @@ std::string LoadAverage() {
   return absl::StrFormat("%.2f %.2f %.2f", one, five, fifteen);
 }
 
+// One line per measurement: throughput, latency, CPU per call (client / service / PostgreSQL)
+// and the 1-minute load average at its end.
 void Print(const char* what, int clients, const Figures& f, const char* unit) {
-  std::printf("%-44s clients=%-2d %9.0f %s  p50 %7.3f ms  p99 %7.3f ms  max %7.2f ms  errors %d\n",
-              what, clients, f.per_second, unit, f.p50_ms, f.p99_ms, f.max_ms, f.errors);
+  std::printf(
+      "%-44s clients=%-2d %9.0f %s  p50 %7.3f ms  p99 %7.3f ms  max %7.2f ms  errors %d  "
+      "cpu/call client %.3f service %.3f pg %.3f ms  load %s\n",
+      what, clients, f.per_second, unit, f.p50_ms, f.p99_ms, f.max_ms, f.errors, f.client_cpu_ms,
+      f.service_cpu_ms, f.pg_cpu_ms, LoadAverage().c_str());
   std::fflush(stdout);
 }
 
@@ -130,6 +212,16 @@ int Run(int argc, char** argv) {
     n.exec0("CREATE DATABASE " + dbname);
   }
   const std::string url = absl::StrCat(db_url, " dbname=", dbname);
+  {
+    // PostgreSQL's CPU time per call is read from /proc when the server runs on this machine.
+    pqxx::connection c(url);
+    pqxx::nontransaction n(c);
+    double unused = 0;
+    int parent = 0;
+    if (ProcCpu(n.exec1("SELECT pg_backend_pid()")[0].as<int>(), &unused, &parent)) {
+      postmaster_pid = parent;
+    }
+  }
 
   const auth::KeyPairBase64 access = auth::GenerateKeyPair();
   const auth::KeyPairBase64 service = auth::GenerateKeyPair();
@@ -348,7 +440,32 @@ int Run(int argc, char** argv) {
     v1::GetLeaderboardAroundMeResponse out;
     grpc::Status s =
         ratings->GetLeaderboardAroundMe(with(tokens[i % tokens.size()]).get(), around, &out);
-    return s.ok() && out.my_position() > 0;
+    return s.ok() && out.my_position() > 0 && out.entries_size() == 11;
+  };
+  // Around me for players who have not read this snapshot yet (each read once): the service's
+  // first read of a player's window, from PostgreSQL. The players above are read again and again
+  // (their windows cached after the first read; the live row is still read every time).
+  const int cold_one = std::min(reads / 4, 2000);
+  const int cold_many = std::min(reads, 8000);
+  std::vector<std::string> cold_tokens;
+  {
+    std::vector<int64_t> used(token_player);
+    std::sort(used.begin(), used.end());
+    while (static_cast<int>(cold_tokens.size()) < cold_one + cold_many) {
+      const int64_t p = 1 + static_cast<int64_t>(rng() % players);
+      auto at = std::lower_bound(used.begin(), used.end(), p);
+      if (at != used.end() && *at == p) continue;
+      used.insert(at, p);
+      cold_tokens.push_back(*player_signer.Sign(Account(p), "s", absl::Now(), absl::Hours(1)));
+    }
+  }
+  auto cold_around_call = [&](int offset) {
+    return [&, offset](int i) {
+      v1::GetLeaderboardAroundMeResponse out;
+      grpc::Status s =
+          ratings->GetLeaderboardAroundMe(with(cold_tokens[offset + i]).get(), around, &out);
+      return s.ok() && out.my_position() > 0 && out.entries_size() == 11;
+    };
   };
   // The floor under the same load: an RPC with the same token check and no database work.
   auto floor_call = [&](int i) {
@@ -356,6 +473,12 @@ int Run(int argc, char** argv) {
     return ratings->ListLadders(with(tokens[i % tokens.size()]).get(), {}, &out).ok();
   };
   Measure(std::min(reads, 1000), clients, top_call);  // warm-up
+  // The cold around-me players' tokens are verified (and cached by the service) once here, as a
+  // player's token would be by their earlier calls: the first-read figures are the board's.
+  Measure(static_cast<int>(cold_tokens.size()), clients, [&](int i) {
+    v1::ListLaddersResponse out;
+    return ratings->ListLadders(with(cold_tokens[i]).get(), {}, &out).ok();
+  });
   Print("reference: ListLadders (no database)", 1, Measure(reads / 4, 1, floor_call), "calls/s  ");
   {
     // ... and a bare PostgreSQL round trip (one client, one connection).
@@ -371,6 +494,10 @@ int Run(int argc, char** argv) {
         "reads/s  ");
   Print("GetLeaderboard random page (not cached)", clients,
         Measure(std::min(reads, 4096), clients, random_page_call), "reads/s  ");
+  Print("GetLeaderboardAroundMe (5+5), first read", 1, Measure(cold_one, 1, cold_around_call(0)),
+        "reads/s  ");
+  Print("GetLeaderboardAroundMe (5+5), first read", clients,
+        Measure(cold_many, clients, cold_around_call(cold_one)), "reads/s  ");
   Print("GetLeaderboardAroundMe (5+5)", 1, Measure(reads / 4, 1, around_call), "reads/s  ");
   Print("GetLeaderboardAroundMe (5+5)", clients, Measure(reads, clients, around_call), "reads/s  ");
 

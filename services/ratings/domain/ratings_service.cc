@@ -112,64 +112,83 @@ absl::StatusOr<Season> RatingsService::ResolveSeason(const std::string& season_i
 
 void RatingsService::InvalidateCaches() {
   std::lock_guard<std::mutex> lock(cache_mu_);
+  ++cache_generation_;
   seasons_cached_at_ = absl::InfinitePast();
   snapshot_cache_.clear();
   snapshot_by_id_cache_.clear();
 }
 
 absl::StatusOr<BoardSnapshot> RatingsService::CachedSnapshot(int64_t snapshot_id) {
+  uint64_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(cache_mu_);
     auto it = snapshot_by_id_cache_.find(snapshot_id);
     if (it != snapshot_by_id_cache_.end() && absl::Now() - it->second.first < kCacheTtl) {
       return it->second.second;
     }
+    generation = cache_generation_;
   }
-  absl::StatusOr<BoardSnapshot> snapshot = store_->GetSnapshot(snapshot_id);
-  if (!snapshot.ok()) return snapshot.status();
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  if (snapshot_by_id_cache_.size() >= kMaxCachedPages) snapshot_by_id_cache_.clear();
-  snapshot_by_id_cache_[snapshot_id] = {absl::Now(), *snapshot};
-  return snapshot;
+  return snapshot_flight_.Do({generation, snapshot_id}, [&]() -> absl::StatusOr<BoardSnapshot> {
+    absl::StatusOr<BoardSnapshot> snapshot = store_->GetSnapshot(snapshot_id);
+    if (!snapshot.ok()) return snapshot.status();
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (generation == cache_generation_) {
+      if (snapshot_by_id_cache_.size() >= kMaxCachedPages) snapshot_by_id_cache_.clear();
+      snapshot_by_id_cache_[snapshot_id] = {absl::Now(), *snapshot};
+    }
+    return snapshot;
+  });
 }
 
 absl::StatusOr<std::vector<BoardEntry>> RatingsService::CachedBoardRange(
     const BoardSnapshot& snapshot, int64_t first, int64_t last) {
+  using Page = std::shared_ptr<const std::vector<BoardEntry>>;
   const PageKey key{snapshot.snapshot_id, first, last};
   {
     std::lock_guard<std::mutex> lock(cache_mu_);
     auto it = page_cache_.find(key);
     if (it != page_cache_.end()) return *it->second;
   }
-  absl::StatusOr<std::vector<BoardEntry>> entries = store_->BoardRange(snapshot, first, last);
-  if (!entries.ok()) return entries.status();
-  auto page = std::make_shared<const std::vector<BoardEntry>>(*entries);
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  if (page_cache_.emplace(key, std::move(page)).second) {
-    page_cache_order_.push_back(key);
-    while (page_cache_order_.size() > kMaxCachedPages) {
-      page_cache_.erase(page_cache_order_.front());
-      page_cache_order_.pop_front();
+  absl::StatusOr<Page> page = page_flight_.Do(key, [&]() -> absl::StatusOr<Page> {
+    absl::StatusOr<std::vector<BoardEntry>> entries = store_->BoardRange(snapshot, first, last);
+    if (!entries.ok()) return entries.status();
+    auto loaded = std::make_shared<const std::vector<BoardEntry>>(*std::move(entries));
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (page_cache_.emplace(key, loaded).second) {
+      page_cache_order_.push_back(key);
+      while (page_cache_order_.size() > kMaxCachedPages) {
+        page_cache_.erase(page_cache_order_.front());
+        page_cache_order_.pop_front();
+      }
     }
-  }
-  return entries;
+    return loaded;
+  });
+  if (!page.ok()) return page.status();
+  return **page;
 }
 
 absl::StatusOr<std::optional<BoardSnapshot>> RatingsService::CachedLatestSnapshot(
     const std::string& ladder, const std::string& season_id) {
   const auto key = std::make_pair(ladder, season_id);
+  uint64_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(cache_mu_);
     auto it = snapshot_cache_.find(key);
     if (it != snapshot_cache_.end() && absl::Now() - it->second.first < kCacheTtl) {
       return it->second.second;
     }
+    generation = cache_generation_;
   }
-  absl::StatusOr<std::optional<BoardSnapshot>> latest = store_->LatestSnapshot(ladder, season_id);
-  if (!latest.ok()) return latest.status();
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  snapshot_cache_[key] = {absl::Now(), *latest};
-  return latest;
+  return latest_flight_.Do({generation, ladder, season_id},
+                           [&]() -> absl::StatusOr<std::optional<BoardSnapshot>> {
+                             absl::StatusOr<std::optional<BoardSnapshot>> latest =
+                                 store_->LatestSnapshot(ladder, season_id);
+                             if (!latest.ok()) return latest.status();
+                             std::lock_guard<std::mutex> lock(cache_mu_);
+                             if (generation == cache_generation_)
+                               snapshot_cache_[key] = {absl::Now(), *latest};
+                             return latest;
+                           });
 }
 
 absl::StatusOr<RatingRecord> RatingsService::GetRating(const std::string& account_id,
@@ -242,20 +261,45 @@ absl::StatusOr<AroundMe> RatingsService::GetLeaderboardAroundMe(const std::strin
       CachedLatestSnapshot(ladder, season.season_id);
   if (!latest.ok()) return latest.status();
   out.snapshot = *latest;
-  std::optional<RatingRecord> mine;
+  std::optional<RatingRecord> mine;  // the live row, when this call's own statement read it
   if (out.snapshot) {
-    absl::StatusOr<RatingsStore::Around> around =
-        store_->BoardAround(*out.snapshot, **spec, season, *account, before, after);
-    if (!around.ok()) return around.status();
-    mine = std::move(around->mine);
-    out.my_position = around->position;
-    out.entries = std::move(around->entries);
+    const AroundKey key{out.snapshot->snapshot_id, *account, before, after};
+    std::shared_ptr<const AroundWindow> window;
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      if (auto cached = around_cache_.Get(key)) window = *std::move(cached);
+    }
+    if (window == nullptr) {
+      // First read of this window on this snapshot: one statement brings the window and the
+      // live row. Callers that miss the same key meanwhile wait for it and read their own row.
+      bool shared = false;
+      absl::StatusOr<AroundLoad> load = around_flight_.Do(
+          key,
+          [&]() -> absl::StatusOr<AroundLoad> {
+            absl::StatusOr<RatingsStore::Around> around =
+                store_->BoardAround(*out.snapshot, **spec, season, *account, before, after);
+            if (!around.ok()) return around.status();
+            auto loaded = std::make_shared<AroundWindow>();
+            loaded->position = around->position;
+            loaded->entries = std::move(around->entries);
+            std::lock_guard<std::mutex> lock(cache_mu_);
+            around_cache_.Put(key, loaded, loaded->entries.size() + 1);
+            return AroundLoad{std::move(loaded), std::move(around->mine)};
+          },
+          &shared);
+      if (!load.ok()) return load.status();
+      window = load->window;
+      if (!shared) mine = std::move(load->mine);
+    }
+    out.my_position = window->position;
+    out.entries = window->entries;
   }
   if (!mine) {
-    // No row this season (or no board yet): the rating they would start the season with.
-    absl::StatusOr<RatingRecord> start = store_->GetRating(**spec, season, *account);
-    if (!start.ok()) return start.status();
-    mine = *std::move(start);
+    // The live row (one prepared primary-key lookup), or for a player without a row this season
+    // the rating they would start the season with.
+    absl::StatusOr<RatingRecord> live = store_->GetRating(**spec, season, *account);
+    if (!live.ok()) return live.status();
+    mine = *std::move(live);
   }
   out.my_rating = *std::move(mine);
   return out;
@@ -288,20 +332,29 @@ absl::StatusOr<HistoryPage> RatingsService::GetRatingHistory(const std::string& 
 absl::StatusOr<std::vector<Season>> RatingsService::ListSeasons() {
   std::vector<Season> seasons;
   bool cached = false;
+  uint64_t generation = 0;
   {
     std::lock_guard<std::mutex> lock(cache_mu_);
     if (absl::Now() - seasons_cached_at_ < kCacheTtl) {
       seasons = seasons_cache_;
       cached = true;
     }
+    generation = cache_generation_;
   }
   if (!cached) {
-    absl::StatusOr<std::vector<Season>> fresh = store_->ListSeasons(Now());
+    absl::StatusOr<std::vector<Season>> fresh =
+        seasons_flight_.Do(generation, [&]() -> absl::StatusOr<std::vector<Season>> {
+          absl::StatusOr<std::vector<Season>> loaded = store_->ListSeasons(Now());
+          if (!loaded.ok()) return loaded.status();
+          std::lock_guard<std::mutex> lock(cache_mu_);
+          if (generation == cache_generation_) {
+            seasons_cache_ = *loaded;
+            seasons_cached_at_ = absl::Now();
+          }
+          return loaded;
+        });
     if (!fresh.ok()) return fresh.status();
     seasons = *std::move(fresh);
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    seasons_cache_ = seasons;
-    seasons_cached_at_ = absl::Now();
   }
   // Which season is current depends on the clock, not on the cache's age.
   const absl::Time now = Now();

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -21,6 +22,7 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
+#include "services/ratings/domain/read_cache.h"
 #include "services/ratings/domain/types.h"
 #include "services/ratings/model/ladder.h"
 #include "services/ratings/store/ratings_store.h"
@@ -138,7 +140,8 @@ class RatingsService {
 
   // Read caches (a leaderboard read is then one transaction). Seasons change only when one is
   // scheduled, snapshots every refresh; both are re-read after kCacheTtl of wall time, and
-  // dropped at once when this process changes them.
+  // dropped at once when this process changes them. Concurrent misses of one key wait for one
+  // load (SingleFlight): an expiry under load costs one database read, not one per caller.
   static constexpr absl::Duration kCacheTtl = absl::Seconds(1);
   absl::StatusOr<std::optional<BoardSnapshot>> CachedLatestSnapshot(const std::string& ladder,
                                                                     const std::string& season_id);
@@ -151,6 +154,8 @@ class RatingsService {
                                                            int64_t first, int64_t last);
   void InvalidateCaches();
   std::mutex cache_mu_;
+  // Bumped by InvalidateCaches: a load that began before is neither stored nor joined after.
+  uint64_t cache_generation_ = 0;
   std::vector<Season> seasons_cache_;
   absl::Time seasons_cached_at_ = absl::InfinitePast();
   std::map<std::pair<std::string, std::string>, std::pair<absl::Time, std::optional<BoardSnapshot>>>
@@ -160,6 +165,35 @@ class RatingsService {
   using PageKey = std::tuple<int64_t, int64_t, int64_t>;  // snapshot id, first, last position
   std::map<PageKey, std::shared_ptr<const std::vector<BoardEntry>>> page_cache_;
   std::deque<PageKey> page_cache_order_;  // oldest first, for eviction
+
+  // GetLeaderboardAroundMe's part from the snapshot (the caller's position on it and the entries
+  // around it), kept per (snapshot, account, before, after). A snapshot never changes, so after
+  // a player's first read of a snapshot only their live row is read from the database (one
+  // prepared primary-key lookup) instead of planning a three-table statement on every call.
+  struct AroundWindow {
+    int64_t position = 0;  // 0: not on the snapshot
+    std::vector<BoardEntry> entries;
+  };
+  using AroundKey = std::tuple<int64_t, std::string, int, int>;  // snapshot, account, before, after
+  // What one load of a window brings: the window and, read in the same statement, the caller's
+  // live row (unset when they have none this season).
+  struct AroundLoad {
+    std::shared_ptr<const AroundWindow> window;
+    std::optional<RatingRecord> mine;
+  };
+  // Bound of the around-me cache in board entries (each window costs its entries + 1), about
+  // 25 MB: some 9,000 players' windows of 5 + 5.
+  static constexpr size_t kMaxCachedAroundEntries = 100000;
+  LruCache<AroundKey, std::shared_ptr<const AroundWindow>> around_cache_{kMaxCachedAroundEntries};
+
+  using SeasonsKey = uint64_t;                                       // cache generation
+  using LatestKey = std::tuple<uint64_t, std::string, std::string>;  // generation, ladder, season
+  using SnapshotKey = std::pair<uint64_t, int64_t>;                  // generation, snapshot id
+  SingleFlight<SeasonsKey, std::vector<Season>> seasons_flight_;
+  SingleFlight<LatestKey, std::optional<BoardSnapshot>> latest_flight_;
+  SingleFlight<SnapshotKey, BoardSnapshot> snapshot_flight_;
+  SingleFlight<PageKey, std::shared_ptr<const std::vector<BoardEntry>>> page_flight_;
+  SingleFlight<AroundKey, AroundLoad> around_flight_;
 };
 
 }  // namespace parlor::ratings

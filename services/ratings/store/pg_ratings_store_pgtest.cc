@@ -472,5 +472,134 @@ TEST_F(RatingsPgTest, SeasonResetSoftResetsAndKeepsTheOldBoard) {
   EXPECT_EQ(only_s2->entries.size(), 1u);
 }
 
+// The real store, counting the around-me statements and live-row reads; BoardAround can be
+// slowed so that concurrent callers meet on one load.
+class CountingStore : public PgRatingsStore {
+ public:
+  using PgRatingsStore::PgRatingsStore;
+  absl::StatusOr<Around> BoardAround(const BoardSnapshot& snapshot, const model::LadderSpec& ladder,
+                                     const Season& season, const std::string& account_id,
+                                     int before, int after) override {
+    ++board_around;
+    absl::SleepFor(delay);
+    return PgRatingsStore::BoardAround(snapshot, ladder, season, account_id, before, after);
+  }
+  absl::StatusOr<RatingRecord> GetRating(const model::LadderSpec& ladder, const Season& season,
+                                         const std::string& account_id) override {
+    ++get_rating;
+    return PgRatingsStore::GetRating(ladder, season, account_id);
+  }
+  std::atomic<int> board_around{0};
+  std::atomic<int> get_rating{0};
+  absl::Duration delay = absl::ZeroDuration();
+};
+
+void ExpectSameEntries(const std::vector<BoardEntry>& a, const std::vector<BoardEntry>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].position, b[i].position);
+    EXPECT_EQ(a[i].record.account_id, b[i].record.account_id);
+    EXPECT_EQ(a[i].record.conservative, b[i].record.conservative);
+    EXPECT_EQ(a[i].record.season_games, b[i].record.season_games);
+  }
+}
+
+TEST_F(RatingsPgTest, AroundMeReadsTheSnapshotOncePerPlayerAndTheLiveRowEveryTime) {
+  SeedBoard(db_url(), "pico", "s1", 100);
+  CountingStore store(ratings_->db.get());
+  RatingsService svc(
+      &ratings_->registry, &store, nullptr, [clock = clock_] { return *clock; },
+      RatingsService::Options{});
+  ASSERT_THAT(svc.RefreshBoards(), IsOk());
+  absl::StatusOr<Season> s1 = svc.ResolveSeason("");
+  ASSERT_THAT(s1, IsOk());
+  const std::string me = Account(7);
+
+  // First read: one statement on the snapshot, which also brings the live row.
+  absl::StatusOr<AroundMe> first = svc.GetLeaderboardAroundMe("pico", *s1, me, 2, 3);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(store.board_around.load(), 1);
+  EXPECT_EQ(store.get_rating.load(), 0);
+  ASSERT_GT(first->my_position, 2);
+  ASSERT_EQ(first->entries.size(), 6u);
+  EXPECT_EQ(first->entries[2].record.account_id, me);
+  EXPECT_EQ(first->my_rating.season_games, 30);
+  // The window is the page of the same snapshot at those positions.
+  absl::StatusOr<BoardPage> page =
+      svc.GetLeaderboard("pico", "", first->snapshot->snapshot_id, first->my_position - 3, 6);
+  ASSERT_THAT(page, IsOk());
+  ExpectSameEntries(first->entries, page->entries);
+
+  // Again: the window from memory, the live row from the database (one read).
+  absl::StatusOr<AroundMe> again = svc.GetLeaderboardAroundMe("pico", *s1, me, 2, 3);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(store.board_around.load(), 1);
+  EXPECT_EQ(store.get_rating.load(), 1);
+  EXPECT_EQ(again->my_position, first->my_position);
+  EXPECT_EQ(again->snapshot->snapshot_id, first->snapshot->snapshot_id);
+  ExpectSameEntries(again->entries, first->entries);
+  EXPECT_EQ(again->my_rating.rating.value, first->my_rating.rating.value);
+  // Another window size is another key.
+  absl::StatusOr<AroundMe> wider = svc.GetLeaderboardAroundMe("pico", *s1, me, 3, 3);
+  ASSERT_THAT(wider, IsOk());
+  EXPECT_EQ(store.board_around.load(), 2);
+  EXPECT_EQ(wider->entries.size(), 7u);
+
+  // A game after the snapshot: the live rating moves at once, the window stays the snapshot's.
+  ASSERT_THAT(
+      svc.ReportResult(TwoPlayer("pico", "after-snapshot", 7, 9, 1, kStart - absl::Minutes(1))),
+      IsOk());
+  absl::StatusOr<AroundMe> played = svc.GetLeaderboardAroundMe("pico", *s1, me, 2, 3);
+  ASSERT_THAT(played, IsOk());
+  EXPECT_EQ(store.board_around.load(), 2);
+  EXPECT_EQ(played->my_rating.season_games, 31);
+  EXPECT_GT(played->my_rating.rating.value, first->my_rating.rating.value);
+  EXPECT_EQ(played->my_position, first->my_position);
+  ExpectSameEntries(played->entries, first->entries);
+
+  // Eight players' first reads of one window at once: one statement; each caller reads its own
+  // live row.
+  const std::string other = Account(20);
+  store.delay = absl::Milliseconds(300);
+  const int reads_before = store.get_rating.load();
+  std::vector<absl::StatusOr<AroundMe>> results(8, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back(
+        [&, i] { results[i] = svc.GetLeaderboardAroundMe("pico", *s1, other, 2, 3); });
+  }
+  for (std::thread& t : threads) t.join();
+  store.delay = absl::ZeroDuration();
+  EXPECT_EQ(store.board_around.load(), 3);
+  EXPECT_EQ(store.get_rating.load() - reads_before, 7);
+  for (const auto& r : results) {
+    ASSERT_THAT(r, IsOk());
+    EXPECT_EQ(r->my_position, results[0]->my_position);
+    EXPECT_EQ(r->my_rating.account_id, other);
+    ExpectSameEntries(r->entries, results[0]->entries);
+  }
+
+  // A new snapshot (the board changed): the window is read from it.
+  ASSERT_THAT(svc.RefreshBoards(), IsOk());
+  absl::StatusOr<AroundMe> next = svc.GetLeaderboardAroundMe("pico", *s1, me, 2, 3);
+  ASSERT_THAT(next, IsOk());
+  EXPECT_EQ(store.board_around.load(), 4);
+  EXPECT_GT(next->snapshot->snapshot_id, first->snapshot->snapshot_id);
+  EXPECT_EQ(next->entries[2].record.account_id, me);
+  EXPECT_EQ(next->entries[2].record.season_games, 31);
+
+  // Not on the board (no row this season): position 0, no entries, the starting rating.
+  absl::StatusOr<AroundMe> newcomer = svc.GetLeaderboardAroundMe("pico", *s1, Account(500), 2, 3);
+  ASSERT_THAT(newcomer, IsOk());
+  EXPECT_EQ(newcomer->my_position, 0);
+  EXPECT_TRUE(newcomer->entries.empty());
+  EXPECT_EQ(newcomer->my_rating.season_games, 0);
+  absl::StatusOr<AroundMe> newcomer_again =
+      svc.GetLeaderboardAroundMe("pico", *s1, Account(500), 2, 3);
+  ASSERT_THAT(newcomer_again, IsOk());
+  EXPECT_EQ(store.board_around.load(), 5);
+  EXPECT_EQ(newcomer_again->my_position, 0);
+}
+
 }  // namespace
 }  // namespace parlor::ratings
