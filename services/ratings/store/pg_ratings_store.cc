@@ -47,6 +47,10 @@ pqxx::result Run(Txn& txn, const char* name, const char* statement, Args&&... ar
 
 std::string BoardTable(int64_t snapshot_id) { return absl::StrCat("ratings.board_", snapshot_id); }
 
+std::string AroundStatementName(int64_t snapshot_id) {
+  return absl::StrCat("ratings_board_around_", snapshot_id);
+}
+
 // Reads PARLOR_RATING_COLUMNS starting at column `at`.
 RatingRecord ToRecord(const pqxx::row& row, int at, const std::string& ladder) {
   RatingRecord r;
@@ -572,9 +576,25 @@ absl::StatusOr<RatingsStore::Around> PgRatingsStore::BoardAround(const BoardSnap
     // Columns: the player's live row (PARLOR_RATING_COLUMNS, 10, NULL if none), their position
     // (NULL if not on the board), then the board entries (PARLOR_BOARD_COLUMNS): one row per
     // entry, or a single row without entries.
+    pqxx::connection_base& connection = txn.conn();
+    const std::string board = absl::StrCat(snapshot.ladder, "/", snapshot.season_id);
+    int64_t previous = 0;
+    {
+      std::lock_guard<std::mutex> lock(around_mu_);
+      auto [it, inserted] =
+          around_prepared_[connection.backendpid()].try_emplace(board, snapshot.snapshot_id);
+      if (!inserted && it->second != snapshot.snapshot_id) {
+        previous = it->second;
+        it->second = snapshot.snapshot_id;
+      }
+    }
+    // libpqxx ignores the unprepare of a name it does not know (e.g. the pid was reused).
+    if (previous != 0) connection.unprepare(AroundStatementName(previous));
+    const std::string name = AroundStatementName(snapshot.snapshot_id);
     pqxx::result rows;
     try {
-      rows = txn.exec_params(
+      connection.prepare(
+          name,
           absl::StrCat("SELECT " PARLOR_RATING_COLUMNS ", me.position, b.* FROM (SELECT 1) one "
                        "LEFT JOIN ratings.ratings r ON r.ladder = $4 AND r.season_id = $5 "
                        "AND r.account_id = $1::uuid "
@@ -584,8 +604,8 @@ absl::StatusOr<RatingsStore::Around> PgRatingsStore::BoardAround(const BoardSnap
                        "LEFT JOIN LATERAL (SELECT " PARLOR_BOARD_COLUMNS " FROM ",
                        table,
                        " WHERE position BETWEEN me.position - $2 AND me.position + $3) b ON true "
-                       "ORDER BY b.position"),
-          account_id, before, after, ladder.name, season.season_id);
+                       "ORDER BY b.position"));
+      rows = txn.exec_prepared(name, account_id, before, after, ladder.name, season.season_id);
     } catch (const pqxx::undefined_table&) {
       return SnapshotExpired();
     }

@@ -2,6 +2,9 @@
 #define PARLOR_SERVICES_RATINGS_STORE_PG_RATINGS_STORE_H_
 
 #include <functional>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "services/common/db/pool.h"
@@ -55,6 +58,13 @@ class PgRatingsStore : public RatingsStore {
                     const std::function<absl::Status(pqxx::nontransaction&)>& body);
 
   DbPool* db_;
+
+  // BoardAround's statement names its snapshot's table, so it is prepared per connection and per
+  // snapshot (planning the three-table statement cost more than running it). A connection keeps
+  // one such statement per board: the previous snapshot's is dropped when the next is prepared.
+  // Backend pid -> board ("ladder/season") -> the snapshot id prepared on that connection.
+  std::mutex around_mu_;
+  std::map<int, std::map<std::string, int64_t>> around_prepared_;
 };
 
 }  // namespace parlor::ratings

@@ -601,5 +601,68 @@ TEST_F(RatingsPgTest, AroundMeReadsTheSnapshotOncePerPlayerAndTheLiveRowEveryTim
   EXPECT_EQ(newcomer_again->my_position, 0);
 }
 
+TEST_F(RatingsPgTest, AroundStatementIsPreparedPerSnapshotAndTheOldOneDropped) {
+  SeedBoard(db_url(), "pico", "s1", 50);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  // One connection, so every read below runs on it.
+  DbOptions options;
+  options.url = db_url();
+  options.max_connections = 1;
+  DbPool db(options, nullptr);
+  PgRatingsStore store(&db);
+  absl::StatusOr<Season> s1 = service().ResolveSeason("");
+  ASSERT_THAT(s1, IsOk());
+  const model::LadderSpec& pico = **ratings_->registry.Find("pico");
+  auto prepared = [&db]() {
+    std::vector<std::string> names;
+    absl::StatusOr<DbPool::Lease> lease = db.Acquire();
+    EXPECT_TRUE(lease.ok());
+    if (!lease.ok()) return names;
+    pqxx::nontransaction n(lease->connection());
+    for (const pqxx::row& row :
+         n.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'ratings_board_around_%' "
+                "ORDER BY name")) {
+      names.push_back(row[0].as<std::string>());
+    }
+    return names;
+  };
+
+  absl::StatusOr<std::optional<BoardSnapshot>> first = store.LatestSnapshot("pico", "s1");
+  ASSERT_THAT(first, IsOk());
+  ASSERT_TRUE(first->has_value());
+  absl::StatusOr<RatingsStore::Around> a = store.BoardAround(**first, pico, *s1, Account(3), 1, 1);
+  ASSERT_THAT(a, IsOk());
+  ASSERT_TRUE(a->mine.has_value());
+  EXPECT_GT(a->position, 0);
+  absl::StatusOr<RatingsStore::Around> again =
+      store.BoardAround(**first, pico, *s1, Account(4), 1, 1);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->mine->account_id, Account(4));
+  EXPECT_THAT(prepared(),
+              ::testing::ElementsAre(absl::StrCat("ratings_board_around_", (*first)->snapshot_id)));
+
+  // The board changes and a new snapshot is built: reading it replaces the statement.
+  ASSERT_THAT(
+      service().ReportResult(TwoPlayer("pico", "moves", 3, 4, 1, kStart - absl::Minutes(1))),
+      IsOk());
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  absl::StatusOr<std::optional<BoardSnapshot>> second = store.LatestSnapshot("pico", "s1");
+  ASSERT_THAT(second, IsOk());
+  ASSERT_GT((*second)->snapshot_id, (*first)->snapshot_id);
+  absl::StatusOr<RatingsStore::Around> b = store.BoardAround(**second, pico, *s1, Account(3), 1, 1);
+  ASSERT_THAT(b, IsOk());
+  EXPECT_EQ(b->mine->season_games, 31);
+  EXPECT_THAT(prepared(), ::testing::ElementsAre(
+                              absl::StrCat("ratings_board_around_", (*second)->snapshot_id)));
+
+  // The first snapshot dropped after the retention: its statement fails cleanly.
+  *clock_ += absl::Hours(1);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  EXPECT_THAT(store.BoardAround(**first, pico, *s1, Account(3), 1, 1),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("expired")));
+  // ... and the connection is still good for the current one.
+  EXPECT_THAT(store.BoardAround(**second, pico, *s1, Account(3), 1, 1), IsOk());
+}
+
 }  // namespace
 }  // namespace parlor::ratings
