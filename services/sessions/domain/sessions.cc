@@ -238,6 +238,9 @@ struct Change {
   std::vector<NotificationRow> notes;
   engine::SeatSet movers;
   std::vector<std::string> timed_out;  // for the observer
+  // The player whose own request makes this change: the answer tells them whose turn it is, so
+  // no "your turn" push goes to them (they are looking at the game).
+  std::string answered_account;
 };
 
 int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
@@ -375,7 +378,7 @@ Mutation Finish(Change& c) {
       s.turn_started_at = c.now;
       s.deadline = c.now + TurnTime(g, s);
       s.reminders_sent = 0;
-      if (s.bot.empty()) {
+      if (s.bot.empty() && s.account_id != c.answered_account) {
         c.notes.push_back(Note(g, s, "your_turn",
                                absl::StrCat("turn:", g.game_id, ":", g.version, ":", s.seat),
                                "It is your turn"));
@@ -859,6 +862,7 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
         PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
         c.now = clock_();
         c.after = locked;
+        c.answered_account = account_id;
         PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kAction, seat, action,
                                            LogRow::Cause::kPlayer, account_id));
         PARLOR_RETURN_IF_ERROR(AutoPlay(c));

@@ -38,6 +38,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -54,6 +56,7 @@
 #include "absl/time/clock.h"
 #include "engine/games/all_games.h"
 #include "grpcpp/create_channel.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/security/credentials.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "pqxx/pqxx"
@@ -80,6 +83,7 @@ struct Settings {
   // Concurrent games per measured run, comma-separated.
   std::string games = "1,8,32";
   bool baseline = true;
+  bool floors = true;
   int server_workers = 8;
   int server_db_connections = 16;
 };
@@ -213,7 +217,8 @@ CpuUse MeasureCpu(pid_t server, pid_t postmaster) {
 // "server 412 us, postgres 530 us, client 120 us, other 300 us per move; machine 97 % busy"
 // The client is this tool, or with `pgbench` its reaped children (pgbench); the baseline has no
 // server.
-std::string CpuPerUnit(const CpuUse& a, const CpuUse& b, long units, bool pgbench) {
+std::string CpuPerUnit(const CpuUse& a, const CpuUse& b, long units, bool pgbench,
+                       const char* unit = nullptr) {
   if (units <= 0) return "no units";
   const double n = static_cast<double>(units) / 1e6;
   const double busy = b.machine_busy - a.machine_busy;
@@ -224,7 +229,7 @@ std::string CpuPerUnit(const CpuUse& a, const CpuUse& b, long units, bool pgbenc
       "server %4.0f us, postgres %4.0f us, client %4.0f us, everything else %4.0f us per %s; "
       "machine %3.0f %% busy",
       server / n, (b.postgres - a.postgres) / n, client / n, std::max(0.0, busy - ours) / n,
-      pgbench ? "transaction" : "move",
+      unit != nullptr ? unit : (pgbench ? "transaction" : "move"),
       100.0 * busy / std::max(1e-9, b.machine_total - a.machine_total));
 }
 
@@ -492,6 +497,39 @@ Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>*
   return r;
 }
 
+// The ceiling any RPC of this server can reach here: `clients` threads of this tool calling, for
+// s.seconds, `call` in a closed loop on the same channel as SubmitAction. With the health check no
+// service code runs (gRPC alone); with a refused ListMyGames the call is authenticated, queued
+// on the service's workers and refused by validation, without the database. SubmitAction cannot
+// beat these on the same two cores.
+Result Floor(const Settings& s, int clients, const std::function<bool()>& call) {
+  std::atomic<bool> stop{false};
+  std::vector<std::vector<double>> latencies(clients);
+  std::vector<std::thread> threads;
+  const absl::Time start = absl::Now();
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      while (!stop) {
+        const absl::Time t0 = absl::Now();
+        if (!call()) return;
+        latencies[c].push_back(absl::ToDoubleMilliseconds(absl::Now() - t0));
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(s.seconds));
+  stop = true;
+  const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
+  for (auto& t : threads) t.join();
+  std::vector<double> all;
+  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  Result r;
+  r.count = static_cast<long>(all.size());
+  r.per_second = static_cast<double>(all.size()) / elapsed;
+  r.p50_ms = Percentile(all, 0.50);
+  r.p99_ms = Percentile(all, 0.99);
+  return r;
+}
+
 // Submit-to-stream latency over `moves` moves of one game watched on a second connection.
 std::vector<double> StreamDelivery(Client& mover, Client& watcher, const std::string& game,
                                    int moves) {
@@ -638,6 +676,7 @@ int Run(const Settings& s) {
   const pid_t postmaster = PostmasterPid(s.db_url);
   std::vector<std::string> cpu_lines;
   std::vector<std::string> outbox_lines;
+  std::vector<std::string> floor_lines;
   OutboxState outbox_after = ReadOutbox(s.db_url);
   for (absl::string_view part : absl::StrSplit(s.games, ',')) {
     int games = 0;
@@ -668,6 +707,43 @@ int Run(const Settings& s) {
                                         CpuPerUnit(cpu0, cpu1, base.count, true)));
     cpu_lines.push_back(absl::StrFormat("%-6d | SubmitAction: %s", games,
                                         CpuPerUnit(cpu1, cpu2, mine.count, false)));
+    if (s.floors) {
+      grpc::GenericStub generic(client.channel());
+      Result health = Floor(s, games, [&] {
+        grpc::ClientContext context;
+        // An empty HealthCheckRequest (whole server), as one empty slice: gRPC refuses to send
+        // a ByteBuffer with no slice at all.
+        grpc::Slice empty("");
+        grpc::ByteBuffer request(&empty, 1);
+        grpc::ByteBuffer response;
+        std::promise<bool> done;
+        generic.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+                          &response, [&done](grpc::Status status) { done.set_value(status.ok()); });
+        return done.get_future().get();
+      });
+      const CpuUse cpu3 = MeasureCpu(child, postmaster);
+      const std::string token = client.Token(AccountId(7));
+      Result refused = Floor(s, games, [&] {
+        v1::ListMyGamesRequest r;
+        r.set_page_size(-1);
+        v1::ListMyGamesResponse out;
+        return client.sessions().ListMyGames(client.Context(token).get(), r, &out).error_code() ==
+               grpc::StatusCode::INVALID_ARGUMENT;
+      });
+      const CpuUse cpu4 = MeasureCpu(child, postmaster);
+      floor_lines.push_back(absl::StrFormat(
+          "%-6d | gRPC health Check: %9.0f /s  p50 %6.2f ms  p99 %6.2f ms  (%.0f %% of pgbench)\n"
+          "       | authenticated call refused before the database: %9.0f /s  p50 %6.2f ms  p99 "
+          "%6.2f ms  (%.0f %% of pgbench)\n"
+          "       | CPU per health Check: %s\n"
+          "       | CPU per refused call: %s",
+          games, health.per_second, health.p50_ms, health.p99_ms,
+          base.per_second > 0 ? 100.0 * health.per_second / base.per_second : 0.0,
+          refused.per_second, refused.p50_ms, refused.p99_ms,
+          base.per_second > 0 ? 100.0 * refused.per_second / base.per_second : 0.0,
+          CpuPerUnit(cpu2, cpu3, health.count, false, "call"),
+          CpuPerUnit(cpu3, cpu4, refused.count, false, "call")));
+    }
     std::fflush(stdout);
   }
   std::printf(
@@ -675,6 +751,12 @@ int Run(const Settings& s) {
       "woken by LISTEN):\n%s\n\nCPU time (user + system) per unit of work:\n%s\n\n",
       errors.load(), absl::StrJoin(outbox_lines, "\n").c_str(),
       absl::StrJoin(cpu_lines, "\n").c_str());
+  if (!floor_lines.empty()) {
+    std::printf(
+        "ceilings on this machine (the same client, channel and concurrency; no game, no "
+        "database):\n%s\n\n",
+        absl::StrJoin(floor_lines, "\n").c_str());
+  }
 
   Client watcher(target, access, service);
   std::vector<double> delivery = StreamDelivery(client, watcher, s.game, 300);
@@ -736,6 +818,9 @@ int main(int argc, char** argv) {
   flags.Int("seconds", &s.seconds, "seconds per measured run", {.min = 1, .max = 600});
   flags.String("games", &s.games, "concurrent games of each measured run, comma-separated");
   flags.Bool("baseline", &s.baseline, "run the pgbench baseline beside each run");
+  flags.Bool("floors", &s.floors,
+             "after each run, measure the ceilings: gRPC health checks and authenticated calls "
+             "refused before the database, at the same concurrency");
   flags.Int("server_workers", &s.server_workers, "--worker_threads of the server",
             {.min = 1, .max = 256});
   flags.Int("server_db_connections", &s.server_db_connections, "--db_max_connections of the server",

@@ -6,15 +6,27 @@
 namespace parlor::sessions::sql {
 
 // The columns of a game row, in the order GameStore's row reader expects.
-#define PARLOR_SESSIONS_GAME_COLUMNS                                                            \
-  "g.game_id::text, g.game, coalesce(g.match_id, ''), g.ranked, g.status, g.version, "          \
-  "g.num_players, g.options::text, g.snapshot, g.seed_commitment, g.acting_seats, g.tc_kind, "  \
+#define PARLOR_SESSIONS_GAME_COLUMNS_BEFORE_SNAPSHOT                                   \
+  "g.game_id::text, g.game, coalesce(g.match_id, ''), g.ranked, g.status, g.version, " \
+  "g.num_players, g.options::text, "
+#define PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT                                             \
+  ", g.seed_commitment, g.acting_seats, g.tc_kind, "                                            \
   "coalesce(g.tc_per_move_s, 0), coalesce(g.tc_bank_initial_s, 0), "                            \
   "coalesce(g.tc_bank_increment_s, 0), g.vacation_days, "                                       \
   "coalesce((extract(epoch from g.deadline) * 1000000)::bigint, 0), "                           \
   "coalesce(array_to_string(g.ranks, ','), ''), coalesce(array_to_string(g.scores, ','), ''), " \
   "coalesce(g.end_reason, ''), (extract(epoch from g.created_at) * 1000000)::bigint, "          \
   "(extract(epoch from g.updated_at) * 1000000)::bigint, g.visibility = 'public'"
+#define PARLOR_SESSIONS_GAME_COLUMNS           \
+  PARLOR_SESSIONS_GAME_COLUMNS_BEFORE_SNAPSHOT \
+      "g.snapshot" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
+// The same columns, with the snapshot NULL when the row's version is `param`, the version whose
+// snapshot the server already holds in memory (SnapshotCache): the database then neither
+// decompresses it nor sends it.
+#define PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(param) \
+  PARLOR_SESSIONS_GAME_COLUMNS_BEFORE_SNAPSHOT            \
+      "CASE WHEN g.version = " param                      \
+      "::bigint THEN NULL ELSE g.snapshot END" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
 
 #define PARLOR_SESSIONS_SEAT_COLUMNS                                                        \
   "s.seat, coalesce(s.account_id::text, ''), coalesce(s.bot, ''), s.display_name, s.team, " \
@@ -58,6 +70,11 @@ inline constexpr char kSelectMatch[] =
 inline constexpr char kSelectGame[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS " FROM sessions.games g WHERE g.game_id = $1::uuid";
 
+// kSelectGame with the snapshot left out when the row is at version $2 (SnapshotCache).
+inline constexpr char kSelectGameUnlessCached[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
+        "$2") " FROM sessions.games g WHERE g.game_id = $1::uuid";
+
 inline constexpr char kSelectGameForUpdate[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
     " FROM sessions.games g WHERE g.game_id = $1::uuid FOR UPDATE";
@@ -71,14 +88,15 @@ inline constexpr char kSelectSeats[] =
 // locked too: a caller that waited for the game row's lock gets the newest game row, and only
 // rows it locks are re-read at their newest version, so seats left unlocked could predate the
 // game row (two sweepers timing one seat out twice). Seat rows are written only under their
-// game row's lock, so this order cannot deadlock.
-inline constexpr char kLockGameWithSeats[] =
-    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS ", " PARLOR_SESSIONS_SEAT_COLUMNS
-    ", k.request_hash, coalesce(k.version, -1), k.response "
-    "FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
-    "LEFT JOIN sessions.idempotency_keys k ON k.game_id = g.game_id "
-    "AND k.account_id = NULLIF($2, '')::uuid AND k.key = $3 "
-    "WHERE g.game_id = $1::uuid ORDER BY s.seat FOR UPDATE OF g, s";
+// game row's lock, so this order cannot deadlock. The snapshot is left out when the row is at
+// version $4, whose snapshot the server holds (SnapshotCache).
+inline constexpr char kLockGameWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
+    "$4") ", " PARLOR_SESSIONS_SEAT_COLUMNS
+          ", k.request_hash, coalesce(k.version, -1), k.response "
+          "FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
+          "LEFT JOIN sessions.idempotency_keys k ON k.game_id = g.game_id "
+          "AND k.account_id = NULLIF($2, '')::uuid AND k.key = $3 "
+          "WHERE g.game_id = $1::uuid ORDER BY s.seat FOR UPDATE OF g, s";
 
 // Every write of one state change, in one round trip (data-modifying CTEs): the game row, its
 // seats, the new log entries, the idempotency answer, the notification and result outbox rows,

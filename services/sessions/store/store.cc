@@ -140,7 +140,8 @@ GameRow ReadGame(const pqxx::row& r) {
   g.version = r[5].as<int64_t>();
   g.num_players = r[6].as<int>();
   g.options = ParseOptionsJson(r[7].as<std::string>());
-  g.snapshot = pqxx::binarystring(r[8]).str();
+  // NULL: the caller holds this version's snapshot (SnapshotCache).
+  if (!r[8].is_null()) g.snapshot = pqxx::binarystring(r[8]).str();
   g.seed_commitment = r[9].as<std::string>();
   g.acting_seats = static_cast<uint32_t>(r[10].as<int64_t>());
   g.time_control.kind = r[11].as<std::string>() == "time_bank" ? TimeControlRow::Kind::kTimeBank
@@ -273,14 +274,19 @@ absl::StatusOr<GameRow> GameStore::CreateGame(const NewGame& game, absl::string_
 absl::StatusOr<GameRow> GameStore::GetGame(absl::string_view game_id) {
   GameRow result;
   const std::string id(game_id);
+  const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
   absl::Status status = db_->Transact("sessions.get_game", [&](pqxx::work& txn) -> absl::Status {
-    pqxx::result rows = txn.exec_params(sql::kSelectGame, id);
+    pqxx::result rows =
+        txn.exec_params(sql::kSelectGameUnlessCached, id, cached ? cached->version : int64_t{-1});
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
     result = ReadGame(rows[0]);
     ReadSeats(txn, &result);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
+  if (result.snapshot.empty() && cached && cached->version == result.version) {
+    result.snapshot = *cached->snapshot;
+  }
   return result;
 }
 
@@ -367,7 +373,11 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
                                    const std::optional<IdempotencyKeyRef>& key,
                                    const Decide& decide) {
   const std::string id(game_id);
-  return db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
+  const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
+  // The snapshot this transaction wrote, to cache once (and only if) it has committed.
+  std::optional<std::pair<int64_t, std::string>> written_snapshot;
+  absl::Status status = db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
+    written_snapshot.reset();
     // One round trip to read: the locked game, its seats, and the stored answer. Both hot
     // statements are prepared once per connection (re-preparing the same text is a no-op), which
     // spares the server planning them on every move.
@@ -375,11 +385,17 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
     txn.conn().prepare("sessions_write_mutation", sql::kWriteMutation);
     pqxx::result rows =
         txn.exec_prepared("sessions_lock_game", id, key ? key->account_id : std::string(),
-                          key ? key->key : std::string());
+                          key ? key->key : std::string(), cached ? cached->version : int64_t{-1});
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
     constexpr int kSeatColumns = 23;  // PARLOR_SESSIONS_GAME_COLUMNS count
     constexpr int kKeyColumns = kSeatColumns + 12;
     GameRow locked = ReadGame(rows[0]);
+    if (rows[0][8].is_null()) {
+      if (!cached || cached->version != locked.version) {
+        return absl::InternalError("the database left out a snapshot this server does not hold");
+      }
+      locked.snapshot = *cached->snapshot;
+    }
     for (const pqxx::row& r : rows) {
       SeatRow seat;
       pqxx::row::size_type c = kSeatColumns;
@@ -475,8 +491,13 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
         written[3].as<int64_t>() != static_cast<int64_t>(m.log.size())) {
       return absl::InternalError("state change wrote an unexpected number of rows");
     }
+    written_snapshot.emplace(g.version, g.snapshot);
     return absl::OkStatus();
   });
+  if (status.ok() && written_snapshot) {
+    snapshots_.Put(id, written_snapshot->first, std::move(written_snapshot->second));
+  }
+  return status;
 }
 
 absl::StatusOr<std::vector<std::string>> GameStore::DueGames(absl::Time now, int limit) {

@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "services/common/db/pool.h"
+#include "services/sessions/store/snapshot_cache.h"
 
 namespace parlor::sessions {
 
@@ -140,7 +141,11 @@ struct ListCursor {
 // returns absl::Status; no libpqxx exception escapes.
 class GameStore {
  public:
-  explicit GameStore(DbPool* db) : db_(db) {}
+  // `snapshot_cache_entries`: how many games' newest snapshots to keep in memory (0: none).
+  explicit GameStore(DbPool* db, size_t snapshot_cache_entries = kDefaultSnapshotCacheEntries)
+      : db_(db), snapshots_(snapshot_cache_entries) {}
+
+  static constexpr size_t kDefaultSnapshotCacheEntries = 20000;
 
   // Inserts the game, its seats and its setup log entry. When `match_key` (a match id) is already
   // taken, nothing is written and the existing game is returned with *created = false; a
@@ -229,6 +234,7 @@ class GameStore {
 
  private:
   DbPool* db_;
+  SnapshotCache snapshots_;
 };
 
 }  // namespace parlor::sessions

@@ -115,5 +115,59 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
   }
 }
 
+// Two replicas, each with its own snapshot cache, take turns moving in one game: each finds its
+// cached snapshot outdated by the other's moves, so it must use the database's, and the game
+// ends exactly as the engine plays it.
+TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
+  GameStore other_store(pool_.get());
+  Sessions other(
+      &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
+  Sessions* replicas[2] = {sessions_.get(), &other};
+  v1::CreateBotGameRequest create;
+  create.set_request_id("r2");
+  create.set_game(registry_->games().front()->name());
+  create.set_num_players(2);
+  create.set_bot("random");
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(sessions_->CreateBotGame(kAlice, create, &created), IsOk());
+  const std::string id = created.game().game_id();
+  v1::GetGameRequest get;
+  get.set_game_id(id);
+  v1::GetGameResponse state;
+  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  v1::Game game = state.game();
+  google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
+  int moves = 0;
+  for (; game.status() != v1::GAME_STATUS_FINISHED && moves < 2000; ++moves) {
+    ASSERT_FALSE(legal.empty());
+    // Each replica moves twice in a row, so that it also uses its own fresh cache entry.
+    Sessions& replica = *replicas[(moves / 2) % 2];
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(id);
+    submit.set_expected_version(game.version());
+    submit.set_idempotency_key(absl::StrCat("k", moves));
+    *submit.mutable_action() = legal[static_cast<int>(moves % legal.size())];
+    v1::SubmitActionResponse answer;
+    ASSERT_THAT(replica.SubmitAction(kAlice, submit, &answer), IsOk()) << "move " << moves;
+    // The other replica's GetGame agrees with the answer, whatever it has cached.
+    v1::GetGameResponse seen;
+    ASSERT_THAT(replicas[1 - (moves / 2) % 2]->GetGame(kAlice, get, &seen), IsOk());
+    EXPECT_EQ(seen.game().version(), answer.game().version());
+    EXPECT_EQ(seen.view().SerializeAsString(), answer.view().SerializeAsString());
+    game = answer.game();
+    legal = answer.legal_actions();
+  }
+  ASSERT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
+  const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
+  pqxx::result snapshot = Query("SELECT snapshot, version FROM sessions.games" + where);
+  absl::StatusOr<engine::v1::GameRecord> record =
+      ParseRecord(pqxx::binarystring(snapshot[0][0]).str());
+  ASSERT_THAT(record, IsOk());
+  EXPECT_EQ(record->log_size(), snapshot[0][1].as<int>() + 1);
+  absl::StatusOr<const engine::Game*> engine_game = registry_->Find(record->game());
+  ASSERT_THAT(engine_game, IsOk());
+  EXPECT_THAT((*engine_game)->Replay(*record, true).status(), IsOk());
+}
+
 }  // namespace
 }  // namespace parlor::sessions
