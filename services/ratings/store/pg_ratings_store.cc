@@ -47,9 +47,10 @@ pqxx::result Run(Txn& txn, const char* name, const char* statement, Args&&... ar
 
 std::string BoardTable(int64_t snapshot_id) { return absl::StrCat("ratings.board_", snapshot_id); }
 
-std::string AroundStatementName(int64_t snapshot_id) {
-  return absl::StrCat("ratings_board_around_", snapshot_id);
-}
+// Prefixes of the statements prepared on a snapshot's table.
+constexpr char kRangePrefix[] = "ratings_board_range_";
+constexpr char kAroundPrefix[] = "ratings_board_around_";
+constexpr const char* kSnapshotStatementPrefixes[] = {kRangePrefix, kAroundPrefix};
 
 // Reads PARLOR_RATING_COLUMNS starting at column `at`.
 RatingRecord ToRecord(const pqxx::row& row, int at, const std::string& ladder) {
@@ -523,6 +524,32 @@ absl::StatusOr<BoardSnapshot> PgRatingsStore::GetSnapshot(int64_t snapshot_id) {
   return out;
 }
 
+std::string PgRatingsStore::PrepareOnSnapshot(pqxx::connection_base& connection,
+                                              const BoardSnapshot& snapshot, const char* prefix,
+                                              const std::string& definition) {
+  const std::string board = absl::StrCat(snapshot.ladder, "/", snapshot.season_id);
+  std::vector<int64_t> dropped;
+  {
+    std::lock_guard<std::mutex> lock(prepared_mu_);
+    std::vector<int64_t>& ids = prepared_snapshots_[connection.backendpid()][board];
+    auto it = std::find(ids.begin(), ids.end(), snapshot.snapshot_id);
+    if (it != ids.end()) ids.erase(it);
+    ids.push_back(snapshot.snapshot_id);
+    while (ids.size() > kPreparedSnapshotsPerBoard) {
+      dropped.push_back(ids.front());
+      ids.erase(ids.begin());
+    }
+  }
+  // libpqxx ignores the unprepare of a name it does not know (not prepared on this connection,
+  // or the pid belonged to a connection since closed).
+  for (int64_t id : dropped) {
+    for (const char* p : kSnapshotStatementPrefixes) connection.unprepare(absl::StrCat(p, id));
+  }
+  std::string name = absl::StrCat(prefix, snapshot.snapshot_id);
+  connection.prepare(name, definition);  // a no-op once this connection has it
+  return name;
+}
+
 absl::StatusOr<std::vector<BoardEntry>> PgRatingsStore::BoardRange(const BoardSnapshot& snapshot,
                                                                    int64_t first, int64_t last) {
   std::vector<BoardEntry> out;
@@ -530,10 +557,11 @@ absl::StatusOr<std::vector<BoardEntry>> PgRatingsStore::BoardRange(const BoardSn
     out.clear();
     pqxx::result rows;
     try {
-      rows = txn.exec_params(
+      const std::string name = PrepareOnSnapshot(
+          txn.conn(), snapshot, kRangePrefix,
           absl::StrCat("SELECT " PARLOR_BOARD_COLUMNS " FROM ", BoardTable(snapshot.snapshot_id),
-                       " WHERE position BETWEEN $1 AND $2 ORDER BY position"),
-          first, last);
+                       " WHERE position BETWEEN $1 AND $2 ORDER BY position"));
+      rows = txn.exec_prepared(name, first, last);
     } catch (const pqxx::undefined_table&) {
       return SnapshotExpired();
     }
@@ -576,25 +604,10 @@ absl::StatusOr<RatingsStore::Around> PgRatingsStore::BoardAround(const BoardSnap
     // Columns: the player's live row (PARLOR_RATING_COLUMNS, 10, NULL if none), their position
     // (NULL if not on the board), then the board entries (PARLOR_BOARD_COLUMNS): one row per
     // entry, or a single row without entries.
-    pqxx::connection_base& connection = txn.conn();
-    const std::string board = absl::StrCat(snapshot.ladder, "/", snapshot.season_id);
-    int64_t previous = 0;
-    {
-      std::lock_guard<std::mutex> lock(around_mu_);
-      auto [it, inserted] =
-          around_prepared_[connection.backendpid()].try_emplace(board, snapshot.snapshot_id);
-      if (!inserted && it->second != snapshot.snapshot_id) {
-        previous = it->second;
-        it->second = snapshot.snapshot_id;
-      }
-    }
-    // libpqxx ignores the unprepare of a name it does not know (e.g. the pid was reused).
-    if (previous != 0) connection.unprepare(AroundStatementName(previous));
-    const std::string name = AroundStatementName(snapshot.snapshot_id);
     pqxx::result rows;
     try {
-      connection.prepare(
-          name,
+      const std::string name = PrepareOnSnapshot(
+          txn.conn(), snapshot, kAroundPrefix,
           absl::StrCat("SELECT " PARLOR_RATING_COLUMNS ", me.position, b.* FROM (SELECT 1) one "
                        "LEFT JOIN ratings.ratings r ON r.ladder = $4 AND r.season_id = $5 "
                        "AND r.account_id = $1::uuid "

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "services/common/db/pool.h"
@@ -59,12 +60,18 @@ class PgRatingsStore : public RatingsStore {
 
   DbPool* db_;
 
-  // BoardAround's statement names its snapshot's table, so it is prepared per connection and per
-  // snapshot (planning the three-table statement cost more than running it). A connection keeps
-  // one such statement per board: the previous snapshot's is dropped when the next is prepared.
-  // Backend pid -> board ("ladder/season") -> the snapshot id prepared on that connection.
-  std::mutex around_mu_;
-  std::map<int, std::map<std::string, int64_t>> around_prepared_;
+  // The statements on a snapshot (BoardRange, BoardAround) name its table, so they are prepared
+  // per connection and per snapshot: planning the around-me statement cost more than running it.
+  // A connection keeps them for the kPreparedSnapshotsPerBoard snapshots of a board it read last
+  // (the latest, and older ones that page tokens still walk); the statements of a snapshot
+  // pushed out are dropped. Returns the statement's name ("<prefix><snapshot id>").
+  static constexpr size_t kPreparedSnapshotsPerBoard = 3;
+  std::string PrepareOnSnapshot(pqxx::connection_base& connection, const BoardSnapshot& snapshot,
+                                const char* prefix, const std::string& definition);
+  // Backend pid -> board ("ladder/season") -> snapshot ids with statements on that connection,
+  // the most recently used last.
+  std::mutex prepared_mu_;
+  std::map<int, std::map<std::string, std::vector<int64_t>>> prepared_snapshots_;
 };
 
 }  // namespace parlor::ratings

@@ -601,9 +601,8 @@ TEST_F(RatingsPgTest, AroundMeReadsTheSnapshotOncePerPlayerAndTheLiveRowEveryTim
   EXPECT_EQ(newcomer_again->my_position, 0);
 }
 
-TEST_F(RatingsPgTest, AroundStatementIsPreparedPerSnapshotAndTheOldOneDropped) {
+TEST_F(RatingsPgTest, SnapshotStatementsArePreparedPerSnapshotAndOldOnesDropped) {
   SeedBoard(db_url(), "pico", "s1", 50);
-  ASSERT_THAT(service().RefreshBoards(), IsOk());
   // One connection, so every read below runs on it.
   DbOptions options;
   options.url = db_url();
@@ -620,48 +619,75 @@ TEST_F(RatingsPgTest, AroundStatementIsPreparedPerSnapshotAndTheOldOneDropped) {
     if (!lease.ok()) return names;
     pqxx::nontransaction n(lease->connection());
     for (const pqxx::row& row :
-         n.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'ratings_board_around_%' "
-                "ORDER BY name")) {
+         n.exec("SELECT name FROM pg_prepared_statements WHERE name LIKE 'ratings_board_%'")) {
       names.push_back(row[0].as<std::string>());
     }
     return names;
   };
+  auto statements = [](int64_t id) {
+    return std::vector<std::string>{absl::StrCat("ratings_board_around_", id),
+                                    absl::StrCat("ratings_board_range_", id)};
+  };
 
-  absl::StatusOr<std::optional<BoardSnapshot>> first = store.LatestSnapshot("pico", "s1");
-  ASSERT_THAT(first, IsOk());
-  ASSERT_TRUE(first->has_value());
-  absl::StatusOr<RatingsStore::Around> a = store.BoardAround(**first, pico, *s1, Account(3), 1, 1);
-  ASSERT_THAT(a, IsOk());
-  ASSERT_TRUE(a->mine.has_value());
-  EXPECT_GT(a->position, 0);
-  absl::StatusOr<RatingsStore::Around> again =
-      store.BoardAround(**first, pico, *s1, Account(4), 1, 1);
-  ASSERT_THAT(again, IsOk());
-  EXPECT_EQ(again->mine->account_id, Account(4));
-  EXPECT_THAT(prepared(),
-              ::testing::ElementsAre(absl::StrCat("ratings_board_around_", (*first)->snapshot_id)));
+  // Four snapshots, each read (around me twice, a page once) on the one connection.
+  std::vector<BoardSnapshot> snapshots;
+  for (int i = 0; i < 4; ++i) {
+    if (i > 0) {
+      ASSERT_THAT(service().ReportResult(TwoPlayer("pico", absl::StrCat("moves-", i), 3, 4, 1,
+                                                   kStart - absl::Minutes(1))),
+                  IsOk());
+    }
+    ASSERT_THAT(service().RefreshBoards(), IsOk());
+    absl::StatusOr<std::optional<BoardSnapshot>> latest = store.LatestSnapshot("pico", "s1");
+    ASSERT_THAT(latest, IsOk());
+    ASSERT_TRUE(latest->has_value());
+    snapshots.push_back(**latest);
+    absl::StatusOr<RatingsStore::Around> a =
+        store.BoardAround(snapshots.back(), pico, *s1, Account(3), 1, 1);
+    ASSERT_THAT(a, IsOk());
+    ASSERT_TRUE(a->mine.has_value());
+    EXPECT_EQ(a->mine->season_games, 30 + i);
+    EXPECT_GT(a->position, 0);
+    ASSERT_EQ(a->entries.size(), 3u);
+    EXPECT_EQ(a->entries[1].record.account_id, Account(3));
+    absl::StatusOr<RatingsStore::Around> b =
+        store.BoardAround(snapshots.back(), pico, *s1, Account(4), 1, 1);
+    ASSERT_THAT(b, IsOk());
+    EXPECT_EQ(b->mine->account_id, Account(4));
+    absl::StatusOr<std::vector<BoardEntry>> page =
+        store.BoardRange(snapshots.back(), a->position - 1, a->position + 1);
+    ASSERT_THAT(page, IsOk());
+    ASSERT_EQ(page->size(), 3u);
+    EXPECT_EQ((*page)[1].record.account_id, Account(3));
+  }
+  ASSERT_GT(snapshots[3].snapshot_id, snapshots[0].snapshot_id);
+  // The last three snapshots' statements are kept, the first one's dropped.
+  std::vector<std::string> expected;
+  for (int i = 1; i < 4; ++i) {
+    for (const std::string& name : statements(snapshots[i].snapshot_id)) expected.push_back(name);
+  }
+  EXPECT_THAT(prepared(), ::testing::UnorderedElementsAreArray(expected));
 
-  // The board changes and a new snapshot is built: reading it replaces the statement.
-  ASSERT_THAT(
-      service().ReportResult(TwoPlayer("pico", "moves", 3, 4, 1, kStart - absl::Minutes(1))),
-      IsOk());
-  ASSERT_THAT(service().RefreshBoards(), IsOk());
-  absl::StatusOr<std::optional<BoardSnapshot>> second = store.LatestSnapshot("pico", "s1");
-  ASSERT_THAT(second, IsOk());
-  ASSERT_GT((*second)->snapshot_id, (*first)->snapshot_id);
-  absl::StatusOr<RatingsStore::Around> b = store.BoardAround(**second, pico, *s1, Account(3), 1, 1);
-  ASSERT_THAT(b, IsOk());
-  EXPECT_EQ(b->mine->season_games, 31);
-  EXPECT_THAT(prepared(), ::testing::ElementsAre(
-                              absl::StrCat("ratings_board_around_", (*second)->snapshot_id)));
+  // Reading an older snapshot again (a page token's walk) keeps it and drops the least recent.
+  ASSERT_THAT(store.BoardRange(snapshots[1], 1, 2), IsOk());
+  ASSERT_THAT(store.BoardRange(snapshots[0], 1, 2), IsOk());
+  expected.clear();
+  for (const std::string& name : statements(snapshots[3].snapshot_id)) expected.push_back(name);
+  expected.push_back(absl::StrCat("ratings_board_range_", snapshots[1].snapshot_id));
+  expected.push_back(absl::StrCat("ratings_board_around_", snapshots[1].snapshot_id));
+  expected.push_back(absl::StrCat("ratings_board_range_", snapshots[0].snapshot_id));
+  EXPECT_THAT(prepared(), ::testing::UnorderedElementsAreArray(expected));
 
-  // The first snapshot dropped after the retention: its statement fails cleanly.
+  // Superseded snapshots dropped after the retention: their statements fail cleanly, and the
+  // connection still serves the current one.
   *clock_ += absl::Hours(1);
   ASSERT_THAT(service().RefreshBoards(), IsOk());
-  EXPECT_THAT(store.BoardAround(**first, pico, *s1, Account(3), 1, 1),
+  EXPECT_THAT(store.BoardAround(snapshots[0], pico, *s1, Account(3), 1, 1),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("expired")));
-  // ... and the connection is still good for the current one.
-  EXPECT_THAT(store.BoardAround(**second, pico, *s1, Account(3), 1, 1), IsOk());
+  EXPECT_THAT(store.BoardRange(snapshots[1], 1, 2),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("expired")));
+  EXPECT_THAT(store.BoardAround(snapshots[3], pico, *s1, Account(3), 1, 1), IsOk());
+  EXPECT_THAT(store.BoardRange(snapshots[3], 1, 2), IsOk());
 }
 
 }  // namespace
