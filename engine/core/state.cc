@@ -268,6 +268,13 @@ std::unique_ptr<State> State::Clone() const { return CloneImpl(); }
 
 v1::GameRecord State::Serialize() const {
   v1::GameRecord record;
+  SerializeInto(&record);
+  return record;
+}
+
+void State::SerializeInto(v1::GameRecord* out) const {
+  v1::GameRecord& record = *out;
+  record.Clear();
   record.set_game(game_->name());
   record.set_num_players(num_players_);
   for (const auto& [name, value] : options_->values()) (*record.mutable_options())[name] = value;
@@ -284,7 +291,6 @@ v1::GameRecord State::Serialize() const {
   for (int32_t s : forfeit_order_) record.add_forfeits(s);
   record.set_ended_by_forfeit(ended_by_forfeit_);
   SaveImpl(record.mutable_state());
-  return record;
 }
 
 std::string State::SerializeToString() const {

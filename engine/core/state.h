@@ -153,6 +153,8 @@ class State {
 
   // The full record: options, seed, log and the game's snapshot.
   v1::GameRecord Serialize() const;
+  // Serialize into `record` (which may live on an arena: a record holds an entry per move).
+  void SerializeInto(v1::GameRecord* record) const;
   std::string SerializeToString() const;  // deterministic bytes, for equality checks
 
   // Number of log entries after the setup (actions and forfeits).

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "grpc/grpc.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
@@ -396,6 +397,9 @@ absl::Status ServiceHost::RunUntilSignalled() {
 
 int RunServiceMain(int argc, char** argv, const ServiceMain& main) {
   BlockTerminationSignals();
+  // Abseil's lock-order graph (a debugging aid) costs every contended Mutex a graph lookup,
+  // about 1.5 % of a busy sessions server's CPU.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const std::string program = absl::StrCat("parlor-", main.identity.name);
   ServerConfig config;
   Flags flags(program);

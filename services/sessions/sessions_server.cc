@@ -159,6 +159,7 @@ class Loop {
 struct SessionsHandles {
   std::unique_ptr<engine::Registry> games;
   std::unique_ptr<GameStore> store;
+  std::unique_ptr<GroupCommitter> committer;
   std::unique_ptr<OutboxStore> outbox;
   std::unique_ptr<SessionsMetrics> metrics;
   std::unique_ptr<Sessions> domain;
@@ -213,6 +214,12 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
                "ratings service host:port for ReportResult; empty holds results in the outbox");
   flags.Secret("service_token_private_key", &config->service_token_private_key,
                "Ed25519 private key (base64) signing this service's credential for ratings");
+  flags.Int("group_commit_threads", &config->group_commit_threads,
+            "SubmitAction group commit: transactions committing moves at once, each holding a "
+            "database connection (0 = every move its own transaction)",
+            {.min = 0, .max = 64});
+  flags.Int("group_commit_max_batch", &config->group_commit_max_batch,
+            "SubmitAction group commit: most moves in one transaction", {.min = 1, .max = 1000});
 }
 
 absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
@@ -235,6 +242,12 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   }
   options.timeout_bot = config.timeout_bot;
   options.idempotency_key_retention = config.idempotency_key_retention;
+  if (config.group_commit_threads > 0) {
+    h->committer = std::make_unique<GroupCommitter>(
+        h->store.get(), GroupCommitter::Options{.threads = config.group_commit_threads,
+                                                .max_batch = config.group_commit_max_batch});
+    options.group_committer = h->committer.get();
+  }
   h->domain =
       std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options, h->metrics.get());
   std::optional<auth::TokenVerifier> access;

@@ -32,6 +32,10 @@ struct SessionsConfig {
   std::string ratings_address;
   // Ed25519 private key (base64) signing this service's credential for ReportResult.
   std::string service_token_private_key;
+  // Group commit of SubmitAction (GroupCommitter): committer threads (0 = every move its own
+  // transaction) and the most moves in one transaction.
+  int group_commit_threads = 4;
+  int group_commit_max_batch = 64;
 };
 
 ServiceHost::Identity SessionsIdentity();

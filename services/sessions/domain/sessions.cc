@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "engine/bots/bot.h"
 #include "engine/core/rng.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/time_util.h"
@@ -345,11 +346,15 @@ Mutation Finish(Change& c) {
   g.version = st.NumMoves();
   // One serialization per change (the record holds the whole log, so this is the costly part):
   // the snapshot, and the entries of the versions this change added (log index = version).
-  const engine::v1::GameRecord record = st.Serialize();
-  g.snapshot = record.SerializeAsString();
+  // On an arena: the record holds a message per move, and freeing them one by one was a large
+  // part of a move's CPU.
+  google::protobuf::Arena arena;
+  auto* record = google::protobuf::Arena::CreateMessage<engine::v1::GameRecord>(&arena);
+  st.SerializeInto(record);
+  g.snapshot = record->SerializeAsString();
   for (LogRow& row : c.log) {
-    if (row.entry.empty() && row.version >= 0 && row.version < record.log_size()) {
-      row.entry = record.log(static_cast<int>(row.version)).SerializeAsString();
+    if (row.entry.empty() && row.version >= 0 && row.version < record->log_size()) {
+      row.entry = record->log(static_cast<int>(row.version)).SerializeAsString();
     }
   }
   g.acting_seats = ActingBits(st);
@@ -818,64 +823,67 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
   std::string game_name;
   v1::SubmitActionResponse answer;
   const absl::Time started = absl::Now();
-  absl::Status status = store_->UpdateGame(
-      "sessions.submit_action", request.game_id(),
-      IdempotencyKeyRef{account_id, request.idempotency_key()},
+  const GameStore::Decide decide =
       [&](const GameRow& locked,
           const std::optional<StoredAnswer>& stored) -> absl::StatusOr<std::optional<Mutation>> {
-        game_name = locked.game;
-        answer.Clear();
-        const int seat = SeatOf(locked, account_id);
-        if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
-        if (stored) {
-          if (stored->request_hash != hash) {
-            return absl::InvalidArgumentError(
-                "idempotency_key was already used for a different request; use a fresh key per "
-                "move");
-          }
-          if (!answer.ParseFromString(stored->response)) {
-            return absl::DataLossError("stored answer does not parse");
-          }
-          return std::optional<Mutation>();
-        }
-        if (locked.version != request.expected_version()) {
-          return StaleVersion(request.expected_version(), locked.version);
-        }
-        if (locked.finished) return absl::FailedPreconditionError("the game has ended");
-        if (locked.seats[seat].forfeited) {
-          return absl::PermissionDeniedError("your seat has forfeited this game");
-        }
-        if ((locked.acting_seats >> seat & 1u) == 0) {
-          std::vector<int> acting;
-          for (const SeatRow& s : locked.seats) {
-            if (s.my_turn) acting.push_back(s.seat);
-          }
-          return absl::PermissionDeniedError(absl::StrCat("it is not your turn (you are seat ",
-                                                          seat, "; waiting for seat ",
-                                                          absl::StrJoin(acting, ", "), ")"));
-        }
-        PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
-        PARLOR_ASSIGN_OR_RETURN(engine::Action action, game->ActionFromAny(request.action()));
-        Change c;
-        c.locked = &locked;
-        c.game = game;
-        PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
-        c.now = clock_();
-        c.after = locked;
-        c.answered_account = account_id;
-        PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kAction, seat, action,
-                                           LogRow::Cause::kPlayer, account_id));
-        PARLOR_RETURN_IF_ERROR(AutoPlay(c));
-        Mutation m = Finish(c);
-        PARLOR_ASSIGN_OR_RETURN(*answer.mutable_game(), Summary(m.after, seat));
-        *answer.mutable_view() = ViewAny(*c.state, engine::Viewer::Seat(seat));
-        if (!m.after.finished) {
-          for (auto& a : LegalActionsAny(*c.state, seat))
-            *answer.add_legal_actions() = std::move(a);
-        }
-        m.answer = StoredAnswer{hash, m.after.version, answer.SerializeAsString()};
-        return std::optional<Mutation>(std::move(m));
-      });
+    game_name = locked.game;
+    answer.Clear();
+    const int seat = SeatOf(locked, account_id);
+    if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
+    if (stored) {
+      if (stored->request_hash != hash) {
+        return absl::InvalidArgumentError(
+            "idempotency_key was already used for a different request; use a fresh key per "
+            "move");
+      }
+      if (!answer.ParseFromString(stored->response)) {
+        return absl::DataLossError("stored answer does not parse");
+      }
+      return std::optional<Mutation>();
+    }
+    if (locked.version != request.expected_version()) {
+      return StaleVersion(request.expected_version(), locked.version);
+    }
+    if (locked.finished) return absl::FailedPreconditionError("the game has ended");
+    if (locked.seats[seat].forfeited) {
+      return absl::PermissionDeniedError("your seat has forfeited this game");
+    }
+    if ((locked.acting_seats >> seat & 1u) == 0) {
+      std::vector<int> acting;
+      for (const SeatRow& s : locked.seats) {
+        if (s.my_turn) acting.push_back(s.seat);
+      }
+      return absl::PermissionDeniedError(absl::StrCat("it is not your turn (you are seat ", seat,
+                                                      "; waiting for seat ",
+                                                      absl::StrJoin(acting, ", "), ")"));
+    }
+    PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
+    PARLOR_ASSIGN_OR_RETURN(engine::Action action, game->ActionFromAny(request.action()));
+    Change c;
+    c.locked = &locked;
+    c.game = game;
+    PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
+    c.now = clock_();
+    c.after = locked;
+    c.answered_account = account_id;
+    PARLOR_RETURN_IF_ERROR(
+        ApplyLogged(c, LogRow::Kind::kAction, seat, action, LogRow::Cause::kPlayer, account_id));
+    PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+    Mutation m = Finish(c);
+    PARLOR_ASSIGN_OR_RETURN(*answer.mutable_game(), Summary(m.after, seat));
+    *answer.mutable_view() = ViewAny(*c.state, engine::Viewer::Seat(seat));
+    if (!m.after.finished) {
+      for (auto& a : LegalActionsAny(*c.state, seat)) *answer.add_legal_actions() = std::move(a);
+    }
+    m.answer = StoredAnswer{hash, m.after.version, answer.SerializeAsString()};
+    return std::optional<Mutation>(std::move(m));
+  };
+  const IdempotencyKeyRef key{account_id, request.idempotency_key()};
+  absl::Status status =
+      options_.group_committer != nullptr
+          ? options_.group_committer->Update("sessions.submit_action", request.game_id(), key,
+                                             decide)
+          : store_->UpdateGame("sessions.submit_action", request.game_id(), key, decide);
   observer_->ActionResult(game_name.empty() ? "unknown" : game_name, CodeName(status.code()));
   if (!status.ok()) return status;
   observer_->CommitDuration(absl::Now() - started);

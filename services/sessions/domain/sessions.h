@@ -14,6 +14,7 @@
 #include "engine/core/registry.h"
 #include "parlor/sessions/v1/sessions.pb.h"
 #include "services/common/core/page_token.h"
+#include "services/sessions/store/group_commit.h"
 #include "services/sessions/store/store.h"
 
 namespace parlor::sessions {
@@ -49,6 +50,9 @@ class Sessions {
     // `idempotency_key_batches` batches per sweep.
     int idempotency_key_batch = 1000;
     int idempotency_key_batches = 20;
+    // When set, SubmitAction's transactions go through this group committer (moves of
+    // concurrent games share one transaction); otherwise each is its own UpdateGame.
+    GroupCommitter* group_committer = nullptr;
   };
 
   Sessions(GameStore* store, const engine::Registry* games, std::function<absl::Time()> clock,

@@ -4,7 +4,7 @@
 //
 //   parlor-sessions-load --db_url="host=... port=... dbname=..."
 //       --sessions_binary=build/services/sessions/parlor-sessions [--seconds=10] [--streams=10000]
-//       [--games=1,8,32] [--baseline=false] [--mode=pvp] [--server_workers=8]
+//       [--games=1,8,32] [--baseline=false] [--mode=pvp] [--server_workers=64]
 //       [--server_db_connections=16]
 //
 // Steps (all printed):
@@ -84,8 +84,10 @@ struct Settings {
   std::string games = "1,8,32";
   bool baseline = true;
   bool floors = true;
-  int server_workers = 8;
+  int server_workers = 64;
   int server_db_connections = 16;
+  // More parlor-sessions flags, space-separated (e.g. "--group_commit_threads=0").
+  std::string server_args;
 };
 
 int FreePort() {
@@ -641,10 +643,28 @@ int Run(const Settings& s) {
     const std::string a5 = absl::StrCat("--service_token_public_key=", service.public_key);
     const std::string a6 = absl::StrCat("--worker_threads=", s.server_workers);
     const std::string a7 = absl::StrCat("--db_max_connections=", s.server_db_connections);
-    execl(s.sessions_binary.c_str(), s.sessions_binary.c_str(), "serve", a1.c_str(), a2.c_str(),
-          a3.c_str(), a4.c_str(), a5.c_str(), "--page_token_secret=load", "--log_level=warn",
-          "--listen_host=127.0.0.1", "--sweep_interval=0s", "--dispatch_interval=1s", a6.c_str(),
-          a7.c_str(), "--max_receive_message_bytes=1048576", static_cast<char*>(nullptr));
+    std::vector<std::string> args = {s.sessions_binary,
+                                     "serve",
+                                     a1,
+                                     a2,
+                                     a3,
+                                     a4,
+                                     a5,
+                                     "--page_token_secret=load",
+                                     "--log_level=warn",
+                                     "--listen_host=127.0.0.1",
+                                     "--sweep_interval=0s",
+                                     "--dispatch_interval=1s",
+                                     a6,
+                                     a7,
+                                     "--max_receive_message_bytes=1048576"};
+    for (absl::string_view extra : absl::StrSplit(s.server_args, ' ', absl::SkipEmpty())) {
+      args.emplace_back(extra);
+    }
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(s.sessions_binary.c_str(), argv.data());
     std::perror("exec parlor-sessions");
     _exit(127);
   }
@@ -817,6 +837,8 @@ int main(int argc, char** argv) {
                "bot: each client plays the computer; pvp: two players per game (plus GetGame)");
   flags.Int("seconds", &s.seconds, "seconds per measured run", {.min = 1, .max = 600});
   flags.String("games", &s.games, "concurrent games of each measured run, comma-separated");
+  flags.String("server_args", &s.server_args,
+               "more parlor-sessions flags, space-separated (e.g. --group_commit_threads=2)");
   flags.Bool("baseline", &s.baseline, "run the pgbench baseline beside each run");
   flags.Bool("floors", &s.floors,
              "after each run, measure the ceilings: gRPC health checks and authenticated calls "

@@ -19,14 +19,14 @@ namespace parlor::sessions::sql {
   "(extract(epoch from g.updated_at) * 1000000)::bigint, g.visibility = 'public'"
 #define PARLOR_SESSIONS_GAME_COLUMNS           \
   PARLOR_SESSIONS_GAME_COLUMNS_BEFORE_SNAPSHOT \
-      "g.snapshot" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
+  "g.snapshot" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
 // The same columns, with the snapshot NULL when the row's version is `param`, the version whose
 // snapshot the server already holds in memory (SnapshotCache): the database then neither
 // decompresses it nor sends it.
 #define PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(param) \
   PARLOR_SESSIONS_GAME_COLUMNS_BEFORE_SNAPSHOT            \
-      "CASE WHEN g.version = " param                      \
-      "::bigint THEN NULL ELSE g.snapshot END" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
+  "CASE WHEN g.version = " param                          \
+  "::bigint THEN NULL ELSE g.snapshot END" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
 
 #define PARLOR_SESSIONS_SEAT_COLUMNS                                                        \
   "s.seat, coalesce(s.account_id::text, ''), coalesce(s.bot, ''), s.display_name, s.team, " \
@@ -83,68 +83,88 @@ inline constexpr char kSelectSeats[] =
     "SELECT " PARLOR_SESSIONS_SEAT_COLUMNS
     " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";
 
-// SubmitAction's read, in one round trip: the game row locked FOR UPDATE, its seats, and the
-// answer stored under ($2 account, $3 key), if any, repeated on every seat row. The seats are
-// locked too: a caller that waited for the game row's lock gets the newest game row, and only
-// rows it locks are re-read at their newest version, so seats left unlocked could predate the
-// game row (two sweepers timing one seat out twice). Seat rows are written only under their
-// game row's lock, so this order cannot deadlock. The snapshot is left out when the row is at
-// version $4, whose snapshot the server holds (SnapshotCache).
-inline constexpr char kLockGameWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
-    "$4") ", " PARLOR_SESSIONS_SEAT_COLUMNS
-          ", k.request_hash, coalesce(k.version, -1), k.response "
-          "FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
-          "LEFT JOIN sessions.idempotency_keys k ON k.game_id = g.game_id "
-          "AND k.account_id = NULLIF($2, '')::uuid AND k.key = $3 "
-          "WHERE g.game_id = $1::uuid ORDER BY s.seat FOR UPDATE OF g, s";
+// UpdateGames (and UpdateGame, a batch of one): several games' state changes in
+// one transaction (group commit), so that the per-statement and per-commit work of the database
+// is shared by every move of the batch. Lists travel as PostgreSQL array literals (text[] with
+// quoting, bigint[], ...); bytes as one binary parameter ($51) holding every snapshot, log entry,
+// request hash and answer back to back, each found by its offset and length.
+//
+// The locked read: for each requested game ($1 ids, $2 accounts, $3 keys, $4 cached snapshot
+// versions, -1 for none), the game row, its seats and the stored answer. Rows are locked in game
+// id order, so concurrent batches cannot deadlock. The seats are locked too: a caller that waited
+// for a game row's lock gets the newest game row, and only rows it locks are re-read at their
+// newest version, so seats left unlocked could predate the game row (two sweepers timing one
+// seat out twice). Seat rows are written only under their game row's lock. The snapshot is left
+// out when the row is at the version whose snapshot the server holds (SnapshotCache).
+inline constexpr char kLockGamesWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
+    "r.cached") ", " PARLOR_SESSIONS_SEAT_COLUMNS
+                ", k.request_hash, coalesce(k.version, -1), k.response "
+                "FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[]) "
+                "AS r(game_id, account, key, cached) "
+                "JOIN sessions.games g ON g.game_id = r.game_id "
+                "JOIN sessions.seats s ON s.game_id = g.game_id "
+                "LEFT JOIN sessions.idempotency_keys k ON k.game_id = g.game_id "
+                "AND k.account_id = NULLIF(r.account, '')::uuid AND k.key = r.key "
+                "ORDER BY g.game_id, s.seat FOR UPDATE OF g, s";
 
-// Every write of one state change, in one round trip (data-modifying CTEs): the game row, its
-// seats, the new log entries, the idempotency answer, the notification and result outbox rows,
-// and the NOTIFY. Lists travel as arrays ($11..$18, $19, $22, $23, $33) or as comma-separated
-// text of hex-encoded values ($24 accounts, $25 entries, $31.., $35 payloads).
-inline constexpr char kWriteMutation[] =
-    "WITH g AS (UPDATE sessions.games SET status = $2, version = $3, snapshot = $4, "
-    "acting_seats = $5, "
-    "deadline = CASE WHEN $6::bigint = 0 THEN NULL "
-    "ELSE to_timestamp($6::double precision / 1000000) END, "
-    "ranks = NULLIF($7, '')::integer[], scores = NULLIF($8, '')::bigint[], "
-    "end_reason = NULLIF($9, ''), updated_at = to_timestamp($10::double precision / 1000000), "
-    "finished_at = CASE WHEN $2 = 'finished' THEN to_timestamp($10::double precision / 1000000) "
-    "END WHERE game_id = $1::uuid RETURNING 1), "
-    "s AS (UPDATE sessions.seats AS s SET forfeited = t.forfeited, status = $2, "
+// Every write of the batch's state changes in one statement; each list carries its game's id.
+inline constexpr char kWriteMutations[] =
+    "WITH g AS (UPDATE sessions.games AS g SET status = t.status, version = t.version, "
+    "snapshot = substring($51::bytea FROM t.snap_at::integer + 1 FOR t.snap_len::integer), "
+    "acting_seats = t.acting, "
+    "deadline = CASE WHEN t.dl = 0 THEN NULL ELSE to_timestamp(t.dl::double precision / 1000000) "
+    "END, ranks = NULLIF(t.ranks, '')::integer[], scores = NULLIF(t.scores, '')::bigint[], "
+    "end_reason = NULLIF(t.reason, ''), updated_at = to_timestamp(t.at::double precision / "
+    "1000000), finished_at = CASE WHEN t.status = 'finished' THEN "
+    "to_timestamp(t.at::double precision / 1000000) END "
+    "FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], "
+    "$7::text[], $8::text[], $9::text[], $10::bigint[], $52::bigint[]) "
+    "AS t(game_id, status, version, snap_at, acting, dl, ranks, scores, reason, at, snap_len) "
+    "WHERE g.game_id = t.game_id RETURNING 1), "
+    "s AS (UPDATE sessions.seats AS s SET forfeited = t.forfeited, status = t.status, "
     "my_turn = t.my_turn, "
     "turn_started_at = CASE WHEN t.ts = 0 THEN NULL "
     "ELSE to_timestamp(t.ts::double precision / 1000000) END, "
     "deadline = CASE WHEN t.dl = 0 THEN NULL ELSE to_timestamp(t.dl::double precision / 1000000) "
     "END, reminders_sent = t.rem, time_bank_ms = NULLIF(t.bank, -1), vacation_used_ms = t.vac, "
-    "updated_at = to_timestamp($10::double precision / 1000000) "
-    "FROM unnest($11::integer[], $12::boolean[], $13::boolean[], $14::bigint[], $15::bigint[], "
-    "$16::smallint[], $17::bigint[], $18::bigint[]) "
-    "AS t(seat, forfeited, my_turn, ts, dl, rem, bank, vac) "
-    "WHERE s.game_id = $1::uuid AND s.seat = t.seat RETURNING 1), "
+    "updated_at = to_timestamp(t.at::double precision / 1000000) "
+    "FROM unnest($11::uuid[], $12::integer[], $13::boolean[], $14::boolean[], $15::bigint[], "
+    "$16::bigint[], $17::smallint[], $18::bigint[], $19::bigint[], $20::text[], $21::bigint[]) "
+    "AS t(game_id, seat, forfeited, my_turn, ts, dl, rem, bank, vac, status, at) "
+    "WHERE s.game_id = t.game_id AND s.seat = t.seat RETURNING 1), "
     "a AS (INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, "
-    "entry, created_at) SELECT $1::uuid, t.version, t.kind, t.cause, t.seat, t.action, "
-    "NULLIF(t.account, '')::uuid, decode(t.entry, 'hex'), "
-    "to_timestamp($10::double precision / 1000000) "
-    "FROM unnest($19::bigint[], string_to_array($20, ','), string_to_array($21, ','), "
-    "$22::integer[], $23::bigint[], string_to_array($24, ','), string_to_array($25, ',')) "
-    "AS t(version, kind, cause, seat, action, account, entry) RETURNING 1), "
+    "entry, created_at) SELECT t.game_id, t.version, t.kind, t.cause, t.seat, t.action, "
+    "NULLIF(t.account, '')::uuid, substring($51::bytea FROM t.entry_at::integer + 1 FOR "
+    "t.entry_len::integer), "
+    "to_timestamp(t.at::double precision / 1000000) "
+    "FROM unnest($22::uuid[], $23::bigint[], $24::text[], $25::text[], $26::integer[], "
+    "$27::bigint[], $28::text[], $29::bigint[], $30::bigint[], $53::bigint[]) "
+    "AS t(game_id, version, kind, cause, seat, action, account, entry_at, at, entry_len) "
+    "RETURNING 1), "
     "i AS (INSERT INTO sessions.idempotency_keys (game_id, account_id, key, request_hash, version, "
-    "response, created_at) SELECT $1::uuid, NULLIF($27, '')::uuid, $26, $28, $29, $30, "
-    "to_timestamp($10::double precision / 1000000) WHERE $26 <> '' RETURNING 1), "
+    "response, created_at) SELECT t.game_id, t.account::uuid, t.key, "
+    "substring($51::bytea FROM t.hash_at::integer + 1 FOR t.hash_len::integer), t.version, "
+    "substring($51::bytea FROM t.response_at::integer + 1 FOR t.response_len::integer), "
+    "to_timestamp(t.at::double precision / 1000000) "
+    "FROM unnest($31::uuid[], $32::text[], $33::text[], $34::bigint[], $35::bigint[], "
+    "$36::bigint[], $37::bigint[], $54::bigint[], $55::bigint[]) "
+    "AS t(game_id, account, key, hash_at, version, response_at, at, hash_len, response_len) "
+    "RETURNING 1), "
     "n AS (INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, "
-    "dedupe_key, payload, created_at, next_attempt_at) SELECT $1::uuid, t.account::uuid, t.kind, "
-    "t.version, t.dedupe, convert_from(decode(t.payload, 'hex'), 'UTF8')::jsonb, "
-    "to_timestamp($10::double precision / 1000000), to_timestamp($10::double precision / 1000000) "
-    "FROM unnest(string_to_array($31, ','), string_to_array($32, ','), $33::bigint[], "
-    "string_to_array($34, ','), string_to_array($35, ',')) "
-    "AS t(account, kind, version, dedupe, payload) "
+    "dedupe_key, payload, created_at, next_attempt_at) SELECT t.game_id, t.account::uuid, t.kind, "
+    "t.version, t.dedupe, t.payload::jsonb, to_timestamp(t.at::double precision / 1000000), "
+    "to_timestamp(t.at::double precision / 1000000) "
+    "FROM unnest($38::uuid[], $39::text[], $40::text[], $41::bigint[], $42::text[], $43::text[], "
+    "$44::bigint[]) AS t(game_id, account, kind, version, dedupe, payload, at) "
     "ON CONFLICT (dedupe_key) DO NOTHING RETURNING 1), "
     "r AS (INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at, "
-    "next_attempt_at) SELECT $1::uuid, $37, $38, NULLIF($36, '')::jsonb, "
-    "to_timestamp($10::double precision / 1000000), to_timestamp($10::double precision / 1000000) "
-    "WHERE $36 <> '' RETURNING 1) "
-    "SELECT CASE WHEN $39 <> '' THEN pg_notify('parlor_sessions', $39) END, "
+    "next_attempt_at) SELECT t.game_id, t.game, t.ranked, t.payload::jsonb, "
+    "to_timestamp(t.at::double precision / 1000000), to_timestamp(t.at::double precision / "
+    "1000000) "
+    "FROM unnest($45::uuid[], $46::text[], $47::boolean[], $48::text[], $49::bigint[]) "
+    "AS t(game_id, game, ranked, payload, at) RETURNING 1) "
+    "SELECT (SELECT count(n) FROM (SELECT pg_notify('parlor_sessions', p)::text AS n "
+    "FROM unnest($50::text[]) AS p WHERE p <> '') AS x), "
     "(SELECT count(*) FROM g), (SELECT count(*) FROM s), (SELECT count(*) FROM a)";
 
 inline constexpr char kInsertAction[] =

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -372,31 +373,195 @@ absl::StatusOr<std::vector<LogRow>> GameStore::GetLog(absl::string_view game_id,
 absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view game_id,
                                    const std::optional<IdempotencyKeyRef>& key,
                                    const Decide& decide) {
-  const std::string id(game_id);
-  const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
-  // The snapshot this transaction wrote, to cache once (and only if) it has committed.
-  std::optional<std::pair<int64_t, std::string>> written_snapshot;
-  absl::Status status = db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
-    written_snapshot.reset();
-    // One round trip to read: the locked game, its seats, and the stored answer. Both hot
-    // statements are prepared once per connection (re-preparing the same text is a no-op), which
-    // spares the server planning them on every move.
-    txn.conn().prepare("sessions_lock_game", sql::kLockGameWithSeats);
-    txn.conn().prepare("sessions_write_mutation", sql::kWriteMutation);
+  std::vector<GameUpdate> one;
+  one.push_back(GameUpdate{std::string(game_id), key, decide});
+  return UpdateGames(txn_name, one).front();
+}
+
+namespace {
+
+// One PostgreSQL array literal of text values, each quoted (commas, quotes, braces and
+// backslashes in the values are safe).
+std::string PgTextArray(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += ',';
+    out += '"';
+    for (char ch : values[i]) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
+// The columns of kWriteMutations, one entry per written row.
+struct BatchWrite {
+  struct Games {
+    std::vector<std::string> id, status, ranks, scores, reason;
+    std::vector<int64_t> version, snapshot_at, snapshot_len, acting, deadline, at;
+  } games;
+  struct Seats {
+    std::vector<std::string> game, forfeited, my_turn, status;
+    std::vector<int64_t> seat, turn_started, deadline, reminders, bank, vacation, at;
+  } seats;
+  struct Actions {
+    std::vector<std::string> game, kind, cause, account;
+    std::vector<int64_t> version, seat, action, entry_at, entry_len, at;
+  } actions;
+  struct Keys {
+    std::vector<std::string> game, account, key;
+    std::vector<int64_t> hash_at, hash_len, response_at, response_len, version, at;
+  } keys;
+  struct Notes {
+    std::vector<std::string> game, account, kind, dedupe, payload;
+    std::vector<int64_t> version, at;
+  } notes;
+  struct Results {
+    std::vector<std::string> game, name, ranked, payload;
+    std::vector<int64_t> at;
+  } results;
+  std::vector<std::string> notify;
+  // Every byte string of the batch, back to back (one binary parameter).
+  std::string bytes;
+
+  // Appends `value` to `bytes`; its offset and length go to `at` and `len`.
+  void AddBytes(const std::string& value, std::vector<int64_t>* at, std::vector<int64_t>* len) {
+    at->push_back(static_cast<int64_t>(bytes.size()));
+    len->push_back(static_cast<int64_t>(value.size()));
+    bytes += value;
+  }
+
+  void Add(const GameRow& locked, const Mutation& m, const std::optional<IdempotencyKeyRef>& key) {
+    const GameRow& g = m.after;
+    const int64_t at = Micros(g.updated_at);
+    const std::string status = g.finished ? "finished" : "active";
+    games.id.push_back(g.game_id);
+    games.status.push_back(status);
+    games.version.push_back(g.version);
+    AddBytes(g.snapshot, &games.snapshot_at, &games.snapshot_len);
+    games.acting.push_back(static_cast<int64_t>(g.acting_seats));
+    games.deadline.push_back(MicrosOrZero(g.deadline));
+    games.ranks.push_back(g.finished ? PgArray(g.ranks) : std::string());
+    games.scores.push_back(g.finished ? PgArray(g.scores) : std::string());
+    games.reason.push_back(g.end_reason);
+    games.at.push_back(at);
+    // A computer seat the change leaves as it was is not rewritten: its updated_at only orders a
+    // player's ListMyGames, and each rewrite costs a new row version plus index entries (a bot
+    // game would pay it on every move).
+    for (const SeatRow& s : g.seats) {
+      if (!s.bot.empty() && g.finished == locked.finished &&
+          static_cast<size_t>(s.seat) < locked.seats.size() &&
+          SameSeatState(s, locked.seats[s.seat])) {
+        continue;
+      }
+      seats.game.push_back(g.game_id);
+      seats.seat.push_back(s.seat);
+      seats.forfeited.push_back(s.forfeited ? "t" : "f");
+      seats.my_turn.push_back(s.my_turn ? "t" : "f");
+      seats.turn_started.push_back(MicrosOrZero(s.turn_started_at));
+      seats.deadline.push_back(MicrosOrZero(s.deadline));
+      seats.reminders.push_back(s.reminders_sent);
+      seats.bank.push_back(s.time_bank_ms.value_or(-1));
+      seats.vacation.push_back(s.vacation_used_ms);
+      seats.status.push_back(status);
+      seats.at.push_back(at);
+    }
+    for (const LogRow& row : m.log) {
+      actions.game.push_back(g.game_id);
+      actions.version.push_back(row.version);
+      actions.kind.push_back(KindName(row.kind));
+      actions.cause.push_back(CauseName(row.cause));
+      actions.seat.push_back(row.seat);
+      actions.action.push_back(row.action);
+      actions.account.push_back(row.account_id);
+      AddBytes(row.entry, &actions.entry_at, &actions.entry_len);
+      actions.at.push_back(at);
+    }
+    if (key && m.answer) {
+      keys.game.push_back(g.game_id);
+      keys.account.push_back(key->account_id);
+      keys.key.push_back(key->key);
+      AddBytes(m.answer->request_hash, &keys.hash_at, &keys.hash_len);
+      keys.version.push_back(m.answer->version);
+      AddBytes(m.answer->response, &keys.response_at, &keys.response_len);
+      keys.at.push_back(at);
+    }
+    for (const NotificationRow& n : m.notifications) {
+      notes.game.push_back(g.game_id);
+      notes.account.push_back(n.account_id);
+      notes.kind.push_back(n.kind);
+      notes.version.push_back(n.version);
+      notes.dedupe.push_back(n.dedupe_key);
+      notes.payload.push_back(n.payload_json);
+      notes.at.push_back(at);
+    }
+    if (m.result) {
+      results.game.push_back(g.game_id);
+      results.name.push_back(g.game);
+      results.ranked.push_back(g.ranked ? "t" : "f");
+      results.payload.push_back(m.result->payload_json);
+      results.at.push_back(at);
+    }
+    if (!m.notify_payload.empty()) notify.push_back(m.notify_payload);
+  }
+};
+
+}  // namespace
+
+std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
+                                                 const std::vector<GameUpdate>& updates) {
+  const size_t n = updates.size();
+  std::vector<absl::Status> results(n);
+  std::vector<std::optional<SnapshotCache::Entry>> cached(n);
+  std::vector<std::string> ids, accounts, keys;
+  std::vector<int64_t> cached_versions;
+  for (size_t i = 0; i < n; ++i) {
+    const GameUpdate& u = updates[i];
+    cached[i] = snapshots_.Get(u.game_id);
+    ids.push_back(u.game_id);
+    accounts.push_back(u.key ? u.key->account_id : std::string());
+    keys.push_back(u.key ? u.key->key : std::string());
+    cached_versions.push_back(cached[i] ? cached[i]->version : int64_t{-1});
+  }
+  // The snapshots this transaction wrote, to cache once (and only if) it has committed.
+  std::vector<std::optional<std::pair<int64_t, std::string>>> written(n);
+  const absl::Status status = db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
+    for (size_t i = 0; i < n; ++i) {
+      results[i] = absl::OkStatus();
+      written[i].reset();
+    }
+    // One round trip to read: the locked games, their seats, and the stored answers. Both hot
+    // statements are prepared once per connection (re-preparing the same text is a no-op),
+    // which spares the server planning them on every batch.
+    txn.conn().prepare("sessions_lock_games", sql::kLockGamesWithSeats);
+    txn.conn().prepare("sessions_write_mutations", sql::kWriteMutations);
     pqxx::result rows =
-        txn.exec_prepared("sessions_lock_game", id, key ? key->account_id : std::string(),
-                          key ? key->key : std::string(), cached ? cached->version : int64_t{-1});
-    if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
+        txn.exec_prepared("sessions_lock_games", PgTextArray(ids), PgTextArray(accounts),
+                          PgTextArray(keys), PgArray(cached_versions));
     constexpr int kSeatColumns = 23;  // PARLOR_SESSIONS_GAME_COLUMNS count
     constexpr int kKeyColumns = kSeatColumns + 12;
-    GameRow locked = ReadGame(rows[0]);
-    if (rows[0][8].is_null()) {
-      if (!cached || cached->version != locked.version) {
-        return absl::InternalError("the database left out a snapshot this server does not hold");
-      }
-      locked.snapshot = *cached->snapshot;
-    }
+    struct Locked {
+      GameRow game;
+      std::optional<StoredAnswer> stored;
+      bool snapshot_left_out = false;
+      bool taken = false;
+    };
+    absl::flat_hash_map<std::string, Locked> locked;
     for (const pqxx::row& r : rows) {
+      const std::string id = r[0].as<std::string>();
+      auto [it, inserted] = locked.try_emplace(id);
+      if (inserted) {
+        it->second.game = ReadGame(r);
+        it->second.snapshot_left_out = r[8].is_null();
+        if (r[kKeyColumns + 1].as<int64_t>() >= 0) {
+          it->second.stored = StoredAnswer{pqxx::binarystring(r[kKeyColumns]).str(),
+                                           r[kKeyColumns + 1].as<int64_t>(),
+                                           pqxx::binarystring(r[kKeyColumns + 2]).str()};
+        }
+      }
       SeatRow seat;
       pqxx::row::size_type c = kSeatColumns;
       seat.seat = r[c].as<int>();
@@ -412,92 +577,85 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
       const int64_t bank = r[c + 10].as<int64_t>();
       if (bank >= 0) seat.time_bank_ms = bank;
       seat.vacation_used_ms = r[c + 11].as<int64_t>();
-      locked.seats.push_back(std::move(seat));
+      it->second.game.seats.push_back(std::move(seat));
     }
-    std::optional<StoredAnswer> stored;
-    if (key && rows[0][kKeyColumns + 1].as<int64_t>() >= 0) {
-      stored = StoredAnswer{pqxx::binarystring(rows[0][kKeyColumns]).str(),
-                            rows[0][kKeyColumns + 1].as<int64_t>(),
-                            pqxx::binarystring(rows[0][kKeyColumns + 2]).str()};
-    }
-    absl::StatusOr<std::optional<Mutation>> decided = decide(locked, stored);
-    if (!decided.ok()) return decided.status();
-    if (!decided->has_value()) return absl::OkStatus();
-    const Mutation& m = **decided;
-    const GameRow& g = m.after;
-    const absl::Time now = g.updated_at;
-    // Seats as parallel arrays. A computer seat the change leaves as it was is not rewritten:
-    // its updated_at only orders a player's ListMyGames, and each rewrite costs a new row version
-    // plus index entries (a bot game would pay it on every move).
-    std::vector<int64_t> seat_no, ts, dl, rem, bank, vac;
-    std::vector<std::string> forfeited, my_turn;
-    for (const SeatRow& s : g.seats) {
-      if (!s.bot.empty() && g.finished == locked.finished &&
-          static_cast<size_t>(s.seat) < locked.seats.size() &&
-          SameSeatState(s, locked.seats[s.seat])) {
+    BatchWrite batch;
+    size_t changes = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const GameUpdate& u = updates[i];
+      auto it = locked.find(u.game_id);
+      if (it == locked.end()) {
+        results[i] = absl::NotFoundError(absl::StrCat("no game with id ", u.game_id));
         continue;
       }
-      seat_no.push_back(s.seat);
-      forfeited.push_back(s.forfeited ? "t" : "f");
-      my_turn.push_back(s.my_turn ? "t" : "f");
-      ts.push_back(MicrosOrZero(s.turn_started_at));
-      dl.push_back(MicrosOrZero(s.deadline));
-      rem.push_back(s.reminders_sent);
-      bank.push_back(s.time_bank_ms.value_or(-1));
-      vac.push_back(s.vacation_used_ms);
+      Locked& l = it->second;
+      if (l.taken) {
+        results[i] = absl::InternalError("a game appeared twice in one batch of changes");
+        continue;
+      }
+      l.taken = true;
+      if (l.snapshot_left_out) {
+        if (!cached[i] || cached[i]->version != l.game.version) {
+          results[i] =
+              absl::InternalError("the database left out a snapshot this server does not hold");
+          continue;
+        }
+        l.game.snapshot = *cached[i]->snapshot;
+      }
+      absl::StatusOr<std::optional<Mutation>> decided =
+          u.decide(l.game, u.key ? l.stored : std::nullopt);
+      if (!decided.ok()) {
+        results[i] = decided.status();
+        continue;
+      }
+      if (!decided->has_value()) continue;
+      const Mutation& m = **decided;
+      batch.Add(l.game, m, u.key);
+      written[i].emplace(m.after.version, m.after.snapshot);
+      ++changes;
     }
-    std::vector<int64_t> log_version, log_seat, log_action;
-    std::vector<std::string> log_kind, log_cause, log_account, log_entry;
-    for (const LogRow& row : m.log) {
-      log_version.push_back(row.version);
-      log_kind.push_back(KindName(row.kind));
-      log_cause.push_back(CauseName(row.cause));
-      log_seat.push_back(row.seat);
-      log_action.push_back(row.action);
-      log_account.push_back(row.account_id);
-      log_entry.push_back(absl::BytesToHexString(row.entry));
-    }
-    std::vector<std::string> n_account, n_kind, n_dedupe, n_payload;
-    std::vector<int64_t> n_version;
-    for (const NotificationRow& n : m.notifications) {
-      n_account.push_back(n.account_id);
-      n_kind.push_back(n.kind);
-      n_version.push_back(n.version);
-      n_dedupe.push_back(n.dedupe_key);
-      n_payload.push_back(absl::BytesToHexString(n.payload_json));
-    }
-    const bool answer = key && m.answer;
+    if (changes == 0) return absl::OkStatus();
+    const BatchWrite::Games& g = batch.games;
+    const BatchWrite::Seats& s = batch.seats;
+    const BatchWrite::Actions& a = batch.actions;
+    const BatchWrite::Keys& k = batch.keys;
+    const BatchWrite::Notes& no = batch.notes;
+    const BatchWrite::Results& r = batch.results;
     pqxx::result written_rows = txn.exec_prepared(
-        "sessions_write_mutation", id, g.finished ? "finished" : "active", g.version,
-        pqxx::binarystring(g.snapshot), static_cast<int64_t>(g.acting_seats),
-        MicrosOrZero(g.deadline), g.finished ? PgArray(g.ranks) : std::string(),
-        g.finished ? PgArray(g.scores) : std::string(), g.end_reason, Micros(now), PgArray(seat_no),
-        absl::StrCat("{", absl::StrJoin(forfeited, ","), "}"),
-        absl::StrCat("{", absl::StrJoin(my_turn, ","), "}"), PgArray(ts), PgArray(dl), PgArray(rem),
-        PgArray(bank), PgArray(vac), PgArray(log_version), absl::StrJoin(log_kind, ","),
-        absl::StrJoin(log_cause, ","), PgArray(log_seat), PgArray(log_action),
-        absl::StrJoin(log_account, ","), absl::StrJoin(log_entry, ","),
-        answer ? key->key : std::string(), answer ? key->account_id : std::string(),
-        pqxx::binarystring(answer ? m.answer->request_hash : std::string()),
-        answer ? m.answer->version : int64_t{1},
-        pqxx::binarystring(answer ? m.answer->response : std::string()),
-        absl::StrJoin(n_account, ","), absl::StrJoin(n_kind, ","), PgArray(n_version),
-        absl::StrJoin(n_dedupe, ","), absl::StrJoin(n_payload, ","),
-        m.result ? m.result->payload_json : std::string(), g.game, g.ranked, m.notify_payload);
+        "sessions_write_mutations", PgTextArray(g.id), PgTextArray(g.status), PgArray(g.version),
+        PgArray(g.snapshot_at), PgArray(g.acting), PgArray(g.deadline), PgTextArray(g.ranks),
+        PgTextArray(g.scores), PgTextArray(g.reason), PgArray(g.at), PgTextArray(s.game),
+        PgArray(s.seat), PgTextArray(s.forfeited), PgTextArray(s.my_turn), PgArray(s.turn_started),
+        PgArray(s.deadline), PgArray(s.reminders), PgArray(s.bank), PgArray(s.vacation),
+        PgTextArray(s.status), PgArray(s.at), PgTextArray(a.game), PgArray(a.version),
+        PgTextArray(a.kind), PgTextArray(a.cause), PgArray(a.seat), PgArray(a.action),
+        PgTextArray(a.account), PgArray(a.entry_at), PgArray(a.at), PgTextArray(k.game),
+        PgTextArray(k.account), PgTextArray(k.key), PgArray(k.hash_at), PgArray(k.version),
+        PgArray(k.response_at), PgArray(k.at), PgTextArray(no.game), PgTextArray(no.account),
+        PgTextArray(no.kind), PgArray(no.version), PgTextArray(no.dedupe), PgTextArray(no.payload),
+        PgArray(no.at), PgTextArray(r.game), PgTextArray(r.name), PgTextArray(r.ranked),
+        PgTextArray(r.payload), PgArray(r.at), PgTextArray(batch.notify),
+        pqxx::binarystring(batch.bytes), PgArray(g.snapshot_len), PgArray(a.entry_len),
+        PgArray(k.hash_len), PgArray(k.response_len));
     if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
-    const pqxx::row written = written_rows[0];
-    if (written[1].as<int64_t>() != 1 ||
-        written[2].as<int64_t>() != static_cast<int64_t>(seat_no.size()) ||
-        written[3].as<int64_t>() != static_cast<int64_t>(m.log.size())) {
+    const pqxx::row counts = written_rows[0];
+    if (counts[1].as<int64_t>() != static_cast<int64_t>(g.id.size()) ||
+        counts[2].as<int64_t>() != static_cast<int64_t>(s.seat.size()) ||
+        counts[3].as<int64_t>() != static_cast<int64_t>(a.version.size())) {
       return absl::InternalError("state change wrote an unexpected number of rows");
     }
-    written_snapshot.emplace(g.version, g.snapshot);
     return absl::OkStatus();
   });
-  if (status.ok() && written_snapshot) {
-    snapshots_.Put(id, written_snapshot->first, std::move(written_snapshot->second));
+  if (!status.ok()) {
+    for (absl::Status& result : results) result = status;
+    return results;
   }
-  return status;
+  for (size_t i = 0; i < n; ++i) {
+    if (results[i].ok() && written[i]) {
+      snapshots_.Put(updates[i].game_id, written[i]->first, std::move(written[i]->second));
+    }
+  }
+  return results;
 }
 
 absl::StatusOr<std::vector<std::string>> GameStore::DueGames(absl::Time now, int limit) {

@@ -187,6 +187,21 @@ class GameStore {
   absl::Status UpdateGame(absl::string_view txn_name, absl::string_view game_id,
                           const std::optional<IdempotencyKeyRef>& key, const Decide& decide);
 
+  // One state change of UpdateGames.
+  struct GameUpdate {
+    std::string game_id;
+    std::optional<IdempotencyKeyRef> key;
+    Decide decide;
+  };
+  // Group commit: the state changes of several distinct games in one transaction (one locked
+  // read of every game, in game id order, then one write of every change, and one commit), so
+  // that the database's per-statement and per-commit work is shared by the batch. Each update is
+  // decided on its own: an error or a no-op of one writes nothing for it and does not stop the
+  // others. Returns one status per update, in order; when the transaction itself fails (the
+  // database is unreachable, the commit's outcome is unknown), every update gets that failure.
+  std::vector<absl::Status> UpdateGames(absl::string_view txn_name,
+                                        const std::vector<GameUpdate>& updates);
+
   // Ids of active games with a deadline or reminder due at `now`, locked FOR UPDATE SKIP LOCKED
   // only for the duration of the listing (each is then handled with UpdateGame).
   absl::StatusOr<std::vector<std::string>> DueGames(absl::Time now, int limit);

@@ -1,0 +1,90 @@
+#include "services/sessions/store/group_commit.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace parlor::sessions {
+
+GroupCommitter::GroupCommitter(GameStore* store, Options options)
+    : store_(store), options_(options) {
+  const int threads = std::max(1, options_.threads);
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+}
+
+GroupCommitter::~GroupCommitter() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  for (std::thread& t : threads_) t.join();
+}
+
+absl::Status GroupCommitter::Update(absl::string_view txn_name, absl::string_view game_id,
+                                    const std::optional<IdempotencyKeyRef>& key,
+                                    const GameStore::Decide& decide) {
+  Pending pending;
+  pending.txn_name = std::string(txn_name);
+  pending.update = GameStore::GameUpdate{std::string(game_id), key, decide};
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return absl::UnavailableError("the server is shutting down; retry");
+  queue_.push_back(&pending);
+  mu_.Await(absl::Condition(&pending.done));
+  return pending.status;
+}
+
+GroupCommitter::Stats GroupCommitter::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+bool GroupCommitter::HasWork() const {
+  if (stopping_ && queue_.empty()) return true;
+  for (const Pending* p : queue_) {
+    if (!committing_.contains(p->update.game_id)) return true;
+  }
+  return false;
+}
+
+void GroupCommitter::Run() {
+  const size_t max_batch = static_cast<size_t>(std::max(1, options_.max_batch));
+  for (;;) {
+    std::vector<Pending*> batch;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &GroupCommitter::HasWork));
+      if (queue_.empty() && stopping_) return;
+      // Oldest first; a game already in a batch (being committed, or this one) waits its turn,
+      // and so does every later change of the same game. Batches also keep to one transaction
+      // name, so that the database metrics stay per kind of change.
+      absl::flat_hash_set<std::string> blocked;
+      for (auto it = queue_.begin(); it != queue_.end() && batch.size() < max_batch;) {
+        Pending* p = *it;
+        const std::string& game = p->update.game_id;
+        if (committing_.contains(game) || blocked.contains(game) ||
+            (!batch.empty() && p->txn_name != batch.front()->txn_name)) {
+          blocked.insert(game);
+          ++it;
+          continue;
+        }
+        committing_.insert(game);
+        batch.push_back(p);
+        it = queue_.erase(it);
+      }
+      if (batch.empty()) continue;  // another committer took the work first
+    }
+    std::vector<GameStore::GameUpdate> updates;
+    updates.reserve(batch.size());
+    for (Pending* p : batch) updates.push_back(p->update);
+    std::vector<absl::Status> results = store_->UpdateGames(batch.front()->txn_name, updates);
+    absl::MutexLock lock(&mu_);
+    ++stats_.batches;
+    stats_.changes += static_cast<long>(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) {
+      committing_.erase(batch[i]->update.game_id);
+      batch[i]->status = std::move(results[i]);
+      batch[i]->done = true;
+    }
+  }
+}
+
+}  // namespace parlor::sessions

@@ -1,0 +1,77 @@
+#ifndef PARLOR_SERVICES_SESSIONS_STORE_GROUP_COMMIT_H_
+#define PARLOR_SERVICES_SESSIONS_STORE_GROUP_COMMIT_H_
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "services/sessions/store/store.h"
+
+namespace parlor::sessions {
+
+// Group commit for state changes: callers on many threads hand in their change and wait; a few
+// committer threads take whatever has queued up meanwhile (distinct games, oldest first) and
+// write it with GameStore::UpdateGames, one transaction per batch. Under load a batch holds many
+// moves, which share the database's per-statement and per-commit work; when idle a batch is a
+// single move and costs one hand-off more than calling UpdateGame directly.
+//
+// Changes to one game are committed in the order they were handed in, never in the same batch:
+// a change waits while a batch holding its game is being committed.
+class GroupCommitter {
+ public:
+  struct Options {
+    // Batches being committed at once (each holds one database connection meanwhile).
+    int threads = 4;
+    // Most changes in one batch.
+    int max_batch = 64;
+  };
+
+  GroupCommitter(GameStore* store, Options options);
+  // Commits what is queued, then stops the committers.
+  ~GroupCommitter();
+  GroupCommitter(const GroupCommitter&) = delete;
+  GroupCommitter& operator=(const GroupCommitter&) = delete;
+
+  // GameStore::UpdateGame's contract, committed in a batch. Blocks until the batch commits.
+  absl::Status Update(absl::string_view txn_name, absl::string_view game_id,
+                      const std::optional<IdempotencyKeyRef>& key, const GameStore::Decide& decide);
+
+  // Batches committed and changes handed in so far (for tests and the load tool's report).
+  struct Stats {
+    long batches = 0;
+    long changes = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct Pending {
+    std::string txn_name;
+    GameStore::GameUpdate update;
+    absl::Status status;
+    bool done = false;
+  };
+
+  void Run();
+  // A queued change whose game is in no batch being committed, or stopping with nothing queued.
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  GameStore* store_;
+  const Options options_;
+  mutable absl::Mutex mu_;
+  std::deque<Pending*> queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> committing_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  Stats stats_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_STORE_GROUP_COMMIT_H_
