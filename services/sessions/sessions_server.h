@@ -34,7 +34,7 @@ struct SessionsConfig {
   std::string service_token_private_key;
   // Group commit of SubmitAction (GroupCommitter): committer threads (0 = every move its own
   // transaction) and the most moves in one transaction.
-  int group_commit_threads = 4;
+  int group_commit_threads = 2;
   int group_commit_max_batch = 64;
 };
 

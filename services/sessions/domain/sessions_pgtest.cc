@@ -1,12 +1,14 @@
 // The sessions domain over a real PostgreSQL (the store's SQL, transactions and constraints).
 #include <atomic>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "engine/core/rng.h"
 #include "engine/games/all_games.h"
 #include "gmock/gmock.h"
@@ -299,6 +301,188 @@ TEST_F(SessionsPgTest, ConcurrentSubmitsToOneGameExactlyOneWins) {
   EXPECT_EQ(ok, 1);
   EXPECT_EQ(aborted, kClients - 1);
   EXPECT_EQ(Count("SELECT max(version) FROM sessions.actions"), 1);
+}
+
+// Group commit: with one committer held inside a batch, the moves of other games queue up and
+// are then committed together in one transaction, each decided on its own: a stale version in
+// the batch is refused without touching the others.
+TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneAlone) {
+  GroupCommitter committer(store_.get(), GroupCommitter::Options{.threads = 1, .max_batch = 64});
+  Sessions::Options options;
+  options.group_committer = &committer;
+  Sessions grouped(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  constexpr int kGames = 6;
+  std::vector<v1::Game> games;
+  std::vector<v1::GetGameResponse> states(kGames);
+  for (int i = 0; i < kGames; ++i) {
+    games.push_back(Create(TwoPlayerRequest(FirstGame(), absl::StrCat("g", i))));
+    v1::GetGameRequest get;
+    get.set_game_id(games[i].game_id());
+    ASSERT_THAT(sessions_->GetGame(ActingAccount(games[i]), get, &states[i]), IsOk());
+  }
+  // Hold the only committer in a batch of its own.
+  absl::Notification held, release;
+  std::thread holder([&] {
+    EXPECT_THAT(committer.Update("test.hold", games[0].game_id(), std::nullopt,
+                                 [&](const GameRow&, const std::optional<StoredAnswer>&)
+                                     -> absl::StatusOr<std::optional<Mutation>> {
+                                   if (!held.HasBeenNotified()) held.Notify();
+                                   release.WaitForNotification();
+                                   return std::optional<Mutation>();
+                                 }),
+                IsOk());
+  });
+  held.WaitForNotification();
+  // Games 1..5 move; game 3's move names a stale version.
+  std::vector<absl::Status> results(kGames);
+  std::vector<v1::SubmitActionResponse> answers(kGames);
+  std::vector<std::thread> movers;
+  for (int i = 1; i < kGames; ++i) {
+    movers.emplace_back([&, i] {
+      v1::SubmitActionRequest submit;
+      submit.set_game_id(games[i].game_id());
+      submit.set_expected_version(i == 3 ? 7 : 0);
+      submit.set_idempotency_key("k");
+      *submit.mutable_action() = states[i].legal_actions(0);
+      results[i] = grouped.SubmitAction(ActingAccount(games[i]), submit, &answers[i]);
+    });
+  }
+  while (committer.queued() < kGames - 1) absl::SleepFor(absl::Milliseconds(1));
+  release.Notify();
+  holder.join();
+  for (std::thread& t : movers) t.join();
+  for (int i = 1; i < kGames; ++i) {
+    if (i == 3) {
+      EXPECT_THAT(results[i], StatusIs(absl::StatusCode::kAborted, HasSubstr("version")));
+      continue;
+    }
+    EXPECT_THAT(results[i], IsOk()) << "game " << i;
+    EXPECT_EQ(answers[i].game().version(), 1);
+  }
+  // The holder's batch, then one batch of the five.
+  EXPECT_EQ(committer.stats().batches, 2);
+  EXPECT_EQ(committer.stats().changes, kGames);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE version = 1"), kGames - 2);
+  EXPECT_EQ(Count(absl::StrCat("SELECT version FROM sessions.games WHERE game_id = '",
+                               games[3].game_id(), "'")),
+            0);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions WHERE version = 1"), kGames - 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.idempotency_keys"), kGames - 2);
+}
+
+// Moves of one game are never in one batch: of concurrent submits at the same version exactly
+// one wins, the rest are ABORTED, and a retry of the winner's key gets its answer.
+TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
+  GroupCommitter committer(store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 64});
+  Sessions::Options options;
+  options.group_committer = &committer;
+  Sessions grouped(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  v1::Game created = Create(TwoPlayerRequest(FirstGame(), "m"));
+  const std::string account = ActingAccount(created);
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
+  ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+  constexpr int kClients = 8;
+  std::vector<absl::Status> results(kClients);
+  std::vector<v1::SubmitActionRequest> requests(kClients);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kClients; ++i) {
+    requests[i].set_game_id(created.game_id());
+    requests[i].set_expected_version(0);
+    requests[i].set_idempotency_key(absl::StrCat("client-", i));
+    *requests[i].mutable_action() = state.legal_actions(i % state.legal_actions_size());
+    threads.emplace_back([&, i] {
+      v1::SubmitActionResponse out;
+      results[i] = grouped.SubmitAction(account, requests[i], &out);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  int ok = 0, aborted = 0, winner = -1;
+  for (int i = 0; i < kClients; ++i) {
+    if (results[i].ok()) {
+      ++ok;
+      winner = i;
+    }
+    if (results[i].code() == absl::StatusCode::kAborted) ++aborted;
+  }
+  EXPECT_EQ(ok, 1);
+  EXPECT_EQ(aborted, kClients - 1);
+  EXPECT_EQ(Count("SELECT max(version) FROM sessions.actions"), 1);
+  ASSERT_GE(winner, 0);
+  const std::string digest = Digest();
+  v1::SubmitActionResponse again;
+  EXPECT_THAT(grouped.SubmitAction(account, requests[winner], &again), IsOk());
+  EXPECT_EQ(again.game().version(), 1);
+  EXPECT_EQ(Digest(), digest);
+}
+
+// Many games moving at once through two committers end exactly as the engine plays them.
+TEST_F(SessionsPgTest, GroupCommitUnderConcurrentPlayLosesAndDoublesNothing) {
+  GroupCommitter committer(store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 8});
+  Sessions::Options options;
+  options.group_committer = &committer;
+  Sessions grouped(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  constexpr int kGames = 12;
+  constexpr int kMoves = 15;
+  std::vector<std::thread> threads;
+  std::vector<int> acknowledged(kGames, 0);
+  std::vector<std::string> ids(kGames);
+  for (int g = 0; g < kGames; ++g) {
+    threads.emplace_back([&, g] {
+      v1::CreateBotGameRequest create;
+      create.set_request_id(absl::StrCat("bot-", g));
+      create.set_game(FirstGame().name());
+      create.set_num_players(2);
+      create.set_bot("random");
+      v1::CreateBotGameResponse created;
+      ASSERT_THAT(grouped.CreateBotGame(kPlayers[g % 4], create, &created), IsOk());
+      ids[g] = created.game().game_id();
+      v1::GetGameRequest get;
+      get.set_game_id(ids[g]);
+      v1::GetGameResponse state;
+      ASSERT_THAT(grouped.GetGame(kPlayers[g % 4], get, &state), IsOk());
+      v1::Game game = state.game();
+      auto legal = state.legal_actions();
+      for (int m = 0; m < kMoves && game.status() != v1::GAME_STATUS_FINISHED; ++m) {
+        v1::SubmitActionRequest submit;
+        submit.set_game_id(ids[g]);
+        submit.set_expected_version(game.version());
+        submit.set_idempotency_key(absl::StrCat("m", m));
+        *submit.mutable_action() = legal[m % legal.size()];
+        v1::SubmitActionResponse answer;
+        ASSERT_THAT(grouped.SubmitAction(kPlayers[g % 4], submit, &answer), IsOk());
+        ++acknowledged[g];
+        game = answer.game();
+        legal = answer.legal_actions();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int g = 0; g < kGames; ++g) {
+    // Every acknowledged move is logged once, and the stored record replays to its version.
+    EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM sessions.actions WHERE game_id = '", ids[g],
+                                 "' AND cause = 'player'")),
+              acknowledged[g]);
+    EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM sessions.idempotency_keys WHERE game_id = '",
+                                 ids[g], "'")),
+              acknowledged[g]);
+    pqxx::connection c(db_url());
+    pqxx::read_transaction txn(c);
+    pqxx::row row =
+        txn.exec1(absl::StrCat("SELECT snapshot, version FROM sessions.games WHERE "
+                               "game_id = '",
+                               ids[g], "'"));
+    absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(pqxx::binarystring(row[0]).str());
+    ASSERT_THAT(record, IsOk());
+    EXPECT_EQ(record->log_size(), row[1].as<int>() + 1);
+    EXPECT_THAT(FirstGame().Replay(*record, true).status(), IsOk());
+  }
+  EXPECT_EQ(committer.stats().changes,
+            std::accumulate(acknowledged.begin(), acknowledged.end(), 0L));
 }
 
 // Bad input gets a precise code and changes nothing in the database.

@@ -37,6 +37,11 @@ GroupCommitter::Stats GroupCommitter::stats() const {
   return stats_;
 }
 
+size_t GroupCommitter::queued() const {
+  absl::MutexLock lock(&mu_);
+  return queue_.size();
+}
+
 bool GroupCommitter::HasWork() const {
   if (stopping_ && queue_.empty()) return true;
   for (const Pending* p : queue_) {

@@ -28,7 +28,7 @@ class GroupCommitter {
  public:
   struct Options {
     // Batches being committed at once (each holds one database connection meanwhile).
-    int threads = 4;
+    int threads = 2;
     // Most changes in one batch.
     int max_batch = 64;
   };
@@ -49,6 +49,8 @@ class GroupCommitter {
     long changes = 0;
   };
   Stats stats() const;
+  // Changes waiting for a batch.
+  size_t queued() const;
 
  private:
   struct Pending {
