@@ -421,7 +421,8 @@ Sessions::Sessions(GameStore* store, const engine::Registry* games,
       clock_(std::move(clock)),
       options_(std::move(options)),
       observer_(observer != nullptr ? observer : &null_observer_),
-      page_tokens_(options_.page_token_secret) {}
+      page_tokens_(options_.page_token_secret),
+      states_(options_.state_cache_entries) {}
 
 absl::Status Sessions::ValidateGameId(absl::string_view game_id) {
   if (game_id.empty()) return absl::InvalidArgumentError("game_id is required");
@@ -695,7 +696,12 @@ absl::Status Sessions::GetGame(const std::string& account_id, const v1::GetGameR
   PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(request.game_id()));
   PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
-  PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LoadState(*game, row.snapshot));
+  std::unique_ptr<engine::State> state;
+  if (std::shared_ptr<const engine::State> cached = states_.Get(row.game_id, row.version)) {
+    state = cached->Clone();
+  } else {
+    PARLOR_ASSIGN_OR_RETURN(state, LoadState(*game, row.snapshot));
+  }
   PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(row, seat));
   // A seated player keeps its seat's view after the end (as before); a spectator sees the
   // spectator view while the game runs and everything once it has ended.
@@ -822,12 +828,16 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
                                                "\n", Deterministic(request.action())));
   std::string game_name;
   v1::SubmitActionResponse answer;
+  // The state this change leaves, to keep loaded once (and only if) it has committed.
+  std::shared_ptr<const engine::State> committed;
+  int64_t committed_version = -1;
   const absl::Time started = absl::Now();
   const GameStore::Decide decide =
       [&](const GameRow& locked,
           const std::optional<StoredAnswer>& stored) -> absl::StatusOr<std::optional<Mutation>> {
     game_name = locked.game;
     answer.Clear();
+    committed.reset();
     const int seat = SeatOf(locked, account_id);
     if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
     if (stored) {
@@ -862,7 +872,11 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
     Change c;
     c.locked = &locked;
     c.game = game;
-    PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
+    if (std::shared_ptr<const engine::State> loaded = states_.Get(locked.game_id, locked.version)) {
+      c.state = loaded->Clone();
+    } else {
+      PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
+    }
     c.now = clock_();
     c.after = locked;
     c.answered_account = account_id;
@@ -876,6 +890,8 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
       for (auto& a : LegalActionsAny(*c.state, seat)) *answer.add_legal_actions() = std::move(a);
     }
     m.answer = StoredAnswer{hash, m.after.version, answer.SerializeAsString()};
+    committed_version = m.after.version;
+    committed = std::move(c.state);
     return std::optional<Mutation>(std::move(m));
   };
   const IdempotencyKeyRef key{account_id, request.idempotency_key()};
@@ -886,6 +902,7 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
           : store_->UpdateGame("sessions.submit_action", request.game_id(), key, decide);
   observer_->ActionResult(game_name.empty() ? "unknown" : game_name, CodeName(status.code()));
   if (!status.ok()) return status;
+  if (committed) states_.Put(request.game_id(), committed_version, std::move(committed));
   observer_->CommitDuration(absl::Now() - started);
   *response = std::move(answer);
   return absl::OkStatus();

@@ -16,6 +16,7 @@
 #include "services/common/core/page_token.h"
 #include "services/sessions/store/group_commit.h"
 #include "services/sessions/store/store.h"
+#include "services/sessions/store/versioned_cache.h"
 
 namespace parlor::sessions {
 
@@ -53,6 +54,9 @@ class Sessions {
     // When set, SubmitAction's transactions go through this group committer (moves of
     // concurrent games share one transaction); otherwise each is its own UpdateGame.
     GroupCommitter* group_committer = nullptr;
+    // How many games' newest engine states to keep loaded (0: load every time from the
+    // snapshot).
+    size_t state_cache_entries = 5000;
   };
 
   Sessions(GameStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
@@ -121,6 +125,9 @@ class Sessions {
   SessionsObserver* observer_;
   SessionsObserver null_observer_;
   PageTokens page_tokens_;
+  // The engine state of each recently changed game's newest committed version (never handed out
+  // for any other version); used through a clone, as State is not safe to share between threads.
+  VersionedCache<engine::State> states_;
 };
 
 }  // namespace parlor::sessions

@@ -286,7 +286,7 @@ absl::StatusOr<GameRow> GameStore::GetGame(absl::string_view game_id) {
   });
   if (!status.ok()) return status;
   if (result.snapshot.empty() && cached && cached->version == result.version) {
-    result.snapshot = *cached->snapshot;
+    result.snapshot = *cached->value;
   }
   return result;
 }
@@ -600,7 +600,7 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
               absl::InternalError("the database left out a snapshot this server does not hold");
           continue;
         }
-        l.game.snapshot = *cached[i]->snapshot;
+        l.game.snapshot = *cached[i]->value;
       }
       absl::StatusOr<std::optional<Mutation>> decided =
           u.decide(l.game, u.key ? l.stored : std::nullopt);
@@ -652,7 +652,8 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
   }
   for (size_t i = 0; i < n; ++i) {
     if (results[i].ok() && written[i]) {
-      snapshots_.Put(updates[i].game_id, written[i]->first, std::move(written[i]->second));
+      snapshots_.Put(updates[i].game_id, written[i]->first,
+                     std::make_shared<const std::string>(std::move(written[i]->second)));
     }
   }
   return results;

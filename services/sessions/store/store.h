@@ -13,7 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "services/common/db/pool.h"
-#include "services/sessions/store/snapshot_cache.h"
+#include "services/sessions/store/versioned_cache.h"
 
 namespace parlor::sessions {
 
@@ -145,7 +145,7 @@ class GameStore {
   explicit GameStore(DbPool* db, size_t snapshot_cache_entries = kDefaultSnapshotCacheEntries)
       : db_(db), snapshots_(snapshot_cache_entries) {}
 
-  static constexpr size_t kDefaultSnapshotCacheEntries = 20000;
+  static constexpr size_t kDefaultSnapshotCacheEntries = 5000;
 
   // Inserts the game, its seats and its setup log entry. When `match_key` (a match id) is already
   // taken, nothing is written and the existing game is returned with *created = false; a
