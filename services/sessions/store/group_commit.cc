@@ -54,10 +54,14 @@ void GroupCommitter::Run() {
   const size_t max_batch = static_cast<size_t>(std::max(1, options_.max_batch));
   for (;;) {
     std::vector<Pending*> batch;
+    deciding_.Lock();
     {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(this, &GroupCommitter::HasWork));
-      if (queue_.empty() && stopping_) return;
+      if (queue_.empty() && stopping_) {
+        deciding_.Unlock();
+        return;
+      }
       // Oldest first; a game already in a batch (being committed, or this one) waits its turn,
       // and so does every later change of the same game. Batches also keep to one transaction
       // name, so that the database metrics stay per kind of change.
@@ -75,12 +79,16 @@ void GroupCommitter::Run() {
         batch.push_back(p);
         it = queue_.erase(it);
       }
-      if (batch.empty()) continue;  // another committer took the work first
+      if (batch.empty()) {  // another committer took the work first
+        deciding_.Unlock();
+        continue;
+      }
     }
     std::vector<GameStore::GameUpdate> updates;
     updates.reserve(batch.size());
     for (Pending* p : batch) updates.push_back(p->update);
-    std::vector<absl::Status> results = store_->UpdateGames(batch.front()->txn_name, updates);
+    std::vector<absl::Status> results =
+        store_->UpdateGames(batch.front()->txn_name, updates, [this] { deciding_.Unlock(); });
     absl::MutexLock lock(&mu_);
     ++stats_.batches;
     stats_.changes += static_cast<long>(batch.size());

@@ -23,7 +23,8 @@ namespace parlor::sessions {
 // single move and costs one hand-off more than calling UpdateGame directly.
 //
 // Changes to one game are committed in the order they were handed in, never in the same batch:
-// a change waits while a batch holding its game is being committed.
+// a change waits while a batch holding its game is being committed. Only one batch at a time is
+// gathered and decided; the others meanwhile write and commit, so batches form a pipeline.
 class GroupCommitter {
  public:
   struct Options {
@@ -66,6 +67,10 @@ class GroupCommitter {
 
   GameStore* store_;
   const Options options_;
+  // Held by the committer whose batch is being gathered, read and decided: the others wait for
+  // it before taking their batch, so that moves queue up meanwhile and one batch decides (server
+  // CPU) while another writes (database CPU).
+  absl::Mutex deciding_;
   mutable absl::Mutex mu_;
   std::deque<Pending*> queue_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> committing_ ABSL_GUARDED_BY(mu_);

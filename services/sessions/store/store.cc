@@ -512,7 +512,13 @@ struct BatchWrite {
 }  // namespace
 
 std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
-                                                 const std::vector<GameUpdate>& updates) {
+                                                 const std::vector<GameUpdate>& updates,
+                                                 const std::function<void()>& decided) {
+  bool told = false;
+  auto tell_decided = [&] {
+    if (!told && decided) decided();
+    told = true;
+  };
   const size_t n = updates.size();
   std::vector<absl::Status> results(n);
   std::vector<std::optional<SnapshotCache::Entry>> cached(n);
@@ -614,6 +620,7 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
       written[i].emplace(m.after.version, m.after.snapshot);
       ++changes;
     }
+    tell_decided();
     if (changes == 0) return absl::OkStatus();
     const BatchWrite::Games& g = batch.games;
     const BatchWrite::Seats& s = batch.seats;
@@ -646,6 +653,7 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
     }
     return absl::OkStatus();
   });
+  tell_decided();
   if (!status.ok()) {
     for (absl::Status& result : results) result = status;
     return results;

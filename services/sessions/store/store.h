@@ -199,8 +199,11 @@ class GameStore {
   // decided on its own: an error or a no-op of one writes nothing for it and does not stop the
   // others. Returns one status per update, in order; when the transaction itself fails (the
   // database is unreachable, the commit's outcome is unknown), every update gets that failure.
+  // `decided`, when set, is called once every update has been decided, before the write (a
+  // group committer lets the next batch start deciding while this one writes).
   std::vector<absl::Status> UpdateGames(absl::string_view txn_name,
-                                        const std::vector<GameUpdate>& updates);
+                                        const std::vector<GameUpdate>& updates,
+                                        const std::function<void()>& decided = nullptr);
 
   // Ids of active games with a deadline or reminder due at `now`, locked FOR UPDATE SKIP LOCKED
   // only for the duration of the listing (each is then handled with UpdateGame).
