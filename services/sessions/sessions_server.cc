@@ -65,7 +65,16 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
                                   .Name("parlor_sessions_notifications_failed_total")
                                   .Help("Push notifications the adapter did not accept (each is "
                                         "retried with backoff), by adapter")
-                                  .Register(registry)) {}
+                                  .Register(registry)),
+        batch_size_(
+            prometheus::BuildHistogram()
+                .Name("parlor_sessions_group_commit_batch_size")
+                .Help("Moves committed together in one SubmitAction group commit "
+                      "transaction")
+                .Register(registry)
+                .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128})) {}
+
+  void GroupCommitted(size_t moves) { batch_size_.Observe(static_cast<double>(moves)); }
 
   void ActionResult(absl::string_view game, absl::string_view result) override {
     actions_.Add({{"game", std::string(game)}, {"result", std::string(result)}}).Increment();
@@ -117,6 +126,7 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
   prometheus::Family<prometheus::Gauge>& outbox_;
   prometheus::Family<prometheus::Gauge>& outbox_age_;
   prometheus::Family<prometheus::Counter>& notifications_failed_;
+  prometheus::Histogram& batch_size_;
 };
 
 // A background loop: runs `tick` every `interval` until stopped.
@@ -243,9 +253,12 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   options.timeout_bot = config.timeout_bot;
   options.idempotency_key_retention = config.idempotency_key_retention;
   if (config.group_commit_threads > 0) {
+    SessionsMetrics* metrics = h->metrics.get();
     h->committer = std::make_unique<GroupCommitter>(
-        h->store.get(), GroupCommitter::Options{.threads = config.group_commit_threads,
-                                                .max_batch = config.group_commit_max_batch});
+        h->store.get(),
+        GroupCommitter::Options{.threads = config.group_commit_threads,
+                                .max_batch = config.group_commit_max_batch,
+                                .on_batch = [metrics](size_t n) { metrics->GroupCommitted(n); }});
     options.group_committer = h->committer.get();
   }
   h->domain =

@@ -610,7 +610,8 @@ class IdleStream final : public grpc::ClientReadReactor<v1::WatchMyGamesResponse
   std::atomic<bool> done_{false};
 };
 
-long ScrapeGauge(int metrics_port, const std::string& name) {
+// The value of the first sample of `name` (a gauge, or a histogram's _sum / _count), or -1.
+double ScrapeValue(int metrics_port, const std::string& name) {
   const std::string out = "/tmp/parlor-load-metrics.txt";
   if (std::system(
           absl::StrCat("curl -s http://127.0.0.1:", metrics_port, "/metrics > ", out).c_str()) !=
@@ -623,10 +624,14 @@ long ScrapeGauge(int metrics_port, const std::string& name) {
     if (line.rfind(name, 0) == 0 && line.size() > name.size() &&
         (line[name.size()] == ' ' || line[name.size()] == '{')) {
       double v = 0;
-      if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) return static_cast<long>(v);
+      if (absl::SimpleAtod(line.substr(line.rfind(' ') + 1), &v)) return v;
     }
   }
   return -1;
+}
+
+long ScrapeGauge(int metrics_port, const std::string& name) {
+  return static_cast<long>(ScrapeValue(metrics_port, name));
 }
 
 int Run(const Settings& s) {
@@ -697,6 +702,7 @@ int Run(const Settings& s) {
   std::vector<std::string> cpu_lines;
   std::vector<std::string> outbox_lines;
   std::vector<std::string> floor_lines;
+  std::vector<std::string> batch_lines;
   OutboxState outbox_after = ReadOutbox(s.db_url);
   for (absl::string_view part : absl::StrSplit(s.games, ',')) {
     int games = 0;
@@ -708,8 +714,16 @@ int Run(const Settings& s) {
     const CpuUse cpu0 = MeasureCpu(child, postmaster);
     Result base = s.baseline ? Baseline(s, games) : Result{};
     const CpuUse cpu1 = MeasureCpu(child, postmaster);
+    const double batches0 =
+        ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_count");
+    const double batched0 =
+        ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_sum");
     Result mine = Sessions(client, s, games, &errors);
     const CpuUse cpu2 = MeasureCpu(child, postmaster);
+    const double batches =
+        ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_count") - batches0;
+    const double batched =
+        ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_sum") - batched0;
     const std::string ratio =
         base.count > 0 ? absl::StrFormat("%5.1f %%", 100.0 * mine.per_second / base.per_second)
                        : std::string("  (no baseline)");
@@ -727,6 +741,10 @@ int Run(const Settings& s) {
                                         CpuPerUnit(cpu0, cpu1, base.count, true)));
     cpu_lines.push_back(absl::StrFormat("%-6d | SubmitAction: %s", games,
                                         CpuPerUnit(cpu1, cpu2, mine.count, false)));
+    batch_lines.push_back(
+        batches > 0 ? absl::StrFormat("%-6d | %.0f transactions, %.1f moves each on average", games,
+                                      batches, batched / batches)
+                    : absl::StrFormat("%-6d | off (one transaction per move)", games));
     if (s.floors) {
       grpc::GenericStub generic(client.channel());
       Result health = Floor(s, games, [&] {
@@ -771,6 +789,8 @@ int Run(const Settings& s) {
       "woken by LISTEN):\n%s\n\nCPU time (user + system) per unit of work:\n%s\n\n",
       errors.load(), absl::StrJoin(outbox_lines, "\n").c_str(),
       absl::StrJoin(cpu_lines, "\n").c_str());
+  std::printf("SubmitAction group commit (parlor_sessions_group_commit_batch_size):\n%s\n\n",
+              absl::StrJoin(batch_lines, "\n").c_str());
   if (!floor_lines.empty()) {
     std::printf(
         "ceilings on this machine (the same client, channel and concurrency; no game, no "

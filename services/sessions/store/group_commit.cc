@@ -89,6 +89,7 @@ void GroupCommitter::Run() {
     for (Pending* p : batch) updates.push_back(p->update);
     std::vector<absl::Status> results =
         store_->UpdateGames(batch.front()->txn_name, updates, [this] { deciding_.Unlock(); });
+    if (options_.on_batch) options_.on_batch(batch.size());
     absl::MutexLock lock(&mu_);
     ++stats_.batches;
     stats_.changes += static_cast<long>(batch.size());

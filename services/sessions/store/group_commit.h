@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_SESSIONS_STORE_GROUP_COMMIT_H_
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -32,6 +33,8 @@ class GroupCommitter {
     int threads = 2;
     // Most changes in one batch.
     int max_batch = 64;
+    // Called with each batch's size once it is committed (metrics).
+    std::function<void(size_t)> on_batch;
   };
 
   GroupCommitter(GameStore* store, Options options);
