@@ -307,7 +307,8 @@ TEST_F(SessionsPgTest, ConcurrentSubmitsToOneGameExactlyOneWins) {
 // are then committed together in one transaction, each decided on its own: a stale version in
 // the batch is refused without touching the others.
 TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneAlone) {
-  GroupCommitter committer(store_.get(), GroupCommitter::Options{.threads = 1, .max_batch = 64});
+  GroupCommitter committer(
+      store_.get(), GroupCommitter::Options{.threads = 1, .max_batch = 64, .on_batch = nullptr});
   Sessions::Options options;
   options.group_committer = &committer;
   Sessions grouped(
@@ -374,7 +375,8 @@ TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneA
 // Moves of one game are never in one batch: of concurrent submits at the same version exactly
 // one wins, the rest are ABORTED, and a retry of the winner's key gets its answer.
 TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
-  GroupCommitter committer(store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 64});
+  GroupCommitter committer(
+      store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 64, .on_batch = nullptr});
   Sessions::Options options;
   options.group_committer = &committer;
   Sessions grouped(
@@ -421,7 +423,8 @@ TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
 
 // Many games moving at once through two committers end exactly as the engine plays them.
 TEST_F(SessionsPgTest, GroupCommitUnderConcurrentPlayLosesAndDoublesNothing) {
-  GroupCommitter committer(store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 8});
+  GroupCommitter committer(
+      store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 8, .on_batch = nullptr});
   Sessions::Options options;
   options.group_committer = &committer;
   Sessions grouped(
