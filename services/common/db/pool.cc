@@ -190,6 +190,20 @@ absl::Status DbPool::FailureStatus(absl::string_view name, const std::exception&
   return absl::InternalError(absl::StrCat("database error in ", name));
 }
 
+absl::Status DbPool::Read(absl::string_view name,
+                          const std::function<absl::Status(pqxx::nontransaction&)>& body) {
+  absl::StatusOr<Lease> lease = Acquire();
+  if (!lease.ok()) return lease.status();
+  try {
+    pqxx::nontransaction txn(lease->connection(), std::string(name));
+    return body(txn);
+  } catch (const std::exception& e) {
+    // A lost connection, a restart or a statement timeout is UNAVAILABLE with a retry delay,
+    // never INTERNAL.
+    return FailureStatus(absl::StrCat("read ", name), e, *lease);
+  }
+}
+
 absl::Status DbPool::Transact(absl::string_view name,
                               const std::function<absl::Status(pqxx::work&)>& body,
                               TransactionOptions options) {

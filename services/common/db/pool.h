@@ -92,6 +92,11 @@ class DbPool {
                         const std::function<absl::Status(pqxx::work&)>& body,
                         TransactionOptions options = {});
 
+  // Runs read-only `body` outside any transaction (autocommit: each statement sees its own
+  // snapshot, one round trip each, no BEGIN/COMMIT), with failures classified as in Transact().
+  absl::Status Read(absl::string_view name,
+                    const std::function<absl::Status(pqxx::nontransaction&)>& body);
+
   // A cheap round trip ("SELECT 1"), for readiness.
   absl::Status Ping();
 

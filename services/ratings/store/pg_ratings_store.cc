@@ -145,16 +145,7 @@ absl::Status SnapshotExpired() {
 
 absl::Status PgRatingsStore::Read(absl::string_view name,
                                   const std::function<absl::Status(pqxx::nontransaction&)>& body) {
-  absl::StatusOr<DbPool::Lease> lease = db_->Acquire();
-  if (!lease.ok()) return lease.status();
-  try {
-    pqxx::nontransaction txn(lease->connection(), std::string(name));
-    return body(txn);
-  } catch (const std::exception& e) {
-    // Classified as in Transact(): a lost connection, a restart or a statement timeout is
-    // UNAVAILABLE with a retry delay, never INTERNAL.
-    return db_->FailureStatus(absl::StrCat("read ", name), e, *lease);
-  }
+  return db_->Read(name, body);
 }
 
 absl::Status PgRatingsStore::SyncLadders(const model::LadderRegistry& ladders) {

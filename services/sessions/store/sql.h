@@ -70,10 +70,13 @@ inline constexpr char kSelectMatch[] =
 inline constexpr char kSelectGame[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS " FROM sessions.games g WHERE g.game_id = $1::uuid";
 
-// kSelectGame with the snapshot left out when the row is at version $2 (SnapshotCache).
-inline constexpr char kSelectGameUnlessCached[] =
+// GetGame in one statement (one snapshot, one round trip): the game row, with the snapshot left
+// out when the row is at version $2 (SnapshotCache), and its seats, a row per seat.
+inline constexpr char kSelectGameWithSeatsUnlessCached[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
-        "$2") " FROM sessions.games g WHERE g.game_id = $1::uuid";
+        "$2") ", " PARLOR_SESSIONS_SEAT_COLUMNS
+              " FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
+              "WHERE g.game_id = $1::uuid ORDER BY s.seat";
 
 inline constexpr char kSelectGameForUpdate[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS

@@ -161,23 +161,27 @@ GameRow ReadGame(const pqxx::row& r) {
   return g;
 }
 
-SeatRow ReadSeat(const pqxx::row& r) {
+// PARLOR_SESSIONS_SEAT_COLUMNS, starting at column `first`.
+SeatRow ReadSeat(const pqxx::row& r, pqxx::row::size_type first = 0) {
   SeatRow s;
-  s.seat = r[0].as<int>();
-  s.account_id = r[1].as<std::string>();
-  s.bot = r[2].as<std::string>();
-  s.display_name = r[3].as<std::string>();
-  s.team = r[4].as<int>();
-  s.forfeited = r[5].as<bool>();
-  s.my_turn = r[6].as<bool>();
-  s.turn_started_at = TimeOrNull(r[7].as<int64_t>());
-  s.deadline = TimeOrNull(r[8].as<int64_t>());
-  s.reminders_sent = r[9].as<int>();
-  const int64_t bank = r[10].as<int64_t>();
+  s.seat = r[first].as<int>();
+  s.account_id = r[first + 1].as<std::string>();
+  s.bot = r[first + 2].as<std::string>();
+  s.display_name = r[first + 3].as<std::string>();
+  s.team = r[first + 4].as<int>();
+  s.forfeited = r[first + 5].as<bool>();
+  s.my_turn = r[first + 6].as<bool>();
+  s.turn_started_at = TimeOrNull(r[first + 7].as<int64_t>());
+  s.deadline = TimeOrNull(r[first + 8].as<int64_t>());
+  s.reminders_sent = r[first + 9].as<int>();
+  const int64_t bank = r[first + 10].as<int64_t>();
   if (bank >= 0) s.time_bank_ms = bank;
-  s.vacation_used_ms = r[11].as<int64_t>();
+  s.vacation_used_ms = r[first + 11].as<int64_t>();
   return s;
 }
+
+// The number of PARLOR_SESSIONS_GAME_COLUMNS: seat columns follow them in joined reads.
+constexpr pqxx::row::size_type kGameColumns = 23;
 
 // Every column UpdateGame writes to a seat, apart from status and updated_at.
 bool SameSeatState(const SeatRow& a, const SeatRow& b) {
@@ -276,12 +280,13 @@ absl::StatusOr<GameRow> GameStore::GetGame(absl::string_view game_id) {
   GameRow result;
   const std::string id(game_id);
   const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
-  absl::Status status = db_->Transact("sessions.get_game", [&](pqxx::work& txn) -> absl::Status {
+  absl::Status status = db_->Read("sessions.get_game", [&](pqxx::nontransaction& txn) {
+    txn.conn().prepare("sessions_get_game", sql::kSelectGameWithSeatsUnlessCached);
     pqxx::result rows =
-        txn.exec_params(sql::kSelectGameUnlessCached, id, cached ? cached->version : int64_t{-1});
+        txn.exec_prepared("sessions_get_game", id, cached ? cached->version : int64_t{-1});
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
     result = ReadGame(rows[0]);
-    ReadSeats(txn, &result);
+    for (const pqxx::row& r : rows) result.seats.push_back(ReadSeat(r, kGameColumns));
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -547,8 +552,7 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
     pqxx::result rows =
         txn.exec_prepared("sessions_lock_games", PgTextArray(ids), PgTextArray(accounts),
                           PgTextArray(keys), PgArray(cached_versions));
-    constexpr int kSeatColumns = 23;  // PARLOR_SESSIONS_GAME_COLUMNS count
-    constexpr int kKeyColumns = kSeatColumns + 12;
+    constexpr pqxx::row::size_type kKeyColumns = kGameColumns + 12;
     struct Locked {
       GameRow game;
       std::optional<StoredAnswer> stored;
@@ -568,22 +572,7 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
                                            pqxx::binarystring(r[kKeyColumns + 2]).str()};
         }
       }
-      SeatRow seat;
-      pqxx::row::size_type c = kSeatColumns;
-      seat.seat = r[c].as<int>();
-      seat.account_id = r[c + 1].as<std::string>();
-      seat.bot = r[c + 2].as<std::string>();
-      seat.display_name = r[c + 3].as<std::string>();
-      seat.team = r[c + 4].as<int>();
-      seat.forfeited = r[c + 5].as<bool>();
-      seat.my_turn = r[c + 6].as<bool>();
-      seat.turn_started_at = TimeOrNull(r[c + 7].as<int64_t>());
-      seat.deadline = TimeOrNull(r[c + 8].as<int64_t>());
-      seat.reminders_sent = r[c + 9].as<int>();
-      const int64_t bank = r[c + 10].as<int64_t>();
-      if (bank >= 0) seat.time_bank_ms = bank;
-      seat.vacation_used_ms = r[c + 11].as<int64_t>();
-      it->second.game.seats.push_back(std::move(seat));
+      it->second.game.seats.push_back(ReadSeat(r, kGameColumns));
     }
     BatchWrite batch;
     size_t changes = 0;
