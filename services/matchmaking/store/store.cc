@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "services/common/db/pg_array.h"
 #include "services/matchmaking/store/sql.h"
 
 namespace parlor::matchmaking {
@@ -15,26 +16,6 @@ namespace {
 
 int64_t Micros(absl::Time time) { return absl::ToUnixMicros(time); }
 absl::Time FromMicros(int64_t micros) { return absl::FromUnixMicros(micros); }
-
-// A PostgreSQL array literal; every element quoted and escaped.
-std::string TextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  out += '}';
-  return out;
-}
-
-std::string IntArray(const std::vector<int>& values) {
-  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
-}
 
 std::vector<std::string> SplitList(const std::string& text) {
   if (text.empty()) return {};
@@ -150,8 +131,8 @@ std::string InsertMatch(pqxx::work& txn, const std::string& source, const std::s
                         const std::vector<std::string>& seat_accounts,
                         const std::vector<int>& seat_teams, double rating_spread, absl::Time now) {
   return txn
-      .exec_params1(sql::kInsertMatch, source, game, options, ranked, TextArray(seat_accounts),
-                    IntArray(seat_teams), rating_spread, Micros(now))[0]
+      .exec_params1(sql::kInsertMatch, source, game, options, ranked, PgTextArray(seat_accounts),
+                    PgIntArray(seat_teams), rating_spread, Micros(now))[0]
       .as<std::string>();
 }
 
@@ -174,12 +155,12 @@ absl::StatusOr<TicketRow> MatchmakingStore::InsertTicket(const TicketRow& ticket
     }
     const std::string id =
         txn.exec_params1(sql::kInsertTicket, ticket.owner_id, ticket.game, ticket.options,
-                         ticket.ranked, IntArray(ticket.player_counts), ticket.party_id,
-                         TextArray(ticket.members), ticket.rating, Micros(ticket.create_time),
+                         ticket.ranked, PgIntArray(ticket.player_counts), ticket.party_id,
+                         PgTextArray(ticket.members), ticket.rating, Micros(ticket.create_time),
                          Micros(ticket.expire_time))[0]
             .as<std::string>();
-    pqxx::result players = txn.exec_params(sql::kInsertTicketPlayers, id, TextArray(ticket.members),
-                                           ticket.game, ticket.ranked);
+    pqxx::result players = txn.exec_params(sql::kInsertTicketPlayers, id,
+                                           PgTextArray(ticket.members), ticket.game, ticket.ranked);
     if (players.size() != ticket.members.size()) {
       std::vector<std::string> inserted;
       for (const pqxx::row& row : players) inserted.push_back(row[0].as<std::string>());
@@ -231,7 +212,7 @@ absl::StatusOr<TicketRow> MatchmakingStore::CancelTicket(const std::string& tick
     }
     if (state == TicketState::kWaiting) {
       txn.exec_params0(sql::kCancelTicket, ticket_id, Micros(now));
-      txn.exec_params0(sql::kReleaseTicketPlayers, TextArray({ticket_id}));
+      txn.exec_params0(sql::kReleaseTicketPlayers, PgTextArray({ticket_id}));
     }
     result = ToTicket(txn.exec_params1(sql::kGetTicket, ticket_id, account_id));
     return absl::OkStatus();
@@ -302,7 +283,7 @@ absl::StatusOr<PartyRow> MatchmakingStore::JoinParty(const std::string& code,
     pqxx::result cancelled = txn.exec_params(sql::kCancelPartyTickets, row.party_id, Micros(now));
     std::vector<std::string> ids;
     for (const pqxx::row& r : cancelled) ids.push_back(r[0].as<std::string>());
-    if (!ids.empty()) txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
+    if (!ids.empty()) txn.exec_params0(sql::kReleaseTicketPlayers, PgTextArray(ids));
     result = ToParty(txn, party[0]);
     return absl::OkStatus();
   });
@@ -319,7 +300,7 @@ absl::Status MatchmakingStore::LeaveParty(const std::string& account_id, absl::T
     pqxx::result cancelled = txn.exec_params(sql::kCancelPartyTickets, party_id, Micros(now));
     std::vector<std::string> ids;
     for (const pqxx::row& r : cancelled) ids.push_back(r[0].as<std::string>());
-    if (!ids.empty()) txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
+    if (!ids.empty()) txn.exec_params0(sql::kReleaseTicketPlayers, PgTextArray(ids));
     if (leader) {
       txn.exec_params0(sql::kDeleteParty, party_id);
     } else {
@@ -504,12 +485,12 @@ absl::StatusOr<PoolPassResult> MatchmakingStore::RunPool(
           InsertMatch(txn, "queue", pool.game, pool.options, pool.ranked, planned.seat_accounts,
                       planned.seat_teams, planned.rating_spread, now);
       const pqxx::result updated =
-          txn.exec_params0(sql::kMatchTickets, TextArray(ids), match_id, Micros(now));
+          txn.exec_params0(sql::kMatchTickets, PgTextArray(ids), match_id, Micros(now));
       if (updated.affected_rows() != ids.size()) {
         // Cannot happen while the rows are locked; refuse to write a partial match.
         return absl::AbortedError("a ticket of a planned match is no longer waiting");
       }
-      txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
+      txn.exec_params0(sql::kReleaseTicketPlayers, PgTextArray(ids));
       MatchRow match;
       match.match_id = match_id;
       match.source = "queue";
@@ -538,8 +519,8 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::ExpireDue(absl::Time no
       ids.push_back(row[0].as<std::string>());
     }
     if (!ids.empty()) {
-      txn.exec_params0(sql::kReleaseTicketPlayers, TextArray(ids));
-      for (const pqxx::row& row : txn.exec_params(sql::kGetTicketsByIds, TextArray(ids))) {
+      txn.exec_params0(sql::kReleaseTicketPlayers, PgTextArray(ids));
+      for (const pqxx::row& row : txn.exec_params(sql::kGetTicketsByIds, PgTextArray(ids))) {
         result.push_back(ToTicket(row));
       }
     }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "services/common/db/pg_array.h"
 #include "services/ratings/store/sql.h"
 #include "spdlog/spdlog.h"
 
@@ -31,9 +32,6 @@ std::string DoubleArray(const std::vector<double>& values) {
   std::vector<std::string> parts;
   for (double v : values) parts.push_back(absl::StrFormat("%.17g", v));
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
-}
-std::string IntArray(const std::vector<int64_t>& values) {
-  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
 // Runs one of the fixed statements of sql.h as a prepared statement of the connection (libpqxx
@@ -272,9 +270,9 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     const int shard = static_cast<unsigned char>(result.digest[0]) % kChangeShards;
     const pqxx::row written =
         Run(txn, "ratings_apply_ratings", sql::kApplyRatings, ladder.name, season_id,
-            result.game_id, Micros(result.finish_time), shard, TextArray(ids), IntArray(seats),
-            IntArray(ranks), DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
-            DoubleArray(va), DoubleArray(ca), IntArray(games), TextArray(bools))
+            result.game_id, Micros(result.finish_time), shard, TextArray(ids), PgIntArray(seats),
+            PgIntArray(ranks), DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
+            DoubleArray(va), DoubleArray(ca), PgIntArray(games), TextArray(bools))
             .at(0);
     const int64_t n = static_cast<int64_t>(ids.size());
     if (written[0].as<int64_t>() != n || written[1].as<int64_t>() != n ||

@@ -49,6 +49,14 @@ class SessionsPgTest : public parlor::testing::PgTest {
         store_.get(), registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   }
 
+  // A Sessions over the same store whose SubmitAction goes through `committer`.
+  std::unique_ptr<Sessions> SessionsCommittingThrough(GroupCommitter* committer) {
+    Sessions::Options options;
+    options.group_committer = committer;
+    return std::make_unique<Sessions>(
+        store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  }
+
   std::string Digest() {
     auto digest = parlor::testing::SchemaContentDigest(db_url(), "sessions");
     EXPECT_THAT(digest, IsOk());
@@ -309,10 +317,8 @@ TEST_F(SessionsPgTest, ConcurrentSubmitsToOneGameExactlyOneWins) {
 TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneAlone) {
   GroupCommitter committer(
       store_.get(), GroupCommitter::Options{.threads = 1, .max_batch = 64, .on_batch = nullptr});
-  Sessions::Options options;
-  options.group_committer = &committer;
-  Sessions grouped(
-      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  std::unique_ptr<Sessions> grouped_sessions = SessionsCommittingThrough(&committer);
+  Sessions& grouped = *grouped_sessions;
   constexpr int kGames = 6;
   std::vector<v1::Game> games;
   std::vector<v1::GetGameResponse> states(kGames);
@@ -377,10 +383,8 @@ TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneA
 TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
   GroupCommitter committer(
       store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 64, .on_batch = nullptr});
-  Sessions::Options options;
-  options.group_committer = &committer;
-  Sessions grouped(
-      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  std::unique_ptr<Sessions> grouped_sessions = SessionsCommittingThrough(&committer);
+  Sessions& grouped = *grouped_sessions;
   v1::Game created = Create(TwoPlayerRequest(FirstGame(), "m"));
   const std::string account = ActingAccount(created);
   v1::GetGameRequest get;
@@ -425,10 +429,8 @@ TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
 TEST_F(SessionsPgTest, GroupCommitUnderConcurrentPlayLosesAndDoublesNothing) {
   GroupCommitter committer(
       store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 8, .on_batch = nullptr});
-  Sessions::Options options;
-  options.group_committer = &committer;
-  Sessions grouped(
-      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  std::unique_ptr<Sessions> grouped_sessions = SessionsCommittingThrough(&committer);
+  Sessions& grouped = *grouped_sessions;
   constexpr int kGames = 12;
   constexpr int kMoves = 15;
   std::vector<std::thread> threads;

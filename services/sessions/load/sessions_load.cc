@@ -470,6 +470,18 @@ void PlayLoop(Client& client, const std::string& game, int player_base, std::ato
   }
 }
 
+// Calls per second of wall time and latency percentiles, over every thread's latencies.
+Result Summarize(const std::vector<std::vector<double>>& latencies, double elapsed_s) {
+  std::vector<double> all;
+  for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  Result r;
+  r.count = static_cast<long>(all.size());
+  r.per_second = static_cast<double>(all.size()) / elapsed_s;
+  r.p50_ms = Percentile(all, 0.50);
+  r.p99_ms = Percentile(all, 0.99);
+  return r;
+}
+
 Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>* errors) {
   std::atomic<bool> stop{false};
   std::vector<std::vector<double>> latencies(games);
@@ -489,14 +501,7 @@ Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>*
   stop = true;
   const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
   for (auto& t : threads) t.join();
-  std::vector<double> all;
-  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
-  Result r;
-  r.count = static_cast<long>(all.size());
-  r.per_second = static_cast<double>(all.size()) / elapsed;
-  r.p50_ms = Percentile(all, 0.50);
-  r.p99_ms = Percentile(all, 0.99);
-  return r;
+  return Summarize(latencies, elapsed);
 }
 
 // The ceiling any RPC of this server can reach here: `clients` threads of this tool calling, for
@@ -522,14 +527,7 @@ Result Floor(const Settings& s, int clients, const std::function<bool()>& call) 
   stop = true;
   const double elapsed = absl::ToDoubleSeconds(absl::Now() - start);
   for (auto& t : threads) t.join();
-  std::vector<double> all;
-  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
-  Result r;
-  r.count = static_cast<long>(all.size());
-  r.per_second = static_cast<double>(all.size()) / elapsed;
-  r.p50_ms = Percentile(all, 0.50);
-  r.p99_ms = Percentile(all, 0.99);
-  return r;
+  return Summarize(latencies, elapsed);
 }
 
 // Submit-to-stream latency over `moves` moves of one game watched on a second connection.

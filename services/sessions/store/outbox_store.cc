@@ -5,30 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "pqxx/pqxx"
+#include "services/common/db/pg_array.h"
 #include "services/sessions/store/outbox_sql.h"
 
 namespace parlor::sessions {
 namespace {
-
-std::string PgArray(const std::vector<int64_t>& values) {
-  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
-}
-
-// A text[] literal: every element double-quoted, with `"` and `\` escaped.
-std::string PgTextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  out += '}';
-  return out;
-}
 
 // Cuts to at most `max` bytes without splitting a UTF-8 sequence (the column is text).
 std::string CutUtf8(const std::string& s, size_t max) {
@@ -42,7 +23,7 @@ std::string CutUtf8(const std::string& s, size_t max) {
 
 absl::Status OutboxStore::MarkNotificationsSent(const std::vector<int64_t>& ids, absl::Time now) {
   if (ids.empty()) return absl::OkStatus();
-  const std::string id_array = PgArray(ids);
+  const std::string id_array = PgIntArray(ids);
   return db_->Transact("sessions.notifications_sent", [&](pqxx::work& txn) {
     txn.exec_params0(sql::kNotificationsSent, id_array, absl::ToUnixMicros(now));
     return absl::OkStatus();
@@ -61,7 +42,7 @@ absl::Status OutboxStore::MarkNotificationsFailed(const std::vector<Failure>& fa
     error.erase(std::remove(error.begin(), error.end(), '\0'), error.end());
     errors.push_back(std::move(error));
   }
-  const std::string id_array = PgArray(ids), retry_array = PgArray(retry_at),
+  const std::string id_array = PgIntArray(ids), retry_array = PgIntArray(retry_at),
                     error_array = PgTextArray(errors);
   return db_->Transact("sessions.notifications_failed", [&](pqxx::work& txn) {
     txn.exec_params0(sql::kNotificationsFailed, id_array, retry_array, error_array);

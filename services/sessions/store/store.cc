@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "pqxx/pqxx"
+#include "services/common/db/pg_array.h"
 #include "services/sessions/store/sql.h"
 
 namespace parlor::sessions {
@@ -70,13 +71,6 @@ std::vector<T> ParseList(const std::string& text) {
     out.push_back(static_cast<T>(v));
   }
   return out;
-}
-
-std::string PgArray(const std::vector<int64_t>& values) {
-  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
-}
-std::string PgArray(const std::vector<int>& values) {
-  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
 // The options map as a JSON object (keys and values are validated names/values; escaped anyway).
@@ -254,8 +248,8 @@ absl::StatusOr<GameRow> GameStore::CreateGame(const NewGame& game, absl::string_
                      tc.kind == TimeControlRow::Kind::kTimeBank ? tc.bank_initial_s : 0,
                      tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now),
                      g.is_public ? "public" : "private", status,
-                     g.finished ? PgArray(g.ranks) : std::string(),
-                     g.finished ? PgArray(g.scores) : std::string(), g.end_reason, g.version);
+                     g.finished ? PgIntArray(g.ranks) : std::string(),
+                     g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version);
     for (const SeatRow& s : g.seats) {
       txn.exec_params0(sql::kInsertSeat, g.game_id, s.seat, s.account_id, s.bot, s.display_name,
                        s.team, s.my_turn, MicrosOrZero(s.turn_started_at), MicrosOrZero(s.deadline),
@@ -385,23 +379,6 @@ absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view
 
 namespace {
 
-// One PostgreSQL array literal of text values, each quoted (commas, quotes, braces and
-// backslashes in the values are safe).
-std::string PgTextArray(const std::vector<std::string>& values) {
-  std::string out = "{";
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out += ',';
-    out += '"';
-    for (char ch : values[i]) {
-      if (ch == '"' || ch == '\\') out += '\\';
-      out += ch;
-    }
-    out += '"';
-  }
-  out += '}';
-  return out;
-}
-
 // The columns of kWriteMutations, one entry per written row.
 struct BatchWrite {
   struct Games {
@@ -449,8 +426,8 @@ struct BatchWrite {
     AddBytes(g.snapshot, &games.snapshot_at, &games.snapshot_len);
     games.acting.push_back(static_cast<int64_t>(g.acting_seats));
     games.deadline.push_back(MicrosOrZero(g.deadline));
-    games.ranks.push_back(g.finished ? PgArray(g.ranks) : std::string());
-    games.scores.push_back(g.finished ? PgArray(g.scores) : std::string());
+    games.ranks.push_back(g.finished ? PgIntArray(g.ranks) : std::string());
+    games.scores.push_back(g.finished ? PgIntArray(g.scores) : std::string());
     games.reason.push_back(g.end_reason);
     games.at.push_back(at);
     // A computer seat the change leaves as it was is not rewritten: its updated_at only orders a
@@ -551,7 +528,7 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
     txn.conn().prepare("sessions_write_mutations", sql::kWriteMutations);
     pqxx::result rows =
         txn.exec_prepared("sessions_lock_games", PgTextArray(ids), PgTextArray(accounts),
-                          PgTextArray(keys), PgArray(cached_versions));
+                          PgTextArray(keys), PgIntArray(cached_versions));
     constexpr pqxx::row::size_type kKeyColumns = kGameColumns + 12;
     struct Locked {
       GameRow game;
@@ -618,21 +595,21 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
     const BatchWrite::Notes& no = batch.notes;
     const BatchWrite::Results& r = batch.results;
     pqxx::result written_rows = txn.exec_prepared(
-        "sessions_write_mutations", PgTextArray(g.id), PgTextArray(g.status), PgArray(g.version),
-        PgArray(g.snapshot_at), PgArray(g.acting), PgArray(g.deadline), PgTextArray(g.ranks),
-        PgTextArray(g.scores), PgTextArray(g.reason), PgArray(g.at), PgTextArray(s.game),
-        PgArray(s.seat), PgTextArray(s.forfeited), PgTextArray(s.my_turn), PgArray(s.turn_started),
-        PgArray(s.deadline), PgArray(s.reminders), PgArray(s.bank), PgArray(s.vacation),
-        PgTextArray(s.status), PgArray(s.at), PgTextArray(a.game), PgArray(a.version),
-        PgTextArray(a.kind), PgTextArray(a.cause), PgArray(a.seat), PgArray(a.action),
-        PgTextArray(a.account), PgArray(a.entry_at), PgArray(a.at), PgTextArray(k.game),
-        PgTextArray(k.account), PgTextArray(k.key), PgArray(k.hash_at), PgArray(k.version),
-        PgArray(k.response_at), PgArray(k.at), PgTextArray(no.game), PgTextArray(no.account),
-        PgTextArray(no.kind), PgArray(no.version), PgTextArray(no.dedupe), PgTextArray(no.payload),
-        PgArray(no.at), PgTextArray(r.game), PgTextArray(r.name), PgTextArray(r.ranked),
-        PgTextArray(r.payload), PgArray(r.at), PgTextArray(batch.notify),
-        pqxx::binarystring(batch.bytes), PgArray(g.snapshot_len), PgArray(a.entry_len),
-        PgArray(k.hash_len), PgArray(k.response_len));
+        "sessions_write_mutations", PgTextArray(g.id), PgTextArray(g.status), PgIntArray(g.version),
+        PgIntArray(g.snapshot_at), PgIntArray(g.acting), PgIntArray(g.deadline),
+        PgTextArray(g.ranks), PgTextArray(g.scores), PgTextArray(g.reason), PgIntArray(g.at),
+        PgTextArray(s.game), PgIntArray(s.seat), PgTextArray(s.forfeited), PgTextArray(s.my_turn),
+        PgIntArray(s.turn_started), PgIntArray(s.deadline), PgIntArray(s.reminders),
+        PgIntArray(s.bank), PgIntArray(s.vacation), PgTextArray(s.status), PgIntArray(s.at),
+        PgTextArray(a.game), PgIntArray(a.version), PgTextArray(a.kind), PgTextArray(a.cause),
+        PgIntArray(a.seat), PgIntArray(a.action), PgTextArray(a.account), PgIntArray(a.entry_at),
+        PgIntArray(a.at), PgTextArray(k.game), PgTextArray(k.account), PgTextArray(k.key),
+        PgIntArray(k.hash_at), PgIntArray(k.version), PgIntArray(k.response_at), PgIntArray(k.at),
+        PgTextArray(no.game), PgTextArray(no.account), PgTextArray(no.kind), PgIntArray(no.version),
+        PgTextArray(no.dedupe), PgTextArray(no.payload), PgIntArray(no.at), PgTextArray(r.game),
+        PgTextArray(r.name), PgTextArray(r.ranked), PgTextArray(r.payload), PgIntArray(r.at),
+        PgTextArray(batch.notify), pqxx::binarystring(batch.bytes), PgIntArray(g.snapshot_len),
+        PgIntArray(a.entry_len), PgIntArray(k.hash_len), PgIntArray(k.response_len));
     if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
     const pqxx::row counts = written_rows[0];
     if (counts[1].as<int64_t>() != static_cast<int64_t>(g.id.size()) ||
