@@ -157,6 +157,27 @@ class RpcRunner {
     return reactor;
   }
 
+  // Like Run(), for a body that does not block: `body(call, request, response, done)` runs on
+  // the gRPC thread that received the call, hands its work on (e.g. to a group committer) and
+  // returns; the call ends when `done(status)` is called, once, from any thread. `request` and
+  // `response` stay valid until then. Saves the two thread hand-offs of a worker.
+  using Done = std::function<void(absl::Status)>;
+  template <typename Request, typename Response, typename Body>
+  grpc::ServerUnaryReactor* RunAsync(grpc::CallbackServerContext* context, Access access,
+                                     const Request* request, Response* response, Body body) {
+    grpc::ServerUnaryReactor* reactor = new CountedReactor(&in_flight_);
+    static const MethodName kMethod = MethodNameFor(Request::descriptor());
+    absl::StatusOr<CallContext> call = Prepare(*context, access, kMethod);
+    if (!call.ok()) {
+      Finish(reactor, call.status());
+      return reactor;
+    }
+    ScopedRequestId scoped(call->request_id);
+    body(static_cast<const CallContext&>(*call), *request, response,
+         Done([reactor](absl::Status status) { Finish(reactor, status); }));
+    return reactor;
+  }
+
   absl::Time Now() const { return clock_(); }
 
   // RPCs started through Run() whose status has not been fully sent yet (used to end the drain

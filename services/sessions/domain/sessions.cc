@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/notification.h"
 #include "engine/bots/bot.h"
 #include "engine/core/rng.h"
 #include "google/protobuf/arena.h"
@@ -810,31 +811,55 @@ absl::Status Sessions::ListPublicGames(const std::string& account_id,
 absl::Status Sessions::SubmitAction(const std::string& account_id,
                                     const v1::SubmitActionRequest& request,
                                     v1::SubmitActionResponse* response) {
+  absl::Notification finished;
+  absl::Status result;
+  SubmitActionAsync(account_id, request, response, [&](absl::Status status) {
+    result = std::move(status);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return result;
+}
+
+void Sessions::SubmitActionAsync(const std::string& account_id,
+                                 const v1::SubmitActionRequest& request,
+                                 v1::SubmitActionResponse* response,
+                                 std::function<void(absl::Status)> done) {
   response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  PARLOR_RETURN_IF_ERROR(
-      CheckText("idempotency_key", request.idempotency_key(), kMaxKeyLength, true));
-  if (request.expected_version() < 0) {
-    return absl::InvalidArgumentError("expected_version must be >= 0");
+  if (absl::Status valid = ValidateSubmit(request); !valid.ok()) {
+    done(std::move(valid));
+    return;
   }
-  if (!request.has_action() || request.action().type_url().empty()) {
-    return absl::InvalidArgumentError("action is required (an Any holding the game's Action)");
-  }
-  if (request.action().ByteSizeLong() > kMaxActionBytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("action is too large (at most ", kMaxActionBytes, " bytes)"));
-  }
-  const std::string hash = Sha256(absl::StrCat(request.game_id(), "\n", request.expected_version(),
-                                               "\n", Deterministic(request.action())));
-  std::string game_name;
-  v1::SubmitActionResponse answer;
-  // The state this change leaves, to keep loaded once (and only if) it has committed.
-  std::shared_ptr<const engine::State> committed;
-  int64_t committed_version = -1;
-  const absl::Time started = absl::Now();
+  // What the decision and the completion share; the caller keeps `request` and `response`
+  // until `done` is called.
+  struct Call {
+    std::string account_id;
+    const v1::SubmitActionRequest* request = nullptr;
+    std::string hash;
+    std::string game_name;
+    v1::SubmitActionResponse answer;
+    // The state this change leaves, to keep loaded once (and only if) it has committed.
+    std::shared_ptr<const engine::State> committed;
+    int64_t committed_version = -1;
+    absl::Time started;
+  };
+  auto call = std::make_shared<Call>();
+  call->account_id = account_id;
+  call->request = &request;
+  call->hash = Sha256(absl::StrCat(request.game_id(), "\n", request.expected_version(), "\n",
+                                   Deterministic(request.action())));
+  call->started = absl::Now();
   const GameStore::Decide decide =
-      [&](const GameRow& locked,
+      [this, call](
+          const GameRow& locked,
           const std::optional<StoredAnswer>& stored) -> absl::StatusOr<std::optional<Mutation>> {
+    const v1::SubmitActionRequest& request = *call->request;
+    const std::string& account_id = call->account_id;
+    const std::string& hash = call->hash;
+    std::string& game_name = call->game_name;
+    v1::SubmitActionResponse& answer = call->answer;
+    std::shared_ptr<const engine::State>& committed = call->committed;
+    int64_t& committed_version = call->committed_version;
     game_name = locked.game;
     answer.Clear();
     committed.reset();
@@ -894,17 +919,41 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
     committed = std::move(c.state);
     return std::optional<Mutation>(std::move(m));
   };
+  auto finish = [this, call, response, done = std::move(done)](absl::Status status) {
+    observer_->ActionResult(call->game_name.empty() ? "unknown" : call->game_name,
+                            CodeName(status.code()));
+    if (status.ok()) {
+      if (call->committed) {
+        states_.Put(call->request->game_id(), call->committed_version, std::move(call->committed));
+      }
+      observer_->CommitDuration(absl::Now() - call->started);
+      *response = std::move(call->answer);
+    }
+    done(std::move(status));
+  };
   const IdempotencyKeyRef key{account_id, request.idempotency_key()};
-  absl::Status status =
-      options_.group_committer != nullptr
-          ? options_.group_committer->Update("sessions.submit_action", request.game_id(), key,
-                                             decide)
-          : store_->UpdateGame("sessions.submit_action", request.game_id(), key, decide);
-  observer_->ActionResult(game_name.empty() ? "unknown" : game_name, CodeName(status.code()));
-  if (!status.ok()) return status;
-  if (committed) states_.Put(request.game_id(), committed_version, std::move(committed));
-  observer_->CommitDuration(absl::Now() - started);
-  *response = std::move(answer);
+  if (options_.group_committer != nullptr) {
+    options_.group_committer->UpdateAsync("sessions.submit_action", request.game_id(), key, decide,
+                                          std::move(finish));
+  } else {
+    finish(store_->UpdateGame("sessions.submit_action", request.game_id(), key, decide));
+  }
+}
+
+absl::Status Sessions::ValidateSubmit(const v1::SubmitActionRequest& request) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  PARLOR_RETURN_IF_ERROR(
+      CheckText("idempotency_key", request.idempotency_key(), kMaxKeyLength, true));
+  if (request.expected_version() < 0) {
+    return absl::InvalidArgumentError("expected_version must be >= 0");
+  }
+  if (!request.has_action() || request.action().type_url().empty()) {
+    return absl::InvalidArgumentError("action is required (an Any holding the game's Action)");
+  }
+  if (request.action().ByteSizeLong() > kMaxActionBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("action is too large (at most ", kMaxActionBytes, " bytes)"));
+  }
   return absl::OkStatus();
 }
 

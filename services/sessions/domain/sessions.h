@@ -73,6 +73,12 @@ class Sessions {
                            v1::ListMyGamesResponse* response);
   absl::Status SubmitAction(const std::string& account_id, const v1::SubmitActionRequest& request,
                             v1::SubmitActionResponse* response);
+  // SubmitAction without blocking the caller: `done` gets the status once the move has been
+  // committed or refused (at once for bad input; otherwise from the group committer's thread).
+  // `request` and `response` must stay alive until then.
+  void SubmitActionAsync(const std::string& account_id, const v1::SubmitActionRequest& request,
+                         v1::SubmitActionResponse* response,
+                         std::function<void(absl::Status)> done);
   absl::Status Resign(const std::string& account_id, const v1::ResignRequest& request,
                       v1::ResignResponse* response);
   absl::Status GetHistory(const std::string& account_id, const v1::GetHistoryRequest& request,
@@ -116,6 +122,7 @@ class Sessions {
                       std::vector<SeatRow> seats, bool ranked, bool is_public,
                       const v1::TimeControl& tc, v1::Game* out, bool* created);
   absl::StatusOr<v1::Game> Summary(const GameRow& row, int my_seat) const;
+  static absl::Status ValidateSubmit(const v1::SubmitActionRequest& request);
   int SeatOf(const GameRow& row, const std::string& account_id) const;
 
   GameStore* store_;

@@ -316,7 +316,8 @@ TEST_F(SessionsPgTest, ConcurrentSubmitsToOneGameExactlyOneWins) {
 // the batch is refused without touching the others.
 TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneAlone) {
   GroupCommitter committer(
-      store_.get(), GroupCommitter::Options{.threads = 1, .max_batch = 64, .on_batch = nullptr});
+      store_.get(), GroupCommitter::Options{
+                        .threads = 1, .max_batch = 64, .on_batch = nullptr, .max_queued = 10000});
   std::unique_ptr<Sessions> grouped_sessions = SessionsCommittingThrough(&committer);
   Sessions& grouped = *grouped_sessions;
   constexpr int kGames = 6;
@@ -378,11 +379,51 @@ TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneA
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.idempotency_keys"), kGames - 2);
 }
 
+// A committer that cannot keep up refuses more than max_queued waiting changes as overload, at
+// once, instead of queueing without bound.
+TEST_F(SessionsPgTest, GroupCommitRefusesChangesBeyondItsQueueAsOverload) {
+  GroupCommitter committer(
+      store_.get(),
+      GroupCommitter::Options{.threads = 1, .max_batch = 64, .on_batch = nullptr, .max_queued = 1});
+  v1::Game game = Create(TwoPlayerRequest(FirstGame(), "m"));
+  absl::Notification held, release;
+  auto hold = [&](const GameRow&,
+                  const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
+    if (!held.HasBeenNotified()) held.Notify();
+    release.WaitForNotification();
+    return std::optional<Mutation>();
+  };
+  auto no_op = [](const GameRow&,
+                  const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
+    return std::optional<Mutation>();
+  };
+  absl::Notification first_done, second_done;
+  absl::Status first, second, third;
+  committer.UpdateAsync("test.hold", game.game_id(), std::nullopt, hold, [&](absl::Status s) {
+    first = s;
+    first_done.Notify();
+  });
+  held.WaitForNotification();
+  committer.UpdateAsync("test.queued", game.game_id(), std::nullopt, no_op, [&](absl::Status s) {
+    second = s;
+    second_done.Notify();
+  });
+  committer.UpdateAsync("test.refused", game.game_id(), std::nullopt, no_op,
+                        [&](absl::Status s) { third = s; });
+  EXPECT_THAT(third, StatusIs(absl::StatusCode::kUnavailable, HasSubstr("overloaded")));
+  release.Notify();
+  first_done.WaitForNotification();
+  second_done.WaitForNotification();
+  EXPECT_THAT(first, IsOk());
+  EXPECT_THAT(second, IsOk());
+}
+
 // Moves of one game are never in one batch: of concurrent submits at the same version exactly
 // one wins, the rest are ABORTED, and a retry of the winner's key gets its answer.
 TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
   GroupCommitter committer(
-      store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 64, .on_batch = nullptr});
+      store_.get(), GroupCommitter::Options{
+                        .threads = 2, .max_batch = 64, .on_batch = nullptr, .max_queued = 10000});
   std::unique_ptr<Sessions> grouped_sessions = SessionsCommittingThrough(&committer);
   Sessions& grouped = *grouped_sessions;
   v1::Game created = Create(TwoPlayerRequest(FirstGame(), "m"));
@@ -428,7 +469,8 @@ TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
 // Many games moving at once through two committers end exactly as the engine plays them.
 TEST_F(SessionsPgTest, GroupCommitUnderConcurrentPlayLosesAndDoublesNothing) {
   GroupCommitter committer(
-      store_.get(), GroupCommitter::Options{.threads = 2, .max_batch = 8, .on_batch = nullptr});
+      store_.get(), GroupCommitter::Options{
+                        .threads = 2, .max_batch = 8, .on_batch = nullptr, .max_queued = 10000});
   std::unique_ptr<Sessions> grouped_sessions = SessionsCommittingThrough(&committer);
   Sessions& grouped = *grouped_sessions;
   constexpr int kGames = 12;

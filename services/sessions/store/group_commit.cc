@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/synchronization/notification.h"
+
 namespace parlor::sessions {
 
 GroupCommitter::GroupCommitter(GameStore* store, Options options)
@@ -22,14 +24,31 @@ GroupCommitter::~GroupCommitter() {
 absl::Status GroupCommitter::Update(absl::string_view txn_name, absl::string_view game_id,
                                     const std::optional<IdempotencyKeyRef>& key,
                                     const GameStore::Decide& decide) {
-  Pending pending;
-  pending.txn_name = std::string(txn_name);
-  pending.update = GameStore::GameUpdate{std::string(game_id), key, decide};
-  absl::MutexLock lock(&mu_);
-  if (stopping_) return absl::UnavailableError("the server is shutting down; retry");
-  queue_.push_back(&pending);
-  mu_.Await(absl::Condition(&pending.done));
-  return pending.status;
+  absl::Notification finished;
+  absl::Status result;
+  UpdateAsync(txn_name, game_id, key, decide, [&](absl::Status status) {
+    result = std::move(status);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  return result;
+}
+
+void GroupCommitter::UpdateAsync(absl::string_view txn_name, absl::string_view game_id,
+                                 const std::optional<IdempotencyKeyRef>& key,
+                                 GameStore::Decide decide, Done done) {
+  auto pending = std::make_unique<Pending>();
+  pending->txn_name = std::string(txn_name);
+  pending->update = GameStore::GameUpdate{std::string(game_id), key, std::move(decide)};
+  pending->done = std::move(done);
+  {
+    absl::MutexLock lock(&mu_);
+    if (!stopping_ && queue_.size() < options_.max_queued) {
+      queue_.push_back(std::move(pending));
+      return;
+    }
+  }
+  pending->done(absl::UnavailableError("server overloaded or shutting down; retry with backoff"));
 }
 
 GroupCommitter::Stats GroupCommitter::stats() const {
@@ -44,7 +63,7 @@ size_t GroupCommitter::queued() const {
 
 bool GroupCommitter::HasWork() const {
   if (stopping_ && queue_.empty()) return true;
-  for (const Pending* p : queue_) {
+  for (const std::unique_ptr<Pending>& p : queue_) {
     if (!committing_.contains(p->update.game_id)) return true;
   }
   return false;
@@ -53,7 +72,7 @@ bool GroupCommitter::HasWork() const {
 void GroupCommitter::Run() {
   const size_t max_batch = static_cast<size_t>(std::max(1, options_.max_batch));
   for (;;) {
-    std::vector<Pending*> batch;
+    std::vector<std::unique_ptr<Pending>> batch;
     deciding_.Lock();
     {
       absl::MutexLock lock(&mu_);
@@ -67,7 +86,7 @@ void GroupCommitter::Run() {
       // name, so that the database metrics stay per kind of change.
       absl::flat_hash_set<std::string> blocked;
       for (auto it = queue_.begin(); it != queue_.end() && batch.size() < max_batch;) {
-        Pending* p = *it;
+        Pending* p = it->get();
         const std::string& game = p->update.game_id;
         if (committing_.contains(game) || blocked.contains(game) ||
             (!batch.empty() && p->txn_name != batch.front()->txn_name)) {
@@ -76,7 +95,7 @@ void GroupCommitter::Run() {
           continue;
         }
         committing_.insert(game);
-        batch.push_back(p);
+        batch.push_back(std::move(*it));
         it = queue_.erase(it);
       }
       if (batch.empty()) {  // another committer took the work first
@@ -86,18 +105,18 @@ void GroupCommitter::Run() {
     }
     std::vector<GameStore::GameUpdate> updates;
     updates.reserve(batch.size());
-    for (Pending* p : batch) updates.push_back(p->update);
+    for (const std::unique_ptr<Pending>& p : batch) updates.push_back(p->update);
     std::vector<absl::Status> results =
         store_->UpdateGames(batch.front()->txn_name, updates, [this] { deciding_.Unlock(); });
     if (options_.on_batch) options_.on_batch(batch.size());
-    absl::MutexLock lock(&mu_);
-    ++stats_.batches;
-    stats_.changes += static_cast<long>(batch.size());
-    for (size_t i = 0; i < batch.size(); ++i) {
-      committing_.erase(batch[i]->update.game_id);
-      batch[i]->status = std::move(results[i]);
-      batch[i]->done = true;
+    {
+      absl::MutexLock lock(&mu_);
+      ++stats_.batches;
+      stats_.changes += static_cast<long>(batch.size());
+      for (const std::unique_ptr<Pending>& p : batch) committing_.erase(p->update.game_id);
     }
+    // Outside the lock: a completion may hand in the next change of its game at once.
+    for (size_t i = 0; i < batch.size(); ++i) batch[i]->done(std::move(results[i]));
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -35,6 +36,8 @@ class GroupCommitter {
     int max_batch = 64;
     // Called with each batch's size once it is committed (metrics).
     std::function<void(size_t)> on_batch;
+    // Most changes waiting for a batch; more are refused as overload (UNAVAILABLE).
+    size_t max_queued = 10000;
   };
 
   GroupCommitter(GameStore* store, Options options);
@@ -46,6 +49,14 @@ class GroupCommitter {
   // GameStore::UpdateGame's contract, committed in a batch. Blocks until the batch commits.
   absl::Status Update(absl::string_view txn_name, absl::string_view game_id,
                       const std::optional<IdempotencyKeyRef>& key, const GameStore::Decide& decide);
+
+  // The same without blocking: `done` gets the status on a committer thread once the batch has
+  // committed (at once, UNAVAILABLE, when more than Options::max_queued changes wait or the
+  // committer is stopping). `done` must not block for long: the next batch waits for it.
+  using Done = std::function<void(absl::Status)>;
+  void UpdateAsync(absl::string_view txn_name, absl::string_view game_id,
+                   const std::optional<IdempotencyKeyRef>& key, GameStore::Decide decide,
+                   Done done);
 
   // Batches committed and changes handed in so far (for tests and the load tool's report).
   struct Stats {
@@ -60,8 +71,7 @@ class GroupCommitter {
   struct Pending {
     std::string txn_name;
     GameStore::GameUpdate update;
-    absl::Status status;
-    bool done = false;
+    Done done;
   };
 
   void Run();
@@ -75,7 +85,7 @@ class GroupCommitter {
   // CPU) while another writes (database CPU).
   absl::Mutex deciding_;
   mutable absl::Mutex mu_;
-  std::deque<Pending*> queue_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::unique_ptr<Pending>> queue_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> committing_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   Stats stats_ ABSL_GUARDED_BY(mu_);
