@@ -135,12 +135,8 @@ class RpcRunner {
   grpc::ServerUnaryReactor* Run(grpc::CallbackServerContext* context, Access access,
                                 const Request* request, Response* response, Body body) {
     grpc::ServerUnaryReactor* reactor = new CountedReactor(&in_flight_);
-    static const MethodName kMethod = MethodNameFor(Request::descriptor());
-    absl::StatusOr<CallContext> call = Prepare(*context, access, kMethod);
-    if (!call.ok()) {
-      Finish(reactor, call.status());
-      return reactor;
-    }
+    absl::StatusOr<CallContext> call = Start<Request>(*context, access, reactor);
+    if (!call.ok()) return reactor;
     const bool queued = workers_->TrySubmit(
         [context, reactor, request, response, call = *std::move(call), body]() mutable {
           ScopedRequestId scoped(call.request_id);
@@ -166,12 +162,8 @@ class RpcRunner {
   grpc::ServerUnaryReactor* RunAsync(grpc::CallbackServerContext* context, Access access,
                                      const Request* request, Response* response, Body body) {
     grpc::ServerUnaryReactor* reactor = new CountedReactor(&in_flight_);
-    static const MethodName kMethod = MethodNameFor(Request::descriptor());
-    absl::StatusOr<CallContext> call = Prepare(*context, access, kMethod);
-    if (!call.ok()) {
-      Finish(reactor, call.status());
-      return reactor;
-    }
+    absl::StatusOr<CallContext> call = Start<Request>(*context, access, reactor);
+    if (!call.ok()) return reactor;
     ScopedRequestId scoped(call->request_id);
     body(static_cast<const CallContext&>(*call), *request, response,
          Done([reactor](absl::Status status) { Finish(reactor, status); }));
@@ -203,6 +195,16 @@ class RpcRunner {
   absl::StatusOr<CallContext> Prepare(grpc::CallbackServerContext& context, Access access,
                                       const MethodName& method);
   static void Finish(grpc::ServerUnaryReactor* reactor, const absl::Status& status);
+
+  // Authenticates and admits a call of Request's method; on refusal finishes `reactor` with it.
+  template <typename Request>
+  absl::StatusOr<CallContext> Start(grpc::CallbackServerContext& context, Access access,
+                                    grpc::ServerUnaryReactor* reactor) {
+    static const MethodName kMethod = MethodNameFor(Request::descriptor());
+    absl::StatusOr<CallContext> call = Prepare(context, access, kMethod);
+    if (!call.ok()) Finish(reactor, call.status());
+    return call;
+  }
 
   ThreadPool* workers_;
   const Authenticator* authenticator_;

@@ -297,6 +297,11 @@ absl::StatusOr<std::string> AuthenticatePlayer(const StreamDeps& deps,
 PARLOR_SESSIONS_UNARY(CreateBotGame, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(GetGame, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListMyGames, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(Resign, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(GetHistory, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(ListPublicGames, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(StartVacation, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(EndVacation, Access::kPlayer, )
 #undef PARLOR_SESSIONS_UNARY
 
 // SubmitAction waits for its group commit without holding a worker thread: the committer
@@ -311,23 +316,6 @@ grpc::ServerUnaryReactor* SessionsApi::SubmitAction(grpc::CallbackServerContext*
                                                        std::move(done));
                         });
 }
-
-#define PARLOR_SESSIONS_UNARY(Method, access, call_expr)                                 \
-  grpc::ServerUnaryReactor* SessionsApi::Method(grpc::CallbackServerContext* context,    \
-                                                const v1::Method##Request* request,      \
-                                                v1::Method##Response* response) {        \
-    return rpc_->Run(context, access, request, response,                                 \
-                     [this](const CallContext& call, const v1::Method##Request& request, \
-                            v1::Method##Response* response) -> absl::Status {            \
-                       return sessions_->Method(call.account_id(), request, response);   \
-                     });                                                                 \
-  }
-PARLOR_SESSIONS_UNARY(Resign, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(GetHistory, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(ListPublicGames, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(StartVacation, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(EndVacation, Access::kPlayer, )
-#undef PARLOR_SESSIONS_UNARY
 
 grpc::ServerWriteReactor<v1::WatchGameResponse>* SessionsApi::WatchGame(
     grpc::CallbackServerContext* context, const v1::WatchGameRequest* request) {
