@@ -78,10 +78,6 @@ inline constexpr char kSelectGameWithSeatsUnlessCached[] =
               " FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
               "WHERE g.game_id = $1::uuid ORDER BY s.seat";
 
-inline constexpr char kSelectGameForUpdate[] =
-    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
-    " FROM sessions.games g WHERE g.game_id = $1::uuid FOR UPDATE";
-
 inline constexpr char kSelectSeats[] =
     "SELECT " PARLOR_SESSIONS_SEAT_COLUMNS
     " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";
@@ -179,15 +175,6 @@ inline constexpr char kSelectActions[] =
     "SELECT version, kind, cause, seat, action, coalesce(account_id::text, ''), entry, "
     "(extract(epoch from created_at) * 1000000)::bigint FROM sessions.actions "
     "WHERE game_id = $1::uuid AND version >= $2 ORDER BY version LIMIT $3";
-
-inline constexpr char kSelectIdempotencyKey[] =
-    "SELECT request_hash, version, response FROM sessions.idempotency_keys "
-    "WHERE game_id = $1::uuid AND account_id = $2::uuid AND key = $3";
-
-inline constexpr char kInsertIdempotencyKey[] =
-    "INSERT INTO sessions.idempotency_keys (game_id, account_id, key, request_hash, version, "
-    "response, created_at) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6, "
-    "to_timestamp($7::double precision / 1000000))";
 
 inline constexpr char kInsertNotification[] =
     "INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, dedupe_key, "
