@@ -1,7 +1,7 @@
 // Picadice: a dice race for 2–4 players (doubles and match play included).
 //
-// Rules: /work/shared/rules/picadice.md (binding) and engine/games/picadice/RULES.md (that plus
-// this project's added interpretations). In short: each player fills a grid of 5 coloured rows ×
+// Rules: engine/games/picadice/RULES.md (the complete rules and every decision this project
+// added). In short: each player fills a grid of 5 coloured rows ×
 // 4 columns. A turn is either Roll (three dice of six colours: orange, yellow, green, blue,
 // purple and the black Pica Bird) followed by one use of the roll (UseColour, CallPicaBirds or
 // DiscardAll), or one steal from the shared nest (StealFromNest, StealBlackFromNest). Unused dice

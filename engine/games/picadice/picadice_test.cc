@@ -1,5 +1,5 @@
 // Picadice rules, case by case. The numbered tests are the rule cases of
-// /work/shared/rules/picadice.md section 10, named as there. Seats A, B, C, D are 0, 1, 2, 3.
+// RULES.md section 10, named as there. Seats A, B, C, D are 0, 1, 2, 3.
 #include "engine/games/picadice/picadice.h"
 
 #include <algorithm>
