@@ -1,7 +1,6 @@
 // Pescado (Steffen Benndorf, Steffen-Spiele): 2–4 players throw colour dice to catch tiles of
-// three fish from a pool of six and from the player before them. Binding rules:
-// /work/shared/rules/pescado.md; the project's rules doc with every added interpretation:
-// engine/games/pescado/RULES.md.
+// three fish from a pool of six and from the player before them. The complete rules, with every
+// decision this project added: engine/games/pescado/RULES.md.
 //
 // Option: `snatching` (bool, default false) — the "snatching fish" variant, played as a sealed
 // claim window in which every player acts at once (RULES.md 5.4).

@@ -1,4 +1,4 @@
-// The rule cases of /work/shared/rules/pescado.md section 11, named like the rulebook, plus the
+// The rule cases of RULES.md section 11, named like the rulebook, plus the
 // rules behind them, every illegal-action message, options, views, protos and snapshots.
 //
 // Unless a test says otherwise: three players, Ann (seat 0), Ben (seat 1) and Cat (seat 2), in
