@@ -10,7 +10,7 @@
 // draw. Options: `empty_palette_start` (open with a filling phase) and `paintbrushes` (2 tokens
 // each to recolour an opponent's square right after one's own Paint).
 //
-// Binding rules: /work/shared/rules/pict.md; this project's rules doc: RULES.md in this folder.
+// The complete rules, with every decision this project added: RULES.md in this folder.
 //
 // ---- Action codes ------------------------------------------------------------------------------
 //
