@@ -118,4 +118,22 @@ std::string SeedCommitment(const Seed& seed) {
       absl::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
 }
 
+Seed BotDecisionSeed(const Seed& game_seed, int seat, int64_t num_moves) {
+  static constexpr absl::string_view kLabel = "parlor bot decision v1";
+  unsigned char message[kLabel.size() + 32 + 4 + 8];
+  size_t at = 0;
+  std::memcpy(message + at, kLabel.data(), kLabel.size());
+  at += kLabel.size();
+  std::memcpy(message + at, game_seed.bytes.data(), game_seed.bytes.size());
+  at += game_seed.bytes.size();
+  // Little-endian, fixed width, so the encoding is unambiguous.
+  const auto seat_bits = static_cast<uint32_t>(seat);
+  for (int i = 0; i < 4; ++i) message[at++] = static_cast<unsigned char>(seat_bits >> (8 * i));
+  const auto move_bits = static_cast<uint64_t>(num_moves);
+  for (int i = 0; i < 8; ++i) message[at++] = static_cast<unsigned char>(move_bits >> (8 * i));
+  Seed derived;
+  SHA256(message, at, derived.bytes.data());
+  return derived;
+}
+
 }  // namespace parlor::engine

@@ -81,6 +81,17 @@ class Rng {
 // SHA-256 of the seed bytes, as the fair-play commitment shown while the game runs (hex).
 std::string SeedCommitment(const Seed& seed);
 
+// The seed of the stream a computer player draws from when it decides for `seat` at log position
+// `num_moves` of a game whose secret seed is `game_seed` (games against the computer, timed-out and
+// forfeited seats alike): SHA-256 over a domain label, the game seed, the seat and the position.
+// It is secret while the game's seed is, so nobody can foresee a bot's choice, and once the seed
+// is revealed anyone can recompute every bot decision of the game. The label keeps it apart from
+// the game's own chance stream, which is keyed by the seed itself.
+Seed BotDecisionSeed(const Seed& game_seed, int seat, int64_t num_moves);
+inline Rng BotDecisionRng(const Seed& game_seed, int seat, int64_t num_moves) {
+  return Rng(BotDecisionSeed(game_seed, seat, num_moves));
+}
+
 }  // namespace parlor::engine
 
 #endif  // PARLOR_ENGINE_CORE_RNG_H_

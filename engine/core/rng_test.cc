@@ -75,5 +75,21 @@ TEST(SeedTest, CommitmentIsSha256OfTheSeedBytes) {
             "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925");
 }
 
+TEST(BotDecisionSeedTest, IsSha256OfLabelSeedSeatAndPositionSoAnAuditCanRecomputeIt) {
+  Seed zero;  // 32 zero bytes; seat 1 deciding at log position 7
+  EXPECT_EQ(BotDecisionSeed(zero, 1, 7).ToHex(),
+            "2a6445800dec4469f8eee54969a3f05409dac38e1f0f53df8bc69fbbcd4ddcef");
+}
+
+TEST(BotDecisionSeedTest, DiffersBySeedSeatAndPositionAndFromTheGameStream) {
+  const Seed seed = Seed::FromUint64(42);
+  const Seed base = BotDecisionSeed(seed, 0, 10);
+  EXPECT_NE(base, seed);
+  EXPECT_NE(base, BotDecisionSeed(Seed::FromUint64(43), 0, 10));
+  EXPECT_NE(base, BotDecisionSeed(seed, 1, 10));
+  EXPECT_NE(base, BotDecisionSeed(seed, 0, 11));
+  EXPECT_EQ(base, BotDecisionSeed(seed, 0, 10));
+}
+
 }  // namespace
 }  // namespace parlor::engine

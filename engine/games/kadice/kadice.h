@@ -1,6 +1,6 @@
 // KA'DICE!: dice against cards, for 2–4 players.
 //
-// Rules: engine/games/kadice/RULES.md (binding: shared/rules/kadice.md). In short: every player
+// Rules: engine/games/kadice/RULES.md (the complete rules). In short: every player
 // has a shuffled deck of the same 17 cards and five dice. The top card is the player's active
 // card; rolling the combination on an opponent's active card eliminates it. Rounds of up to three
 // turns per player: roll (releasing held dice first if wanted), change dice with the card's

@@ -1,4 +1,4 @@
-// KA'DICE! rule cases (shared/rules/kadice.md section 11), named like the rulebook, plus the
+// KA'DICE! rule cases (RULES.md section 11), named like the rulebook, plus the
 // refusals, options, views, protos and snapshots.
 //
 // Unless a test says otherwise: four players, Ann, Ben, Cat and Dan in seats 0-3. Dice are the
