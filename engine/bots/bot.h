@@ -98,7 +98,7 @@ void ResolveOthersAtRandom(engine::State& state, engine::SeatSet seats, engine::
 
 // Plays `state` to the end: at each step one acting seat is picked uniformly at random (the
 // order in which simultaneous choices arrive does not matter to a correct game, and varying it
-// tests that) and its bot chooses. Forfeited seats are played by the random bot (SPEC item 8).
+// tests that) and its bot chooses. Forfeited seats are played by the random bot (game rule 8).
 // `bots` has one entry per seat (several seats may share one bot). Returns the final state, or
 // the first error (an illegal choice, or more moves than the game's MaxMoves).
 absl::StatusOr<std::unique_ptr<engine::State>> PlayGame(std::unique_ptr<engine::State> state,

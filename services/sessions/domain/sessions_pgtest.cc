@@ -886,7 +886,7 @@ TEST_F(SessionsPgTest, ATimeoutInARankedTwoSidedGameIsAForfeit) {
 }
 
 // In a ranked game of more than two sides, a timed-out seat forfeits, the game goes on, and the
-// random bot plays the forfeited seat whenever it must act (SPEC item 8).
+// random bot plays the forfeited seat whenever it must act (docs/DESIGN.md, game rule 8).
 TEST_F(SessionsPgTest, ATimeoutInALargerRankedGameForfeitsAndTheBotPlaysTheSeat) {
   const engine::Game* game = nullptr;
   for (const engine::Game* g : registry_->games()) {
