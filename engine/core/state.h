@@ -116,7 +116,7 @@ class State {
   absl::Status CheckAction(int seat, Action action) const;
   // Validates, then applies and logs. On error nothing changes.
   absl::Status Apply(int seat, Action action);
-  // The timeout/resignation policy (docs/DESIGN.md, game rule 8), logged like an action. A game of two sides
+  // The timeout/resignation policy (docs/DESIGN.md), logged like an action. A game of two sides
   // ends at once with the forfeiting side last; in a game of more sides the seat stays in the
   // game (the service plays it with the random bot) and is ranked last; once fewer than two
   // sides remain unforfeited the game ends.
