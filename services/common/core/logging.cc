@@ -54,8 +54,10 @@ class ParlorFormatter : public spdlog::formatter {
       absl::StrAppend(&line, ",\"msg\":\"", JsonEscape(text), "\"}\n");
     } else {
       line = absl::StrCat(Timestamp(msg.time), " ", level.substr(0, 1), " ", service_);
-      if (!current_request_id.empty()) absl::StrAppend(&line, " [req=", current_request_id, "]");
-      absl::StrAppend(&line, " ", text, "\n");
+      if (!current_request_id.empty()) {
+        absl::StrAppend(&line, " [req=", TextEscape(current_request_id), "]");
+      }
+      absl::StrAppend(&line, " ", TextEscape(text), "\n");
     }
     dest.append(line.data(), line.data() + line.size());
   }
@@ -122,10 +124,107 @@ ScopedRequestId::~ScopedRequestId() { current_request_id = std::move(previous_);
 
 const std::string& CurrentRequestId() { return current_request_id; }
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence starting at text[i] (2-4), or 0 if the bytes there
+// are not one (a stray continuation byte, a truncated or overlong sequence, a surrogate, or a
+// code point beyond U+10FFFF).
+size_t Utf8SequenceLength(absl::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  size_t length = 0;
+  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (size_t k = 2; k < length; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return length;
+}
+
+// U+0085 (NEL), U+2028 and U+2029: line breaks to some log viewers.
+bool IsUnicodeLineBreak(absl::string_view sequence) {
+  return sequence == "\xC2\x85" || sequence == "\xE2\x80\xA8" || sequence == "\xE2\x80\xA9";
+}
+
+}  // namespace
+
+std::string TextEscape(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        default:
+          if (c < 0x20 || c == 0x7F) {
+            out += absl::StrFormat("\\x%02x", c);
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    const size_t length = Utf8SequenceLength(text, i);
+    if (length == 0) {
+      out += absl::StrFormat("\\x%02x", c);
+      ++i;
+      continue;
+    }
+    const absl::string_view sequence = text.substr(i, length);
+    if (IsUnicodeLineBreak(sequence)) {
+      out += sequence.size() == 2 ? "\\u0085" : (sequence[2] == '\xA8' ? "\\u2028" : "\\u2029");
+    } else {
+      out.append(sequence.data(), sequence.size());
+    }
+    i += length;
+  }
+  return out;
+}
+
 std::string JsonEscape(absl::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (unsigned char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      // Well-formed UTF-8 is copied; a byte that is not part of it becomes U+FFFD, so the line
+      // stays valid JSON for every log pipeline.
+      const size_t length = Utf8SequenceLength(text, i);
+      if (length == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(text.data() + i, length);
+        i += length - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";
@@ -143,7 +242,7 @@ std::string JsonEscape(absl::string_view text) {
         out += "\\t";
         break;
       default:
-        if (c < 0x20) {
+        if (c < 0x20 || c == 0x7F) {
           out += absl::StrFormat("\\u%04x", c);
         } else {
           out += static_cast<char>(c);

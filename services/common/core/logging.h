@@ -43,8 +43,15 @@ class ScopedRequestId {
 // The request id set on this thread, or "" outside an RPC.
 const std::string& CurrentRequestId();
 
-// JSON string escaping (exposed for tests and for the JSON formatter).
+// JSON string escaping (exposed for tests and for the JSON formatter). Bytes that are not
+// well-formed UTF-8 become U+FFFD.
 std::string JsonEscape(absl::string_view text);
+
+// What the text format does to a message and a request id, which may hold client-controlled
+// text (a token's header, a game id): control characters (a newline above all, which would start
+// a forged log line), DEL, Unicode line breaks and bytes that are not UTF-8 become visible
+// escapes (\n, \r, \t, \xNN, \u2028), and a backslash is doubled so an escape cannot be faked.
+std::string TextEscape(absl::string_view text);
 
 }  // namespace parlor
 

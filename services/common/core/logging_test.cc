@@ -45,6 +45,38 @@ TEST(LoggingTest, RejectsUnknownFormatAndLevel) {
                              "\"msg\":\"hello \\\"world\\\"\"}"));
 }
 
+TEST(LoggingTest, EscapesJsonControlAndNonUtf8Bytes) {
+  EXPECT_EQ(JsonEscape("del\x7f"), "del\\u007f");
+  EXPECT_EQ(JsonEscape("caf\xc3\xa9 \xff\xc3"), "caf\xc3\xa9 \\ufffd\\ufffd");
+}
+
+TEST(LoggingTest, EscapesText) {
+  EXPECT_EQ(TextEscape("plain text, caf\xc3\xa9"), "plain text, caf\xc3\xa9");
+  EXPECT_EQ(TextEscape("a\nb\rc\td\\e\x01\x7f"), "a\\nb\\rc\\td\\\\e\\x01\\x7f");
+  EXPECT_EQ(TextEscape("x\xe2\x80\xa8y\xc2\x85z\xff"), "x\\u2028y\\u0085z\\xff");
+}
+
+// A client sends a token whose header holds a newline followed by a fake log line: in either
+// format every record stays one line, and the fake line never starts a line of its own.
+TEST(LoggingTest, ClientTextCannotForgeALogLine) {
+  const std::string forged =
+      "{\"alg\":\"EdDSA\n2026-11-23T05:40:01.123Z I accounts created account admin\"}";
+  for (const char* format : {"text", "json"}) {
+    ASSERT_THAT(InitLogging("svc", format, "info"), IsOk());
+    ::testing::internal::CaptureStderr();
+    {
+      ScopedRequestId id("req\r\nforged");
+      spdlog::info("request refused: malformed token header {}", forged);
+    }
+    const std::string out = ::testing::internal::GetCapturedStderr();
+    SCOPED_TRACE(format);
+    ASSERT_FALSE(out.empty());
+    EXPECT_EQ(out.find('\n'), out.size() - 1) << out;  // exactly one line
+    EXPECT_EQ(out.find('\r'), std::string::npos) << out;
+    EXPECT_THAT(out, HasSubstr("EdDSA\\n2026-11-23T05:40:01.123Z I accounts created account"));
+  }
+}
+
 TEST(LoggingTest, RegisteredSecretsAreRedactedLongestFirst) {
   RedactInLogs("hunter2-secret");
   RedactInLogs("postgresql://parlor:hunter2-secret@[::1/db");
