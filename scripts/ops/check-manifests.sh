@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Renders both overlays with kustomize (kubectl kustomize) and validates every object offline
-# against the Kubernetes API types (scripts/ops/validate-k8s.mjs).
+# Renders both overlays and the optional Citus Job with kustomize (kubectl kustomize) and
+# validates every object offline (scripts/ops/validate-k8s.mjs: Kubernetes API types, hand-written
+# checks of the CloudNativePG objects, Parlor's rules), then the image pinning.
 # usage: scripts/ops/check-manifests.sh [WORK_DIR]   (npm packages are installed in WORK_DIR)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -16,10 +17,23 @@ KUSTOMIZE=(kubectl kustomize)
 command -v kubectl >/dev/null || { echo "kubectl (with built-in kustomize) not found"; exit 1; }
 echo "+ $(kubectl version --client 2>/dev/null | tr '\n' ' ')"
 rc=0
-for overlay in small large; do
-  echo "+ kubectl kustomize k8s/overlays/$overlay > $WORK/$overlay.yaml"
-  "${KUSTOMIZE[@]}" "$ROOT/k8s/overlays/$overlay" >"$WORK/$overlay.yaml"
-  node "$ROOT/scripts/ops/validate-k8s.mjs" "$WORK/node/node_modules" "$overlay" \
-    "$WORK/$overlay.yaml" || rc=1
+for target in overlays/small overlays/large citus; do
+  name="${target##*/}"
+  echo "+ kubectl kustomize k8s/$target > $WORK/$name.yaml"
+  "${KUSTOMIZE[@]}" "$ROOT/k8s/$target" >"$WORK/$name.yaml"
+  node "$ROOT/scripts/ops/validate-k8s.mjs" "$WORK/node/node_modules" "$name" \
+    "$WORK/$name.yaml" || rc=1
 done
+# The release is chosen in one place: k8s/base/kustomization.yaml names the image by the
+# project's version (CMakeLists.txt) or by digest, and no overlay overrides it.
+version="$(sed -n 's/^project(parlor VERSION \([0-9.]*\).*/\1/p' "$ROOT/CMakeLists.txt")"
+tags="$(sed -n 's/^ *image: *registry[^:]*:\(.*\)$/\1/p' "$WORK/small.yaml" "$WORK/large.yaml" | sort -u)"
+if [ "$tags" = "$version" ] || grep -q 'digest: sha256:' "$ROOT/k8s/base/kustomization.yaml"; then
+  echo "image: every Parlor container runs version $tags (project version $version)"
+else
+  echo "image tags [$tags] are not the project version $version"; rc=1
+fi
+if grep -ln 'newTag\|digest:' "$ROOT"/k8s/overlays/*/kustomization.yaml; then
+  echo "an overlay sets the image: it belongs in k8s/base/kustomization.yaml only"; rc=1
+fi
 exit "$rc"
