@@ -36,4 +36,16 @@ fi
 if grep -ln 'newTag\|digest:' "$ROOT"/k8s/overlays/*/kustomization.yaml; then
   echo "an overlay sets the image: it belongs in k8s/base/kustomization.yaml only"; rc=1
 fi
+# The image's build stage: only build dependencies (a subset of scripts/packages.txt without
+# the servers and tools) and cache mounts for apt and ccache.
+pkgs() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1" | sort -u; }
+extra="$(comm -23 <(pkgs "$ROOT/scripts/packages-build.txt") <(pkgs "$ROOT/scripts/packages.txt"))"
+heavy="$(pkgs "$ROOT/scripts/packages-build.txt" | grep -E '^(postgresql|prometheus$|clang|pgbouncer|python3)' || true)"
+mounts="$(grep -c -- '--mount=type=cache' "$ROOT/Dockerfile" || true)"
+if [ -n "$extra" ] || [ -n "$heavy" ] || [ "$mounts" -lt 2 ]; then
+  echo "Dockerfile build stage: not in packages.txt [$extra], not build dependencies [$heavy], $mounts cache mounts"
+  rc=1
+else
+  echo "Dockerfile build stage: $(pkgs "$ROOT/scripts/packages-build.txt" | wc -l) build packages of $(pkgs "$ROOT/scripts/packages.txt" | wc -l), $mounts cache mounts (apt, ccache)"
+fi
 exit "$rc"

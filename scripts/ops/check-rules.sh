@@ -4,8 +4,9 @@
 # usage: scripts/ops/check-rules.sh [WORK_DIR]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-WORK="${1:-$(mktemp -d)}"
+WORK="${1:-$ROOT/build-ops/rules}"
 mkdir -p "$WORK"
+WORK="$(cd "$WORK" && pwd)"
 PROMTOOL="${PROMTOOL:-$(command -v promtool || true)}"
 [ -x "$PROMTOOL" ] || { echo "promtool not found (Debian package prometheus)"; exit 1; }
 /usr/bin/python3 "$ROOT/scripts/ops/extract_rules.py" "$ROOT/k8s/monitoring/prometheusrule.yaml" \
@@ -17,9 +18,22 @@ echo "+ promtool check rules parlor.rules.yml"
 echo "+ promtool test rules alerts-test.yaml"
 "$PROMTOOL" test rules alerts-test.yaml
 # Every alert of the rules file must have a firing and a not-firing case in the tests.
-/usr/bin/python3 - "$WORK/parlor.rules.yml" "$WORK/alerts-test.yaml" <<'PY'
-import sys, yaml
+# Every alert has a runbook_url whose anchor is a heading of docs/OPERATIONS.md.
+/usr/bin/python3 - "$WORK/parlor.rules.yml" "$WORK/alerts-test.yaml" "$ROOT/docs/OPERATIONS.md" <<'PY'
+import re, sys, yaml
 rules = yaml.safe_load(open(sys.argv[1]))
+anchors = {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+           for h in re.findall(r"^#+ (.*)$", open(sys.argv[3]).read(), re.M)}
+bad = []
+for g in rules["groups"]:
+    for r in g["rules"]:
+        if "alert" not in r:
+            continue
+        url = r.get("annotations", {}).get("runbook_url", "")
+        if "#" not in url or url.split("#", 1)[1] not in anchors:
+            bad.append("%s: runbook_url %r has no heading in docs/OPERATIONS.md" % (r["alert"], url))
+if bad:
+    sys.exit("\n".join(bad))
 tests = yaml.safe_load(open(sys.argv[2]))
 alerts = {r["alert"] for g in rules["groups"] for r in g["rules"] if "alert" in r}
 fires, quiet = set(), set()

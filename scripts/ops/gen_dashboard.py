@@ -50,6 +50,9 @@ ROWS = [
            f"p{int(q*100)} {{{{game}}}}") for q in (0.5, 0.9)], 8),
         ("Matches per second by game", "ops",
          [(f"sum by (game) (rate(parlor_matchmaking_matches_total[{R}]))", "{{game}}")], 8),
+        # Every replica reports the pools it ran; the oldest over replicas and modes.
+        ("Oldest waiting ticket by game", "s",
+         [("max by (game) (parlor_matchmaking_oldest_waiting_seconds)", "{{game}}")], 8),
     ]),
     ("Ratings and delivery", [
         ("Rating updates per second by ladder", "ops",
@@ -63,9 +66,18 @@ ROWS = [
         ("DB pool connections by service", "short",
          [("sum by (job, state) (parlor_db_connections)", "{{job}} {{state}}")], 8),
         ("DB transactions by outcome", "ops",
-         [(f'sum by (outcome) (rate(parlor_db_transactions_total{{outcome!="committed"}}[{R}]))', "{{outcome}}")], 8),
+         [(f"sum by (outcome) (rate(parlor_db_transactions_total[{R}]))", "{{outcome}}")], 8),
         ("Scrape targets up", "short",
          [('sum by (job) (up{job=~"parlor.*"})', "{{job}}")], 8),
+    ]),
+    ("Processes", [
+        ("CPU seconds per second by service", "short",
+         [(f'sum by (job) (rate(process_cpu_seconds_total{{job=~"parlor.*"}}[{R}]))', "{{job}}")], 8),
+        ("Resident memory by service", "bytes",
+         [('max by (job) (process_resident_memory_bytes{job=~"parlor.*"})', "{{job}}")], 8),
+        ("Open files (share of the limit) by service", "percentunit",
+         [('max by (job) (process_open_fds{job=~"parlor.*"} / process_max_fds{job=~"parlor.*"})',
+           "{{job}}")], 8),
     ]),
 ]
 

@@ -4,6 +4,7 @@
 #include <exception>
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "prometheus/text_serializer.h"
 #include "services/common/grpc_status.h"
@@ -87,13 +88,17 @@ Metrics::Metrics(std::string service, std::string version)
       .Set(1);
 }
 
-absl::Status Metrics::StartExposer(int port) {
+absl::Status Metrics::StartExposer(absl::string_view host, int port) {
   if (port == 0) return absl::OkStatus();
+  // civetweb writes an IPv6 address in brackets.
+  const std::string address = absl::StrContains(host, ':') && !absl::StartsWith(host, "[")
+                                  ? absl::StrCat("[", host, "]:", port)
+                                  : absl::StrCat(host, ":", port);
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(absl::StrCat("0.0.0.0:", port));
+    exposer_ = std::make_unique<prometheus::Exposer>(address);
   } catch (const std::exception& e) {
     return absl::UnavailableError(
-        absl::StrCat("cannot serve metrics on port ", port, ": ", e.what()));
+        absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
   }
   exposer_->RegisterCollectable(registry_);
   return absl::OkStatus();

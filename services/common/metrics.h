@@ -28,8 +28,9 @@ class Metrics {
  public:
   Metrics(std::string service, std::string version);
 
-  // Serves /metrics on 0.0.0.0:`port`. Port 0 means "no exposer" (tests that scrape nothing).
-  absl::Status StartExposer(int port);
+  // Serves /metrics on `host`:`port` ("127.0.0.1", "0.0.0.0", "::1"). Port 0 means "no exposer"
+  // (tests that scrape nothing).
+  absl::Status StartExposer(absl::string_view host, int port);
 
   prometheus::Registry& registry() { return *registry_; }
   const std::shared_ptr<prometheus::Registry>& shared_registry() const { return registry_; }

@@ -1,5 +1,7 @@
 #include "services/common/rpc.h"
 
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -54,7 +56,11 @@ MethodName MethodNameFor(const google::protobuf::Descriptor* request) {
 }
 
 CallLimiter::CallLimiter(const RateLimitConfig& config, prometheus::Registry* registry)
-    : account_(config.account), device_(config.device), peer_(config.peer) {
+    : account_(config.account),
+      device_(config.device),
+      peer_(config.peer),
+      trusted_proxies_(config.trusted_proxies),
+      forwarding_header_(config.forwarding_header) {
   if (registry != nullptr) {
     refused_ = &prometheus::BuildCounter()
                     .Name("parlor_rate_limited_total")
@@ -76,6 +82,19 @@ std::string CallLimiter::PeerAddress(absl::string_view peer) {
     if (bracket != absl::string_view::npos) return std::string(rest.substr(0, bracket));
   }
   return std::string(peer);
+}
+
+std::string CallLimiter::ClientAddressOf(const grpc::ServerContextBase& context) const {
+  const std::string peer = PeerAddress(context.peer());
+  if (trusted_proxies_.empty()) return peer;
+  const absl::string_view key = ForwardingHeaderKey(forwarding_header_);
+  std::vector<absl::string_view> values;
+  const auto range =
+      context.client_metadata().equal_range(grpc::string_ref(key.data(), key.size()));
+  for (auto it = range.first; it != range.second; ++it) {
+    values.emplace_back(it->second.data(), it->second.size());
+  }
+  return ClientAddress(peer, values, forwarding_header_, trusted_proxies_);
 }
 
 absl::Status CallLimiter::Refuse(const MethodName& method, absl::string_view scope,
@@ -101,7 +120,7 @@ absl::Status CallLimiter::Admit(const MethodName& method, Access access,
       return absl::OkStatus();
     case Access::kPublic: {
       if (!peer_.enabled()) return absl::OkStatus();
-      const absl::Duration wait = peer_.Take(PeerAddress(peer), now);
+      const absl::Duration wait = peer_.Take(AddressLimitKey(PeerAddress(peer)), now);
       if (wait > absl::ZeroDuration()) return Refuse(method, "peer", peer_.limit(), wait);
       return absl::OkStatus();
     }
@@ -169,6 +188,8 @@ absl::StatusOr<CallContext> RpcRunner::Prepare(grpc::CallbackServerContext& cont
                                                                           : RandomToken(9);
   context.AddInitialMetadata("x-request-id", call.request_id);
   call.deadline = absl::FromChrono(context.deadline());
+  call.client_address = limiter_ != nullptr ? limiter_->ClientAddressOf(context)
+                                            : CallLimiter::PeerAddress(context.peer());
   ScopedRequestId scoped(call.request_id);
   const absl::Time now = clock_();
   absl::StatusOr<std::optional<auth::Claims>> caller =
@@ -179,7 +200,7 @@ absl::StatusOr<CallContext> RpcRunner::Prepare(grpc::CallbackServerContext& cont
   }
   call.caller = *std::move(caller);
   if (limiter_ != nullptr) {
-    absl::Status admitted = limiter_->Admit(method, access, call.caller, context.peer(), now);
+    absl::Status admitted = limiter_->Admit(method, access, call.caller, call.client_address, now);
     if (!admitted.ok()) {
       spdlog::debug("{}/{} refused: {}", method.service, method.method, admitted.message());
       return admitted;

@@ -17,6 +17,7 @@
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/registry.h"
+#include "services/common/core/client_address.h"
 #include "services/common/core/logging.h"
 #include "services/common/core/rate_limit.h"
 #include "services/common/core/thread_pool.h"
@@ -55,6 +56,11 @@ struct RateLimitConfig {
   RateLimit account = {};  // player RPCs, per account
   RateLimit device = {};  // player RPCs, per device (per session for tokens without a device claim)
   RateLimit peer = {};    // public RPCs (AuthenticateDevice, RefreshSession), per client IP address
+  // Behind a load balancer or Gateway: the proxies whose `forwarding_header` names the client.
+  // A call from one of them counts against the client's address (see ClientAddress); a call from
+  // anyone else against its own TCP peer, whatever headers it sends. Empty: always the peer.
+  TrustedProxies trusted_proxies = {};
+  ForwardingHeader forwarding_header = ForwardingHeader::kXForwardedFor;
 };
 
 // The gRPC service and method an RPC runs as, e.g. {"parlor.accounts.v1.AccountsService",
@@ -75,13 +81,18 @@ class CallLimiter {
   // `registry` may be null (no metric).
   CallLimiter(const RateLimitConfig& config, prometheus::Registry* registry);
 
-  // `peer` is grpc's peer string ("ipv4:1.2.3.4:5678", "ipv6:[::1]:5678").
+  // `peer` is the client's address (ClientAddressOf) or grpc's peer string ("ipv4:1.2.3.4:5678",
+  // "ipv6:[::1]:5678"). An IPv6 client is counted by its /64 (AddressLimitKey).
   absl::Status Admit(const MethodName& method, Access access,
                      const std::optional<auth::Claims>& caller, absl::string_view peer,
                      absl::Time now);
 
   // "1.2.3.4" of "ipv4:1.2.3.4:5678"; the whole string if it has no recognisable address.
   static std::string PeerAddress(absl::string_view peer);
+
+  // The address the call comes from: its TCP peer, or, when that is a trusted proxy, the client
+  // its forwarding header names (ClientAddress in core/client_address.h).
+  std::string ClientAddressOf(const grpc::ServerContextBase& context) const;
 
  private:
   absl::Status Refuse(const MethodName& method, absl::string_view scope, const RateLimit& limit,
@@ -90,6 +101,8 @@ class CallLimiter {
   RateLimiter account_;
   RateLimiter device_;
   RateLimiter peer_;
+  TrustedProxies trusted_proxies_;
+  ForwardingHeader forwarding_header_;
   prometheus::Family<prometheus::Counter>* refused_ = nullptr;
 };
 
@@ -100,6 +113,9 @@ struct CallContext {
   std::optional<auth::Claims> caller;
   // The client's deadline (absl::InfiniteFuture() if none).
   absl::Time deadline = absl::InfiniteFuture();
+  // The client's IP address ("198.51.100.7"): the TCP peer's, or behind trusted proxies the one
+  // their forwarding header names (CallLimiter::ClientAddressOf). What per-address budgets count.
+  std::string client_address;
 
   // The calling player's account id (Access::kPlayer RPCs only).
   const std::string& account_id() const { return caller->subject; }

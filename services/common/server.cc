@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -109,6 +110,8 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
             {.min = 0, .max = 65535});
   flags.Int("metrics_port", &config->metrics_port, "Prometheus /metrics port (0 disables)",
             {.min = 0, .max = 65535});
+  flags.String("metrics_host", &config->metrics_host,
+               "address the /metrics endpoint binds (default: --listen_host)");
   flags.Choice("log_format", &config->log_format, {"text", "json"}, "log line format");
   flags.Choice("log_level", &config->log_level,
                {"trace", "debug", "info", "warn", "error", "critical", "off"}, "log threshold");
@@ -151,6 +154,14 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
   RegisterRateLimitFlags(flags, "device", "per device (player RPCs)", &config->rate_limits.device);
   RegisterRateLimitFlags(flags, "peer", "per client IP address (unauthenticated RPCs)",
                          &config->rate_limits.peer);
+  flags.String("trusted_proxies", &config->trusted_proxies,
+               "comma-separated addresses and CIDR networks (10.0.0.0/8, fd00::/8) of the proxies "
+               "in front of the service (load balancer, Gateway); a call from one of them counts "
+               "against the client its --forwarding_header names (the right-most address that is "
+               "not a trusted proxy), a call from anyone else against its own address whatever "
+               "it sends (empty: always the connecting address)");
+  flags.Choice("forwarding_header", &config->forwarding_header, {"x-forwarded-for", "forwarded"},
+               "header the trusted proxies append the client's address to");
   flags.String("tls_cert_file", &config->tls_cert_file,
                "PEM certificate chain; with --tls_key_file the server accepts only TLS");
   flags.String("tls_key_file", &config->tls_key_file, "PEM private key of --tls_cert_file");
@@ -202,7 +213,20 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
     service = *std::move(verifier);
   }
   host->authenticator_ = std::make_unique<Authenticator>(std::move(access), std::move(service));
-  host->limiter_ = std::make_unique<CallLimiter>(c.rate_limits, &host->metrics_->registry());
+  RateLimitConfig limits = c.rate_limits;
+  absl::StatusOr<TrustedProxies> trusted = TrustedProxies::Parse(c.trusted_proxies);
+  if (!trusted.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--trusted_proxies: ", trusted.status().message()));
+  }
+  limits.trusted_proxies = *std::move(trusted);
+  absl::StatusOr<ForwardingHeader> header = ParseForwardingHeader(c.forwarding_header);
+  if (!header.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--forwarding_header: ", header.status().message()));
+  }
+  limits.forwarding_header = *header;
+  host->limiter_ = std::make_unique<CallLimiter>(limits, &host->metrics_->registry());
   host->rpc_ = std::make_unique<RpcRunner>(host->workers_.get(), host->authenticator_.get(),
                                            &absl::Now, host->limiter_.get());
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> server_credentials =
@@ -235,7 +259,10 @@ absl::Status ServiceHost::Start() {
     spdlog::info("migrations of schema {}: {} applied now, {} already applied", identity_.schema,
                  migrated->applied.size(), migrated->already_applied);
   }
-  if (absl::Status status = metrics_->StartExposer(config_.metrics_port); !status.ok()) {
+  const std::string& metrics_host =
+      config_.metrics_host.empty() ? config_.listen_host : config_.metrics_host;
+  if (absl::Status status = metrics_->StartExposer(metrics_host, config_.metrics_port);
+      !status.ok()) {
     return status;
   }
 
@@ -276,9 +303,15 @@ absl::Status ServiceHost::Start() {
                server_credentials_ == nullptr       ? "plaintext"
                : config_.tls_client_ca_file.empty() ? "TLS"
                                                     : "TLS, client certificates required",
-               config_.metrics_port == 0 ? std::string("nothing")
-                                         : absl::StrCat(":", config_.metrics_port, "/metrics"));
+               config_.metrics_port == 0
+                   ? std::string("nothing")
+                   : absl::StrCat(metrics_host, ":", config_.metrics_port, "/metrics"));
   return absl::OkStatus();
+}
+
+void ServiceHost::WhenFirstServing(std::function<void()> callback) {
+  std::lock_guard<std::mutex> lock(mu_);
+  when_first_serving_.push_back(std::move(callback));
 }
 
 void ServiceHost::SetServing(bool serving) {
@@ -304,6 +337,11 @@ void ServiceHost::ReadinessLoop() {
       SetServing(ready);
       if (ready) {
         spdlog::info("{} is SERVING", identity_.name);
+        std::vector<std::function<void()>> callbacks = std::exchange(when_first_serving_, {});
+        lock.unlock();
+        for (auto& callback : callbacks) callback();
+        lock.lock();
+        if (stopping_) break;
       } else {
         spdlog::warn("{} is NOT_SERVING: {}", identity_.name, status.message());
       }

@@ -29,8 +29,9 @@ namespace parlor {
 // Settings every service shares; RegisterServerFlags() exposes them as --flags / PARLOR_* vars.
 struct ServerConfig {
   std::string listen_host = "0.0.0.0";
-  int grpc_port = 8080;     // 0 picks a free port (tests)
-  int metrics_port = 9090;  // 0 disables the /metrics exposer
+  int grpc_port = 8080;      // 0 picks a free port (tests)
+  int metrics_port = 9090;   // 0 disables the /metrics exposer
+  std::string metrics_host;  // address /metrics binds; empty: listen_host
   std::string log_format = "text";
   std::string log_level = "info";
   std::string db_url;
@@ -50,6 +51,10 @@ struct ServerConfig {
   std::string service_token_public_key;
   // Per-caller rate limits of player and public RPCs (0 disables; see RateLimitConfig).
   RateLimitConfig rate_limits;
+  // Proxies trusted to name the client (comma-separated addresses and CIDR networks) and the
+  // header they name it in; parsed into rate_limits by ServiceHost::Create.
+  std::string trusted_proxies;
+  std::string forwarding_header = "x-forwarded-for";
   // TLS: with a certificate and key (PEM files) the server accepts only TLS; with a client CA it
   // also requires and verifies client certificates. Internal clients (CreateGame, ReportResult,
   // ...) use TLS when tls_ca_file (the CA that signed the servers' certificates) is set, and
@@ -81,6 +86,10 @@ class ServiceHost {
 
   DbPool& db() { return *db_; }
   ThreadPool& workers() { return *workers_; }
+  // Runs `callback` (once, on the readiness thread) the first time this host turns SERVING:
+  // migrations applied and the database answering. For background work that needs the schema
+  // (a refresher started before would fail until the migrations ran). Call before Start().
+  void WhenFirstServing(std::function<void()> callback);
   Metrics& metrics() { return *metrics_; }
   RpcRunner& rpc() { return *rpc_; }
   // Credentials for channels to other Parlor services: TLS when --tls_ca_file is set, otherwise
@@ -134,6 +143,7 @@ class ServiceHost {
   bool stopping_ = false;
   bool serving_ = false;
   bool recheck_ = false;
+  std::vector<std::function<void()>> when_first_serving_;
   std::thread readiness_;
 };
 

@@ -2,6 +2,9 @@
 // certificate made at test time (openssl CLI, in a temporary directory), client certificates,
 // the request size limit, and a start-up whose logs never show the database password. No
 // database is needed: the host's pool connects lazily, and the health service answers either way.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -75,6 +78,32 @@ grpc::Status RawHealthCheck(const std::shared_ptr<grpc::Channel>& channel,
   return done.get_future().get();
 }
 
+// A TCP port nobody listens on right now.
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  socklen_t length = sizeof(address);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+// Whether a TCP connection to ip:port is accepted. Every 127.0.0.0/8 address reaches this
+// machine, so a socket bound to 127.0.0.1 refuses 127.0.0.2 while one bound to 0.0.0.0 accepts it.
+bool Accepts(const char* ip, int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, ip, &address.sin_addr);
+  const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  close(fd);
+  return connected;
+}
+
 class TransportTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -131,6 +160,33 @@ class TransportTest : public ::testing::Test {
   SelfSigned server_cert_;
   std::unique_ptr<ServiceHost> host_;
 };
+
+TEST_F(TransportTest, MetricsListenOnTheListenHostByDefault) {
+  ServerConfig config = Config();
+  config.metrics_port = FreePort();
+  Start(config);
+  EXPECT_TRUE(Accepts("127.0.0.1", config.metrics_port));
+  EXPECT_FALSE(Accepts("127.0.0.2", config.metrics_port)) << "/metrics listens on every address";
+}
+
+TEST_F(TransportTest, MetricsListenOnTheirOwnHostWhenTold) {
+  ServerConfig config = Config();
+  config.metrics_port = FreePort();
+  config.metrics_host = "127.0.0.2";
+  Start(config);
+  EXPECT_TRUE(Accepts("127.0.0.2", config.metrics_port));
+  EXPECT_FALSE(Accepts("127.0.0.1", config.metrics_port));
+}
+
+TEST_F(TransportTest, BadTrustedProxiesStopTheStart) {
+  ServerConfig config = Config();
+  config.trusted_proxies = "10.0.0.0/8, gateway";
+  EXPECT_THAT(
+      ServiceHost::Create({.name = "transport", .version = "test", .schema = "transport"}, config)
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("--trusted_proxies: trusted proxy \"gateway\"")));
+}
 
 TEST_F(TransportTest, WithACertificateTheServerSpeaksOnlyTls) {
   ServerConfig config = Config();

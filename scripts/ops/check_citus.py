@@ -1,0 +1,192 @@
+#!/usr/bin/python3
+"""Checks the Citus distribution plan (k8s/citus/citus.yaml, distribute.sql) against the sessions
+schema as the migrations build it, with the rules Citus enforces when a table is distributed:
+
+  1. every table of the sessions schema is in the plan (distributed or reference);
+  2. a per-game table (one with a game_id column) is distributed by game_id, co-located with
+     sessions.games (so one game's rows, and a SubmitAction transaction, stay on one worker);
+  3. a distributed table's PRIMARY KEY, UNIQUE constraints and unique indexes all include its
+     distribution column (Citus cannot enforce uniqueness across shards otherwise);
+  4. a foreign key from a distributed table points at a reference table, or at a co-located
+     distributed table with the distribution column mapped onto the distribution column;
+  5. a reference table has no foreign key to a distributed table.
+
+The schema comes from a real PostgreSQL (a throwaway server, scripts/lib/postgres.sh) that
+applies migrations/sessions/*.sql; the constraints are read from its catalog. Citus itself is
+not installed or run here.
+
+Prints every table's verdict. KNOWN_REFUSALS lists what Citus would refuse today (documented in
+docs/OPERATIONS.md "Citus"): the check fails when a new refusal appears, and also when a known
+one is gone (so the list and the docs are updated with the schema).
+usage: scripts/ops/check_citus.py
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PG_LIB = os.path.join(ROOT, "scripts", "lib", "postgres.sh")
+
+# table -> what Citus would refuse, as this script words it.
+KNOWN_REFUSALS = {
+    "sessions.matches": [
+        "PRIMARY KEY (match_id) does not include the distribution column game_id",
+    ],
+    "sessions.notification_outbox": [
+        "PRIMARY KEY (id) does not include the distribution column game_id",
+        "UNIQUE (dedupe_key) does not include the distribution column game_id",
+    ],
+}
+
+
+def plan():
+    """{table: ("distributed", column, colocate_with) | ("reference",)} from distribute.sql."""
+    docs = list(yaml.safe_load_all(open(os.path.join(ROOT, "k8s", "citus", "citus.yaml"))))
+    sql = next(d for d in docs if d and d.get("kind") == "ConfigMap")["data"]["distribute.sql"]
+    out = {}
+    for m in re.finditer(r"create_distributed_table\('([\w.]+)',\s*'(\w+)'"
+                         r"(?:,\s*colocate_with\s*=>\s*'([\w.]+)')?\)", sql):
+        out[m.group(1)] = ("distributed", m.group(2), m.group(3) or m.group(1))
+    for m in re.finditer(r"create_reference_table\('([\w.]+)'\)", sql):
+        out[m.group(1)] = ("reference",)
+    return out
+
+
+def psql(conninfo, sql):
+    return subprocess.check_output(["psql", "-X", "-q", "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1",
+                                    conninfo, "-c", sql], text=True)
+
+
+def schema(conninfo):
+    """Tables with their columns, unique keys and foreign keys, from the catalog."""
+    tables = {}
+    for line in psql(conninfo, """
+        SELECT c.oid::regclass, string_agg(a.attname, ',' ORDER BY a.attnum)
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        WHERE n.nspname = 'sessions' AND c.relkind IN ('r', 'p') GROUP BY 1""").splitlines():
+        name, columns = line.split("\t")
+        tables[name] = {"columns": columns.split(","), "unique": [], "fks": []}
+    for line in psql(conninfo, """
+        SELECT i.indrelid::regclass, CASE WHEN i.indisprimary THEN 'PRIMARY KEY'
+               WHEN con.contype = 'u' THEN 'UNIQUE' ELSE 'UNIQUE INDEX ' || i.indexrelid::regclass END,
+               coalesce((SELECT string_agg(a.attname, ',' ORDER BY k.ord)
+                         FROM unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+                         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum), '')
+        FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.contype IN ('p', 'u')
+        WHERE n.nspname = 'sessions' AND i.indisunique""").splitlines():
+        table, kind, columns = line.split("\t")
+        tables[table]["unique"].append((kind, columns.split(",") if columns else []))
+    for line in psql(conninfo, """
+        SELECT con.conrelid::regclass, con.confrelid::regclass,
+               (SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(con.conkey)
+                WITH ORDINALITY k(attnum, ord) JOIN pg_attribute a
+                ON a.attrelid = con.conrelid AND a.attnum = k.attnum),
+               (SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(con.confkey)
+                WITH ORDINALITY k(attnum, ord) JOIN pg_attribute a
+                ON a.attrelid = con.confrelid AND a.attnum = k.attnum)
+        FROM pg_constraint con JOIN pg_class c ON c.oid = con.conrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE n.nspname = 'sessions' AND con.contype = 'f'""").splitlines():
+        table, target, columns, target_columns = line.split("\t")
+        tables[table]["fks"].append((target, columns.split(","), target_columns.split(",")))
+    return tables
+
+
+def refusals(tables, distribution):
+    found = {}
+
+    def refuse(table, why):
+        found.setdefault(table, []).append(why)
+
+    def group(table):  # co-location group of a distributed table
+        d = distribution[table]
+        return d[2] if d[2] != table else table
+
+    for table, t in sorted(tables.items()):
+        d = distribution.get(table)
+        if d is None:
+            refuse(table, "not in the distribution plan")
+            continue
+        if d[0] == "distributed":
+            column = d[1]
+            if "game_id" in t["columns"] and (column != "game_id" or group(table) != "sessions.games"):
+                refuse(table, "a per-game table not distributed by game_id with sessions.games")
+            for kind, columns in t["unique"]:
+                if column not in columns:
+                    refuse(table, "%s (%s) does not include the distribution column %s"
+                           % (kind, ",".join(columns) or "an expression", column))
+            for target, columns, target_columns in t["fks"]:
+                td = distribution.get(target)
+                if td is None:
+                    refuse(table, "foreign key to %s, which is not in the plan" % target)
+                elif td[0] == "reference":
+                    continue
+                elif group(target) != group(table):
+                    refuse(table, "foreign key to %s, which is not co-located" % target)
+                elif column not in columns or target_columns[columns.index(column)] != td[1]:
+                    refuse(table, "foreign key to %s does not map %s onto its distribution column"
+                           % (target, column))
+        else:
+            if "game_id" in t["columns"]:
+                refuse(table, "a per-game table made a reference table")
+            for target, _, _ in t["fks"]:
+                td = distribution.get(target)
+                if td is not None and td[0] == "distributed":
+                    refuse(table, "reference table with a foreign key to distributed %s" % target)
+    for table in distribution:
+        if table not in tables:
+            refuse(table, "in the plan but not created by the migrations")
+    return found
+
+
+def main():
+    distribution = plan()
+    work = tempfile.mkdtemp(prefix="parlor-citus-")
+    pg_dir = os.path.join(work, "pg")
+    try:
+        subprocess.check_call(["bash", "-c", 'source "$0"; pg_local_start "$1"', PG_LIB, pg_dir],
+                              stdout=subprocess.DEVNULL)
+        server = open(os.path.join(pg_dir, "conninfo")).read().strip()
+        psql(server + " dbname=postgres", "CREATE DATABASE citus_plan")
+        conninfo = server + " dbname=citus_plan"
+        files = sorted(glob.glob(os.path.join(ROOT, "migrations", "sessions", "*.sql")))
+        for path in files:
+            subprocess.check_call(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", conninfo, "-f", path],
+                                  stdout=subprocess.DEVNULL)
+        tables = schema(conninfo)
+    finally:
+        subprocess.call(["bash", "-c", 'source "$0"; pg_local_stop "$1"', PG_LIB, pg_dir],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.call(["rm", "-rf", work])
+    found = refusals(tables, distribution)
+    print("sessions schema from %d migrations: %d tables" % (len(files), len(tables)))
+    for table in sorted(tables):
+        d = distribution.get(table, ("missing",))
+        how = "distributed by %s with %s" % (d[1], d[2]) if d[0] == "distributed" else d[0]
+        verdict = "; ".join(found.get(table, [])) or "accepted"
+        print("  %-32s %-48s %s" % (table, how, verdict))
+    failures = []
+    for table in sorted(set(found) | set(KNOWN_REFUSALS)):
+        new = sorted(set(found.get(table, [])) - set(KNOWN_REFUSALS.get(table, [])))
+        gone = sorted(set(KNOWN_REFUSALS.get(table, [])) - set(found.get(table, [])))
+        failures += ["%s: %s (new)" % (table, w) for w in new]
+        failures += ["%s: %s (no longer true: update KNOWN_REFUSALS and docs)" % (table, w)
+                     for w in gone]
+    known = sum(len(v) for v in KNOWN_REFUSALS.values())
+    if failures:
+        print("FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    print("%d tables accepted, %d known refusals (docs/OPERATIONS.md \"Citus\")"
+          % (len(tables) - len(KNOWN_REFUSALS), known))
+    return 0
+
+
+sys.exit(main())
