@@ -82,7 +82,12 @@ absl::StatusOr<std::shared_ptr<void>> InstallRatings(ServiceHost& host, const Ra
       std::make_unique<RatingsInternalApi>(installed->domain.get(), &host.rpc());
   host.AddService(installed->api.get(), "parlor.ratings.v1.RatingsService");
   host.AddService(installed->internal_api.get(), "parlor.ratings.v1.RatingsInternalService");
-  if (config.refresh_boards) installed->domain->StartRefresher();
+  // Only once the host is SERVING: before that the schema may not exist yet (migrations run in
+  // Start(), or by the migrate Job), and a refresh would fail and log an error on every first
+  // start.
+  if (config.refresh_boards) {
+    host.WhenFirstServing([domain = installed->domain.get()] { domain->StartRefresher(); });
+  }
   if (domain_out != nullptr) *domain_out = installed->domain.get();
   return std::shared_ptr<void>(installed);
 }

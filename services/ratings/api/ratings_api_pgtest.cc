@@ -2,6 +2,7 @@
 // fresh PostgreSQL database, called through a real gRPC client channel with real tokens.
 #include <chrono>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -9,15 +10,70 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/ratings/api/ratings_server_pgtest_fixture.h"
+#include "spdlog/sinks/ostream_sink.h"
+#include "spdlog/spdlog.h"
 
 namespace parlor::ratings {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string Account(int i) { return TestAccount(i); }
 
 using RatingsApiPgTest = RatingsServerPgTest;
+
+// A first start on an empty database: the leaderboard refresher waits until the host is SERVING
+// (migrations applied), so no refresh fails and nothing is logged as an error.
+class RatingsFirstStartPgTest : public parlor::testing::PgTest {};
+
+TEST_F(RatingsFirstStartPgTest, TheRefresherWaitsForTheMigrations) {
+  std::ostringstream log;
+  const std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>(
+      "ratings-first-start", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
+  logger->set_pattern("%l %v");
+  logger->set_level(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+
+  const auth::KeyPairBase64 keys = auth::GenerateKeyPair();
+  ServerConfig server;
+  server.listen_host = "127.0.0.1";
+  server.grpc_port = 0;
+  server.metrics_port = 0;
+  server.db_url = db_url();
+  server.worker_threads = 2;
+  server.drain_timeout = absl::Seconds(1);
+  server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
+  server.access_token_public_key = keys.public_key;
+  server.service_token_public_key = keys.public_key;
+  RatingsConfig config;
+  config.page_token_secret = "test-secret";
+  config.refresh_boards = true;
+  config.options.refresh_interval = absl::Milliseconds(100);
+  const model::LadderRegistry ladders = ConfiguredLadders(config);
+  absl::StatusOr<std::unique_ptr<ServiceHost>> host =
+      ServiceHost::Create(RatingsIdentity(), server);
+  ASSERT_TRUE(host.ok()) << host.status();
+  RatingsService* domain = nullptr;
+  absl::StatusOr<std::shared_ptr<void>> installed = InstallRatings(
+      **host, config, &ladders, [] { return absl::Now(); }, &domain);
+  ASSERT_TRUE(installed.ok()) << installed.status();
+  ASSERT_TRUE((*host)->Start().ok());
+  for (int i = 0; i < 200 && domain->refresher_passes() < 2; ++i)
+    absl::SleepFor(absl::Milliseconds(50));
+  const int passes = domain->refresher_passes();
+  (*host)->Shutdown();
+  installed->reset();
+  host->reset();
+  spdlog::set_default_logger(previous);
+
+  EXPECT_GE(passes, 2) << "the refresher never ran";
+  EXPECT_THAT(log.str(), Not(HasSubstr("leaderboard refresh failed"))) << log.str();
+  EXPECT_THAT(log.str(), Not(ContainsRegex("(^|\n)(error|critical) "))) << log.str();
+  EXPECT_THAT(log.str(), HasSubstr("is SERVING"));
+}
 
 TEST_F(RatingsApiPgTest, ReportReadBoardsAndHistory) {
   const std::string service = ServiceToken();

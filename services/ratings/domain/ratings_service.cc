@@ -416,6 +416,7 @@ void RatingsService::StartRefresher() {
       lock.unlock();
       absl::StatusOr<int> built = RefreshBoards();
       if (!built.ok()) spdlog::warn("leaderboard refresh failed: {}", built.status().ToString());
+      refresher_passes_.fetch_add(1);
       lock.lock();
       wake_.wait_for(lock, absl::ToChronoMilliseconds(options_.refresh_interval),
                      [this] { return stopping_; });

@@ -119,6 +119,8 @@ class RatingsService {
   // Runs RefreshBoards every options.refresh_interval on a background thread until destroyed.
   void StartRefresher();
   void StopRefresher();
+  // Passes the refresher has finished, successful or not (for tests).
+  int refresher_passes() const { return refresher_passes_.load(); }
 
  private:
   absl::Time Now() const { return clock_(); }
@@ -136,6 +138,7 @@ class RatingsService {
   std::condition_variable wake_;
   bool stopping_ = false;
   std::thread refresher_;
+  std::atomic<int> refresher_passes_{0};
   std::atomic<bool> ladders_synced_{false};
 
   // Read caches (a leaderboard read is then one transaction). Seasons change only when one is
