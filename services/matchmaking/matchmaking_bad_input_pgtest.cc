@@ -236,6 +236,14 @@ TEST_F(MatchmakingBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNoth
          return stub_->ListMyTickets(Bearer(alice_token).get(), r, &out);
        },
        grpc::StatusCode::INVALID_ARGUMENT, "page_size"},
+      {"list tickets page size above 100",
+       [&] {
+         v1::ListMyTicketsRequest r;
+         r.set_page_size(101);
+         v1::ListMyTicketsResponse out;
+         return stub_->ListMyTickets(Bearer(alice_token).get(), r, &out);
+       },
+       grpc::StatusCode::INVALID_ARGUMENT, "page_size: must be 1-100"},
       {"create party too large",
        [&] {
          v1::CreatePartyRequest r;
@@ -366,6 +374,14 @@ TEST_F(MatchmakingBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNoth
          return stub_->ListMyChallenges(Bearer(alice_token).get(), r, &out);
        },
        grpc::StatusCode::INVALID_ARGUMENT, "page_size"},
+      {"list challenges page size above 100",
+       [&] {
+         v1::ListMyChallengesRequest r;
+         r.set_page_size(101);
+         v1::ListMyChallengesResponse out;
+         return stub_->ListMyChallenges(Bearer(alice_token).get(), r, &out);
+       },
+       grpc::StatusCode::INVALID_ARGUMENT, "page_size: must be 1-100"},
   };
 
   // Tokens, bytes that do not parse, oversized strings and repeated fields.
@@ -528,6 +544,14 @@ TEST_F(MatchmakingBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNoth
                        r.add_invitee_account_ids("alice; DROP");
                      }),
        grpc::StatusCode::INVALID_ARGUMENT, "invitee_account_ids: must be an account id"},
+      {"challenge: invitee that is not a UUID",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("pico");
+                       r.add_invitee_account_ids("x");
+                     }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "invitee_account_ids: must be an account id (a UUID), got \"x\""},
       {"challenge: oversized invitee id",
        challenge_rpc(carol_token,
                      [&](auto& r) {

@@ -128,6 +128,15 @@ int PageSize(int requested) {
   return std::min(requested, kMaxPageSize);
 }
 
+// page_size of the list RPCs: 1-100, 0 for the default.
+absl::Status ValidatePageSize(int page_size) {
+  if (page_size < 0 || page_size > kMaxPageSize) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "page_size: must be 1-", kMaxPageSize, " (0 for ", kDefaultPageSize, "), got ", page_size));
+  }
+  return absl::OkStatus();
+}
+
 int MaxTeamSize(const std::vector<int>& seat_teams) {
   std::map<int, int> sizes;
   int best = 0;
@@ -257,7 +266,7 @@ absl::StatusOr<TicketRow> MatchmakingService::CancelTicket(const std::string& ca
 
 absl::StatusOr<std::vector<TicketRow>> MatchmakingService::ListMyTickets(const std::string& caller,
                                                                          int page_size) {
-  if (page_size < 0) return absl::InvalidArgumentError("page_size: must not be negative");
+  if (absl::Status s = ValidatePageSize(page_size); !s.ok()) return s;
   return deps_.store->ListTickets(caller, deps_.clock() - kListHistory, PageSize(page_size));
 }
 
@@ -311,7 +320,12 @@ absl::StatusOr<ChallengeRow> MatchmakingService::Challenge(const std::string& ca
   }
   std::set<std::string> seen;
   for (const std::string& invitee : input.invitees) {
+    // Account ids are UUIDs: anything else is a malformed request, not an unknown account.
     if (absl::Status s = ValidateAccountId("invitee_account_ids", invitee); !s.ok()) return s;
+    if (!ValidateUuid("invitee_account_ids", invitee).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "invitee_account_ids: must be an account id (a UUID), got \"", invitee, "\""));
+    }
     if (invitee == caller) {
       return absl::InvalidArgumentError("invitee_account_ids: you cannot challenge yourself");
     }
@@ -398,7 +412,7 @@ absl::StatusOr<ChallengeRow> MatchmakingService::DeclineChallenge(const std::str
 
 absl::StatusOr<std::vector<ChallengeRow>> MatchmakingService::ListMyChallenges(
     const std::string& caller, int page_size) {
-  if (page_size < 0) return absl::InvalidArgumentError("page_size: must not be negative");
+  if (absl::Status s = ValidatePageSize(page_size); !s.ok()) return s;
   return deps_.store->ListChallenges(caller, deps_.clock() - kListHistory, PageSize(page_size));
 }
 
