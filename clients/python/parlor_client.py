@@ -56,9 +56,26 @@ from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mgrpc  # noqa: E402
 from parlor.ratings.v1 import ratings_pb2 as rpb, ratings_pb2_grpc as rgrpc  # noqa: E402
 from parlor.sessions.v1 import sessions_pb2 as spb, sessions_pb2_grpc as sgrpc  # noqa: E402
 
-GAMES = ("pico", "pict", "picadice", "pescado", "kadice")
-ACTION_TYPES = {"pico": "PicoAction", "pict": "PictAction", "picadice": "PicadiceAction",
-                "pescado": "PescadoAction", "kadice": "KadiceAction"}
+
+
+def discover_games():
+    """The games the protos define: every parlor.games.v1 file with a <Game>Action and a
+    <Game>View message, as {"pico": "PicoAction", ...}, in the order of the file names."""
+    import glob
+    import importlib
+    found = {}
+    folder = os.path.join(default_stub_dir(), "parlor", "games", "v1")
+    for path in sorted(glob.glob(os.path.join(folder, "*_pb2.py"))):
+        module = importlib.import_module("parlor.games.v1." + os.path.basename(path)[:-3])
+        names = module.DESCRIPTOR.message_types_by_name
+        for name in names:
+            if name.endswith("Action") and name[:-len("Action")] + "View" in names:
+                found[name[:-len("Action")].lower()] = name
+    return found
+
+
+ACTION_TYPES = discover_games()
+GAMES = tuple(ACTION_TYPES)
 
 
 def unpack(any_message):

@@ -6,8 +6,12 @@ it is its turn from its WatchMyGames stream, then reads its view and legal actio
 moves (SubmitAction). Prints each game's transcript (GetHistory: the moves in words, dice and
 deals as they are revealed to one seat), the results, and the ladders after rating.
 
-usage: play_all.py ACCOUNTS SESSIONS MATCHMAKING RATINGS   (host:port each)
+The screen gets a short account and a summary (each game's players, winner, moves, seconds and
+rating changes); with --log FILE the full transcripts go to FILE only.
+
+usage: play_all.py ACCOUNTS SESSIONS MATCHMAKING RATINGS [--log FILE]   (host:port each)
 """
+import argparse
 import os
 import random
 import sys
@@ -24,8 +28,25 @@ from parlor_client import mpb, rpb, spb  # noqa: E402
 OPTIONS = {"kadice": {"max_rounds": "30"}, "picadice": {"turn_limit_per_seat": "25"}}
 
 
+LOG = None
+RESULTS = []
+
+
 def say(text=""):
+    """A line for the screen (and the log)."""
     print(text, flush=True)
+    if LOG:
+        LOG.write(text + "\n")
+        LOG.flush()
+
+
+def detail(text=""):
+    """A line of the full transcript: the log file only, when there is one."""
+    if LOG:
+        LOG.write(text + "\n")
+        LOG.flush()
+    else:
+        print(text, flush=True)
 
 
 def wait_ticket(player, ticket_id, timeout=30):
@@ -45,7 +66,7 @@ def enqueue(player, game, ranked, counts, party_id=""):
                                  party_id=party_id)
     request.options.update(OPTIONS.get(game, {}))
     ticket = player.c.matchmaking.Enqueue(request, metadata=player.md, timeout=5).ticket
-    say("  %-4s queues for %s %s (%s players)%s -> ticket %s" % (
+    detail("  %-4s queues for %s %s (%s players)%s -> ticket %s" % (
         player.name, "ranked" if ranked else "casual", game, "/".join(map(str, counts)),
         " with party " + party_id[:8] if party_id else "", ticket.ticket_id[:8]))
     return ticket
@@ -113,11 +134,12 @@ def play_game(players, game_id, title):
         raise RuntimeError("; ".join(errors))
     game = next(iter(finished.values()))
     seats = {s.seat: s.display_name for s in game.seats}
-    say("\n--- %s: %s game %s, %d moves in %.1f s ---" % (
-        title, "ranked" if game.ranked else "casual", game_id[:8], game.version,
-        time.time() - started))
+    seconds = time.time() - started
+    detail("\n--- %s: %s game %s, %d moves in %.1f s ---" % (
+        title, "ranked" if game.ranked else "casual", game_id[:8], game.version, seconds))
     watcher = players[0]
-    say("    transcript as %s (seat %d) saw it:" % (watcher.name, finished[watcher.name].my_seat))
+    detail("    transcript as %s (seat %d) saw it:" % (watcher.name,
+                                                      finished[watcher.name].my_seat))
     for event in watcher.history(game_id):
         who = "setup" if event.seat < 0 else seats.get(event.seat, "seat %d" % event.seat)
         cause = {spb.EVENT_CAUSE_BOT: " (computer)", spb.EVENT_CAUSE_TIMEOUT: " (timeout)"}.get(
@@ -126,19 +148,66 @@ def play_game(players, game_id, title):
                                           "throw" in event.description) else ""
         if event.version == 0:
             dice = deal_shown(event.view)
-        say("    v%-3d %-9s%s %s%s" % (event.version, who, cause, event.description, dice))
+        detail("    v%-3d %-9s%s %s%s" % (event.version, who, cause, event.description, dice))
     ranks = list(game.outcome.ranks)
     scores = list(game.outcome.scores)
-    say("    result: %s" % game.outcome.reason)
+    detail("    result: %s" % game.outcome.reason)
     for seat in sorted(seats, key=lambda s: ranks[s]):
-        say("      #%d %-5s score %d" % (ranks[seat], seats[seat], scores[seat]))
-    say("    fair play: seed %s... (commitment %s...)" % (game.seed[:16],
-                                                         game.seed_commitment[:16]))
+        detail("      #%d %-5s score %d" % (ranks[seat], seats[seat], scores[seat]))
+    detail("    fair play: seed %s... (commitment %s...)" % (game.seed[:16],
+                                                            game.seed_commitment[:16]))
+    names = {p.account_id: p.name for p in players}
+    short = {s.seat: names.get(s.account_id, s.display_name) for s in game.seats}
+    winners = [short[s] for s in sorted(short) if ranks[s] == min(ranks)]
+    RESULTS.append({"title": title, "game": game, "seconds": seconds, "names": names,
+                    "players": [short[s] for s in sorted(short)], "winners": winners})
+    say("  %s: %s won (%s), %d moves in %.1f s" % (
+        title, " and ".join(winners), game.outcome.reason, game.version, seconds))
     return game
 
 
+def rating_changes(channels, players, ladders):
+    """(game id, account id) -> (rating before, rating after), from each player's history."""
+    changes = {}
+    for p in players:
+        for ladder in ladders.get(p.account_id, ()):
+            history = channels.ratings.GetRatingHistory(
+                rpb.GetRatingHistoryRequest(ladder=ladder, page_size=50), metadata=p.md,
+                timeout=5)
+            for e in history.entries:
+                changes[(e.game_id, p.account_id)] = (e.change.rating_before,
+                                                      e.change.rating_after)
+    return changes
+
+
+def print_summary(changes):
+    say("\n== summary")
+    say("  %-17s %-6s %-16s %-9s %5s %6s  %s" % ("game", "mode", "players", "winner", "moves",
+                                                "secs", "rating changes"))
+    for r in RESULTS:
+        game = r["game"]
+        moved = []
+        for s in game.seats:
+            change = changes.get((game.game_id, s.account_id))
+            if change:
+                moved.append("%s %+.0f" % (r["names"].get(s.account_id, s.display_name),
+                                           change[1] - change[0]))
+        say("  %-17s %-6s %-16s %-9s %5d %6.1f  %s" % (
+            r["title"], "ranked" if game.ranked else "casual", ",".join(r["players"]),
+            "+".join(r["winners"]), game.version, r["seconds"],
+            ", ".join(moved) if moved else "(casual: not rated)" if not game.ranked else "-"))
+
+
 def main():
-    accounts, sessions, matchmaking, ratings = sys.argv[1:5]
+    global LOG
+    parser = argparse.ArgumentParser(description="plays all five games through the public API")
+    parser.add_argument("addresses", nargs=4, metavar="HOST:PORT",
+                        help="accounts, sessions, matchmaking and ratings")
+    parser.add_argument("--log", metavar="FILE", help="write the full transcripts to FILE")
+    args = parser.parse_args()
+    accounts, sessions, matchmaking, ratings = args.addresses
+    if args.log:
+        LOG = open(args.log, "w")
     channels = pc.Channels(accounts, sessions, matchmaking, ratings)
     suffix = uuid.uuid4().hex[:4]
     say("== four phones sign in (AuthenticateDevice) and open WatchMyGames")
@@ -244,6 +313,10 @@ def main():
                 name, r.rating, r.deviation, r.conservative_rating, r.games,
                 "  (provisional)" if r.provisional else ""))
     missing = [a for a, n in expected.items() if rated[a][1] != n]
+    ladders = {a: [r.ladder for r in mine] for a, (mine, _) in rated.items()}
+    print_summary(rating_changes(channels, players, ladders))
+    if LOG:
+        say("  (full transcripts: %s)" % LOG.name)
     for p in players:
         p.stop_watch()
     channels.close()

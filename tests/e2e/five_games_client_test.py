@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Client proof for issue 13: the independent Python client (clients/python, stubs generated from
+"""Client proof: the independent Python client (clients/python, stubs generated from
 the public protos only) plays a full game of each of the five games against the real services
 (accounts, sessions, matchmaking, ratings) on the per-run PostgreSQL: players queue through
 matchmaking, learn their turn from WatchMyGames, move with legal actions from GetGame; ranked
@@ -11,6 +11,7 @@ usage: five_games_client_test.py BUILD_DIR SOURCE_DIR   (ctest; needs the `pg` f
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,7 @@ class FiveGamesTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.c.close()
         cls.stack.__exit__(None, None, None)
+        shutil.rmtree(cls.logs, ignore_errors=True)
 
     def players(self, n):
         out = []
@@ -188,14 +190,14 @@ class FiveGamesTest(unittest.TestCase):
             shown = cli("show", game_id[:8])
             if "finished:" in shown:
                 break
-            card = re.search(r"#0\s+card: (\d+)", shown).group(1)
-            self.assertIn("moved: card: %s" % card, cli("move", game_id[:8], "play " + card))
+            card = re.search(r"#0\s+play (\d+)", shown).group(1)
+            self.assertIn("you: play %s" % card, cli("move", game_id[:8], "play " + card))
         self.assertIn("finished: both rounds played", shown)
         self.assertIn("seed ", shown)
         self.assertIn(game_id, cli("games", "finished"))
         self.assertIn("play ", cli("history", game_id))
         watched = cli("watch", game_id)
-        self.assertIn("game over", watched)
+        self.assertIn("Game over", watched)
 
 
 if __name__ == "__main__":
