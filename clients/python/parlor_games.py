@@ -166,7 +166,7 @@ Cards show their points in brackets: 9(3) is the 9, worth 3 points when it wins 
                     "%s %d" % (table.name(s, you=False), c) for s, c in enumerate(t.cards)),
                 table.name(t.winner_seat, you=False), t.points, t.winning_card)))
         if view.game_over and view.end_reason:
-            lines.append(T("  ended: " + view.end_reason))
+            lines.append(T("  ended: " + table.words(view.end_reason)))
         return lines
 
     @staticmethod
@@ -257,7 +257,10 @@ your canvas a1..d4. Colours: red, yellow, blue (or r, y, b).
                 lines.append(T("%s filled the canvas and ended the game" %
                                table.name(view.finisher)))
             if has(view, "end_reason") and view.end_reason:
-                lines.append(T("ended: %s" % getattr(view, "end_reason")))
+                lines.append(T("ended: %s" % table.words(getattr(view, "end_reason"))))
+        if has(view, "forfeited_seats") and getattr(view, "forfeited_seats"):
+            lines.append(T("forfeited: " + ", ".join(
+                table.name(s) for s in getattr(view, "forfeited_seats"))))
         return lines
 
     @classmethod
@@ -551,7 +554,7 @@ or by colour (yellow orange red blue green black). Fish: Y O R B G K (K is black
                 " ".join(PESCADO_COLOURS[c - 1] for c in sn.snatch_dice if 1 <= c <= 6),
                 " ".join(map(str, sn.snatch_set)) or "-")))
         if view.phase == 5:
-            lines.append(T(("game over: %s" % view.outcome.reason, "bold")))
+            lines.append(T(("game over: %s" % table.words(view.outcome.reason), "bold")))
         return lines
 
     @classmethod
@@ -709,7 +712,7 @@ seat number.
                     "war over %s" % cls.card(r, r.card) if r.card else "dealer war",
                     table.name(r.winner))))
         if view.phase == 3:
-            lines.append(T(("game over: %s" % (view.end_reason or "ended"), "bold")))
+            lines.append(T(("game over: %s" % (table.words(view.end_reason) or "ended"), "bold")))
         return lines
 
     @staticmethod
@@ -793,6 +796,15 @@ def summarize_moves(game, notations, limit=8):
         if len(groups) <= 6:
             out += ["%s {%s}" % (prefix, " ".join(last)) if len(last) > 1 else
                     "%s %s" % (prefix, last[0]) for prefix, last in groups.items()]
+            continue
+        if all(len(r) > 2 and r[-2] == "at" for r in rows):
+            # e.g. Pict: the piece sets that can be painted, each onto several squares.
+            sets = []
+            for r in rows:
+                if " ".join(r[1:-2]) not in sets:
+                    sets.append(" ".join(r[1:-2]))
+            out.append("%s {%s} at SQUARE   (%d moves; `moves` lists the squares)" % (
+                kind, " | ".join(sets), len(moves)))
             continue
         picks = [moves[0], moves[len(moves) // 2], moves[-1]]
         out.append("%s: %d ways, e.g. %s" % (kind, len(moves), "; ".join(n for _, n in picks)))
