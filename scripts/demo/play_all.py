@@ -190,7 +190,7 @@ def print_summary(changes):
         for s in game.seats:
             change = changes.get((game.game_id, s.account_id))
             if change:
-                moved.append("%s %+.0f" % (r["names"].get(s.account_id, s.display_name),
+                moved.append("%s %+.1f" % (r["names"].get(s.account_id, s.display_name),
                                            change[1] - change[0]))
         say("  %-17s %-6s %-16s %-9s %5d %6.1f  %s" % (
             r["title"], "ranked" if game.ranked else "casual", ",".join(r["players"]),
