@@ -1,9 +1,11 @@
 #!/usr/bin/python3
 """Evaluates every Grafana panel query and every alert/recording expression through a running
 Prometheus's HTTP API, and checks the rules loaded and the targets are up.
-Fails when any query errors, a rule is unhealthy, a target is down, or a panel that must show
-the traffic of the check (RPCs, games, moves, queue) returns no series.
-usage: check-live.py PROMETHEUS_URL DASHBOARD.json RULES.yml"""
+Fails when any query errors, a rule is unhealthy, a target is down, any panel query returns no
+series, a panel that must show the traffic of the check (RPCs, games, moves, queue) had no
+non-zero value during the run, a service lacks its process_* metrics, or (with gRPC addresses)
+server reflection does not list and describe grpc.health.v1.Health.
+usage: check-live.py PROMETHEUS_URL DASHBOARD.json RULES.yml [GRPC_ADDRESS...]"""
 import json
 import sys
 import urllib.parse
@@ -12,6 +14,10 @@ import urllib.request
 import yaml
 
 URL, DASH, RULES = sys.argv[1:4]
+GRPC_ADDRESSES = sys.argv[4:]
+PROCESS_METRICS = ["process_cpu_seconds_total", "process_resident_memory_bytes",
+                   "process_virtual_memory_bytes", "process_open_fds", "process_max_fds",
+                   "process_start_time_seconds"]
 MUST_HAVE_DATA = ["Requests per second by method", "Unary latency percentiles by service",
                   "Active games by game", "Moves per second by game", "Move commit latency",
                   "Queue depth by game", "Queue wait (matched tickets)",
@@ -48,6 +54,52 @@ def short(result):
     return "; ".join(out) + (" ..." if len(result) > 3 else "")
 
 
+def _varint(data, i):
+    value = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, i
+
+
+def _fields(data):
+    i, out = 0, []
+    while i < len(data):
+        key, i = _varint(data, i)
+        if key & 7 == 0:
+            value, i = _varint(data, i)
+        elif key & 7 == 2:
+            length, i = _varint(data, i)
+            value, i = data[i:i + length], i + length
+        else:
+            raise ValueError("unexpected wire type %d" % (key & 7))
+        out.append((key >> 3, value))
+    return out
+
+
+def reflect_health(address):
+    """(listed, described): ServerReflection list_services names grpc.health.v1.Health, and
+    file_containing_symbol finds its file. Raw protobuf: no reflection stubs needed."""
+    import grpc
+    symbol = b"grpc.health.v1.Health"
+    requests = [b"\x3a\x00", b"\x22" + bytes([len(symbol)]) + symbol]  # list_services=7, symbol=4
+    listed = described = False
+    with grpc.insecure_channel(address) as channel:
+        call = channel.stream_stream("/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                                     request_serializer=lambda x: x, response_deserializer=lambda x: x)
+        for response in call(iter(requests), timeout=10):
+            for number, value in _fields(response):
+                if number == 6:  # list_services_response
+                    names = [dict(_fields(s)).get(1) for _, s in _fields(value)]
+                    listed = symbol in names
+                elif number == 4:  # file_descriptor_response
+                    described = any(symbol.split(b".")[-1] in f for _, f in _fields(value))
+    return listed, described
+
+
 def main():
     failures = []
     targets = api("/api/v1/targets")["data"]["activeTargets"]
@@ -66,6 +118,8 @@ def main():
                                                     error or short(result)))
             if status != "success":
                 failures.append("panel %r query %s: %s" % (p["title"], t["refId"], error))
+            elif not result:
+                failures.append("panel %r query %s: no data" % (p["title"], t["refId"]))
             elif p["title"] in MUST_HAVE_DATA:
                 # Over the whole run (games finish quickly: "active" may be 0 at the end).
                 peak = max_over_run(expr)
@@ -73,6 +127,24 @@ def main():
                 if not result or not peak:
                     failures.append("panel %r query %s: no non-zero data during the run"
                                     % (p["title"], t["refId"]))
+
+    print("\n-- process metrics of every service")
+    jobs = sorted({t["labels"]["job"] for t in targets})
+    for m in PROCESS_METRICS:
+        status, error, result = query('count by (job) (%s{job=~"parlor.*"})' % m)
+        have = sorted(r["metric"]["job"] for r in result)
+        print("%-32s %s" % (m, ", ".join(have) or error))
+        if have != jobs:
+            failures.append("%s missing for %s" % (m, sorted(set(jobs) - set(have))))
+
+    if GRPC_ADDRESSES:
+        print("\n-- server reflection")
+        for address in GRPC_ADDRESSES:
+            listed, described = reflect_health(address)
+            print("%-22s grpc.health.v1.Health listed: %s, described: %s" % (address, listed, described))
+            if not (listed and described):
+                failures.append("%s: reflection does not list and describe grpc.health.v1.Health"
+                                % address)
 
     print("\n-- alert and recording expressions")
     groups = yaml.safe_load(open(RULES))["groups"]

@@ -6,7 +6,8 @@
 # (check-live.py). Everything listens on 127.0.0.1 only; everything started is stopped.
 #
 # usage: scripts/ops/check-live.sh [WORK_DIR]
-# Binaries: build/services/<name>/parlor-<name>, else the newest build-*/ one (scripts/dev build).
+# Binaries: $PARLOR_BUILD_DIR/services/<name>/parlor-<name> if set, else build/, else the newest
+# build-*/ one (scripts/dev build).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 WORK="${1:-$ROOT/build-ops/live}"
@@ -15,6 +16,7 @@ SERVICES=(accounts sessions matchmaking ratings)
 PIDS=()
 
 find_binary() {  # find_binary RELATIVE_PATH
+  if [ -n "${PARLOR_BUILD_DIR:-}" ]; then echo "$PARLOR_BUILD_DIR/$1"; return; fi
   if [ -x "$ROOT/build/$1" ]; then echo "$ROOT/build/$1"; return; fi
   ls -t "$ROOT"/build*/"$1" 2>/dev/null | head -1
 }
@@ -116,4 +118,6 @@ sleep 5  # a last scrape and gauge refresh after the traffic
 
 echo "+ evaluating dashboard and alerts through http://127.0.0.1:$prom_port/api/v1"
 /usr/bin/python3 "$ROOT/scripts/ops/check-live.py" "http://127.0.0.1:$prom_port" \
-  "$ROOT/k8s/monitoring/parlor-dashboard.json" "$WORK/parlor.rules.yml"
+  "$ROOT/k8s/monitoring/parlor-dashboard.json" "$WORK/parlor.rules.yml" \
+  "127.0.0.1:${grpc_port[accounts]}" "127.0.0.1:${grpc_port[sessions]}" \
+  "127.0.0.1:${grpc_port[matchmaking]}" "127.0.0.1:${grpc_port[ratings]}"

@@ -1,11 +1,22 @@
 #include "services/common/metrics.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/descriptor.h"
 #include "prometheus/text_serializer.h"
 #include "services/common/grpc_status.h"
 
@@ -56,10 +67,88 @@ class RpcMetricsInterceptorFactory : public grpc::experimental::ServerIntercepto
   Metrics* metrics_;
 };
 
+// The process_* metrics of the Prometheus client conventions, read from /proc/self when
+// collected (prometheus-cpp has no process collector).
+class ProcessCollector : public prometheus::Collectable {
+ public:
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    std::vector<prometheus::MetricFamily> out;
+    auto add = [&out](const char* name, const char* help, prometheus::MetricType type,
+                      double value) {
+      prometheus::MetricFamily family{name, help, type, {prometheus::ClientMetric{}}};
+      if (type == prometheus::MetricType::Counter) {
+        family.metric[0].counter.value = value;
+      } else {
+        family.metric[0].gauge.value = value;
+      }
+      out.push_back(std::move(family));
+    };
+    const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+    // /proc/self/stat: "pid (comm) state ..."; comm may hold spaces, so split after the ')'.
+    std::ifstream stat_file("/proc/self/stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    const size_t paren = stat.rfind(')');
+    if (paren != std::string::npos) {
+      std::vector<std::string> f = absl::StrSplit(stat.substr(paren + 2), ' ', absl::SkipEmpty());
+      // Fields from "state" (field 3 of proc(5)): utime 14, stime 15, starttime 22, vsize 23,
+      // rss 24, so index = field - 3.
+      double utime = 0, stime = 0, start = 0, vsize = 0, rss = 0;
+      if (f.size() > 21 && absl::SimpleAtod(f[11], &utime) && absl::SimpleAtod(f[12], &stime) &&
+          absl::SimpleAtod(f[19], &start) && absl::SimpleAtod(f[20], &vsize) &&
+          absl::SimpleAtod(f[21], &rss)) {
+        add("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+            prometheus::MetricType::Counter, (utime + stime) / ticks);
+        add("process_virtual_memory_bytes", "Virtual memory size in bytes.",
+            prometheus::MetricType::Gauge, vsize);
+        add("process_resident_memory_bytes", "Resident memory size in bytes.",
+            prometheus::MetricType::Gauge, rss * static_cast<double>(sysconf(_SC_PAGESIZE)));
+        const double boot = BootTime();
+        if (boot > 0) {
+          add("process_start_time_seconds",
+              "Start time of the process since unix epoch in seconds.",
+              prometheus::MetricType::Gauge, boot + start / ticks);
+        }
+      }
+    }
+    std::error_code error;
+    double fds = 0;
+    for (auto it = std::filesystem::directory_iterator("/proc/self/fd", error);
+         !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+      ++fds;
+    }
+    if (!error) {
+      add("process_open_fds", "Number of open file descriptors.", prometheus::MetricType::Gauge,
+          fds);
+    }
+    struct rlimit limit {};
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
+      add("process_max_fds", "Maximum number of open file descriptors.",
+          prometheus::MetricType::Gauge,
+          limit.rlim_cur == RLIM_INFINITY ? -1 : static_cast<double>(limit.rlim_cur));
+    }
+    return out;
+  }
+
+ private:
+  // Seconds since the epoch at which the machine booted ("btime" of /proc/stat), or 0.
+  static double BootTime() {
+    std::ifstream file("/proc/stat");
+    std::string line;
+    while (std::getline(file, line)) {
+      double value = 0;
+      if (absl::StartsWith(line, "btime ") && absl::SimpleAtod(line.substr(6), &value)) {
+        return value;
+      }
+    }
+    return 0;
+  }
+};
+
 }  // namespace
 
 Metrics::Metrics(std::string service, std::string version)
-    : registry_(std::make_shared<prometheus::Registry>()) {
+    : registry_(std::make_shared<prometheus::Registry>()),
+      process_(std::make_shared<ProcessCollector>()) {
   rpc_requests_ = &prometheus::BuildCounter()
                        .Name("parlor_rpc_requests_total")
                        .Help("gRPC requests handled, by service, method and status code.")
@@ -101,6 +190,7 @@ absl::Status Metrics::StartExposer(absl::string_view host, int port) {
         absl::StrCat("cannot serve metrics on ", address, ": ", e.what()));
   }
   exposer_->RegisterCollectable(registry_);
+  exposer_->RegisterCollectable(process_);
   return absl::OkStatus();
 }
 
@@ -110,6 +200,20 @@ void Metrics::RecordRpc(absl::string_view full_method, const char* code, double 
   static const prometheus::Histogram::BucketBoundaries kBuckets = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
   rpc_duration_->Add({{"service", service}, {"method", method}}, kBuckets).Observe(seconds);
+}
+
+void Metrics::DeclareService(absl::string_view full_service_name) {
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+          std::string(full_service_name));
+  if (service == nullptr) return;
+  for (int i = 0; i < service->method_count(); ++i) {
+    for (const char* code : {"OK", "INTERNAL", "UNAVAILABLE"}) {
+      rpc_requests_->Add({{"service", service->full_name()},
+                          {"method", service->method(i)->name()},
+                          {"code", code}});
+    }
+  }
 }
 
 prometheus::Counter& Metrics::db_transactions(absl::string_view transaction,
@@ -124,7 +228,9 @@ Metrics::MakeInterceptorFactory() {
 }
 
 std::string Metrics::Serialize() const {
-  return prometheus::TextSerializer().Serialize(registry_->Collect());
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (prometheus::MetricFamily& f : process_->Collect()) families.push_back(std::move(f));
+  return prometheus::TextSerializer().Serialize(families);
 }
 
 }  // namespace parlor

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "grpcpp/support/server_interceptor.h"
+#include "prometheus/collectable.h"
 #include "prometheus/counter.h"
 #include "prometheus/exposer.h"
 #include "prometheus/family.h"
@@ -22,6 +23,9 @@ namespace parlor {
 //   parlor_db_connections{state="idle"|"in_use"}       gauges, kept by DbPool
 //   parlor_db_transactions_total{transaction,outcome}  counter, kept by DbPool::Transact
 //   parlor_build_info{service,version}                 gauge fixed at 1
+//   process_cpu_seconds_total, process_resident_memory_bytes, process_virtual_memory_bytes,
+//   process_open_fds, process_max_fds, process_start_time_seconds
+//                                                      read from /proc/self at each scrape
 // Services add their domain metrics to registry() with prometheus-cpp's builders, named
 // parlor_<area>_<what>_<unit>.
 class Metrics {
@@ -34,6 +38,11 @@ class Metrics {
 
   prometheus::Registry& registry() { return *registry_; }
   const std::shared_ptr<prometheus::Registry>& shared_registry() const { return registry_; }
+
+  // Creates the request counters of every method of `full_service_name` (a service in the
+  // generated descriptor pool) at zero for the codes the alerts divide (OK, INTERNAL,
+  // UNAVAILABLE), so that error ratios and their panels have data before the first failure.
+  void DeclareService(absl::string_view full_service_name);
 
   // Records one finished RPC; called by the interceptor (exposed for tests).
   void RecordRpc(absl::string_view full_method, const char* code, double seconds);
@@ -50,6 +59,7 @@ class Metrics {
 
  private:
   std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<prometheus::Collectable> process_;
   std::unique_ptr<prometheus::Exposer> exposer_;
   prometheus::Family<prometheus::Counter>* rpc_requests_;
   prometheus::Family<prometheus::Histogram>* rpc_duration_;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 
 #include "gmock/gmock.h"
@@ -26,6 +27,32 @@ TEST(MetricsTest, RecordsRpcsByServiceMethodAndCode) {
                               "service=\"parlor.accounts.v1.AccountsService\"} 3"));
   EXPECT_THAT(text, HasSubstr("parlor_build_info{service=\"test\",version=\"1.2.3\"} 1"));
   EXPECT_THAT(text, HasSubstr("parlor_db_connections{state=\"in_use\"} 0"));
+}
+
+// The process_* metrics describe this very process: its own open descriptors and memory.
+TEST(MetricsTest, ProcessMetricsDescribeThisProcess) {
+  Metrics metrics("test", "1.2.3");
+  auto value = [](const std::string& text, const std::string& name) {
+    const size_t at = text.find("\n" + name + " ");
+    if (at == std::string::npos) return -1.0;
+    return std::strtod(text.c_str() + at + name.size() + 2, nullptr);
+  };
+  const std::string before = metrics.Serialize();
+  FILE* extra = std::fopen("/proc/self/stat", "r");
+  ASSERT_NE(extra, nullptr);
+  const std::string after = metrics.Serialize();
+  std::fclose(extra);
+  // One more open file, one more descriptor.
+  EXPECT_EQ(value(after, "process_open_fds"), value(before, "process_open_fds") + 1);
+  EXPECT_GE(value(after, "process_max_fds"), value(after, "process_open_fds"));
+  EXPECT_GT(value(after, "process_resident_memory_bytes"), 1 << 20);
+  EXPECT_GE(value(after, "process_virtual_memory_bytes"),
+            value(after, "process_resident_memory_bytes"));
+  EXPECT_GE(value(after, "process_cpu_seconds_total"), 0.0);
+  // Started after 2020 and not in the future.
+  EXPECT_GT(value(after, "process_start_time_seconds"), 1.5e9);
+  EXPECT_LE(value(after, "process_start_time_seconds"), static_cast<double>(std::time(nullptr)));
+  EXPECT_THAT(after, HasSubstr("# TYPE process_cpu_seconds_total counter"));
 }
 
 #ifdef PARLOR_PROMTOOL

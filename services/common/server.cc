@@ -12,7 +12,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/descriptor.pb.h"
 #include "grpc/grpc.h"
+#include "grpcpp/create_channel.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
@@ -101,6 +104,63 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> MakeChannelCredentials
   return grpc::SslCredentials(options);
 }
 
+// Puts grpc.health.v1 (the health service gRPC serves itself, without protobuf code in this
+// process) into the generated descriptor pool, so that server reflection can describe it and a
+// generic client (grpcurl, Postman) can call grpc.health.v1.Health/Check by name.
+void AddHealthDescriptor() {
+  static const bool added = [] {
+    using google::protobuf::FieldDescriptorProto;
+    google::protobuf::FileDescriptorProto file;
+    file.set_name("grpc/health/v1/health.proto");
+    file.set_package("grpc.health.v1");
+    file.set_syntax("proto3");
+    auto add_field = [](google::protobuf::DescriptorProto* message, const char* name,
+                        FieldDescriptorProto::Type type, const char* type_name) {
+      FieldDescriptorProto* field = message->add_field();
+      field->set_name(name);
+      field->set_json_name(name);
+      field->set_number(1);
+      field->set_label(FieldDescriptorProto::LABEL_OPTIONAL);
+      field->set_type(type);
+      if (type_name != nullptr) field->set_type_name(type_name);
+    };
+    google::protobuf::DescriptorProto* request = file.add_message_type();
+    request->set_name("HealthCheckRequest");
+    add_field(request, "service", FieldDescriptorProto::TYPE_STRING, nullptr);
+    google::protobuf::DescriptorProto* response = file.add_message_type();
+    response->set_name("HealthCheckResponse");
+    google::protobuf::EnumDescriptorProto* status = response->add_enum_type();
+    status->set_name("ServingStatus");
+    int number = 0;
+    for (const char* name : {"UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"}) {
+      google::protobuf::EnumValueDescriptorProto* value = status->add_value();
+      value->set_name(name);
+      value->set_number(number++);
+    }
+    add_field(response, "status", FieldDescriptorProto::TYPE_ENUM,
+              ".grpc.health.v1.HealthCheckResponse.ServingStatus");
+    google::protobuf::ServiceDescriptorProto* service = file.add_service();
+    service->set_name("Health");
+    for (const char* name : {"Check", "Watch"}) {
+      google::protobuf::MethodDescriptorProto* method = service->add_method();
+      method->set_name(name);
+      method->set_input_type(".grpc.health.v1.HealthCheckRequest");
+      method->set_output_type(".grpc.health.v1.HealthCheckResponse");
+      if (std::string(name) == "Watch") method->set_server_streaming(true);
+    }
+    if (google::protobuf::DescriptorPool::generated_pool()->FindFileByName(file.name()) !=
+        nullptr) {
+      return true;  // linked in from generated code after all
+    }
+    // The pool keeps a pointer to the encoded file: it must live as long as the process.
+    static const std::string* encoded = new std::string(file.SerializeAsString());
+    google::protobuf::DescriptorPool::InternalAddGeneratedFile(encoded->data(),
+                                                               static_cast<int>(encoded->size()));
+    return true;
+  }();
+  (void)added;
+}
+
 }  // namespace
 
 void RegisterServerFlags(Flags& flags, ServerConfig* config) {
@@ -126,6 +186,12 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
   flags.Duration("db_statement_timeout", &config->db_statement_timeout,
                  "server-side limit for one SQL statement", absl::Milliseconds(100),
                  absl::Minutes(10));
+  flags.Bool("db_prepared_statements", &config->db_prepared_statements,
+             "use named prepared statements (false when --db_url is a PgBouncer in transaction "
+             "mode: statements are sent unnamed and settings per transaction)");
+  flags.Secret("db_direct_url", &config->db_direct_url,
+               "PostgreSQL connection string for LISTEN and session-level locks, bypassing a "
+               "transaction pooler (default: --db_url)");
   flags.Int("worker_threads", &config->worker_threads, "threads running request bodies",
             {.min = 1, .max = 1024});
   flags.Int("max_queued_requests", &config->max_queued_requests,
@@ -188,7 +254,9 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
                 .application_name = absl::StrCat("parlor-", host->identity_.name),
                 // Health turns NOT_SERVING as soon as a request meets a dead database, not at
                 // the next periodic check.
-                .on_connection_lost = [raw = host.get()] { raw->RecheckReadiness(); }},
+                .on_connection_lost = [raw = host.get()] { raw->RecheckReadiness(); },
+                .prepared_statements = c.db_prepared_statements,
+                .direct_url = c.db_direct_url},
       host->metrics_.get());
   host->workers_ = std::make_unique<ThreadPool>(host->identity_.name, c.worker_threads,
                                                 static_cast<size_t>(c.max_queued_requests));
@@ -242,6 +310,12 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
 
 ServiceHost::~ServiceHost() { Shutdown(); }
 
+std::shared_ptr<grpc::Channel> ServiceHost::InternalChannel(const std::string& address) const {
+  grpc::ChannelArguments args;
+  args.SetServiceConfigJSON(R"({"loadBalancingConfig": [{"round_robin": {}}]})");
+  return grpc::CreateCustomChannel(address, channel_credentials_, args);
+}
+
 MigrationSet ServiceHost::migration_set() const {
   return MigrationSet{
       .schema = identity_.schema,
@@ -268,6 +342,7 @@ absl::Status ServiceHost::Start() {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  AddHealthDescriptor();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(
       absl::StrCat(config_.listen_host, ":", config_.grpc_port),
@@ -287,7 +362,10 @@ absl::Status ServiceHost::Start() {
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, 60 * 60 * 1000);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, 30 * 60 * 1000);
   builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS, 5 * 60 * 1000);
-  for (auto& [service, health_name] : services_) builder.RegisterService(service);
+  for (auto& [service, health_name] : services_) {
+    builder.RegisterService(service);
+    metrics_->DeclareService(health_name);
+  }
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
   creators.push_back(metrics_->MakeInterceptorFactory());
   builder.experimental().SetInterceptorCreators(std::move(creators));

@@ -38,6 +38,10 @@ struct ServerConfig {
   int db_max_connections = 8;
   absl::Duration db_acquire_timeout = absl::Seconds(5);
   absl::Duration db_statement_timeout = absl::Seconds(10);
+  // False behind a transaction-pooling PgBouncer (see DbOptions); db_direct_url then names
+  // PostgreSQL itself, for LISTEN and session advisory locks.
+  bool db_prepared_statements = true;
+  std::string db_direct_url;
   int worker_threads = 8;
   int max_queued_requests = 2000;
   absl::Duration drain_timeout = absl::Seconds(20);
@@ -97,6 +101,10 @@ class ServiceHost {
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials() const {
     return channel_credentials_;
   }
+  // A channel to another Parlor service at `address` ("sessions:8080"): channel_credentials(),
+  // and round_robin over every address the name resolves to, so that calls (not connections)
+  // are spread over the replicas when the name is a headless Service (one A record per pod).
+  std::shared_ptr<grpc::Channel> InternalChannel(const std::string& address) const;
   const ServerConfig& config() const { return config_; }
   MigrationSet migration_set() const;
 

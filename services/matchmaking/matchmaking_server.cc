@@ -142,11 +142,10 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   installed->store = std::make_unique<MatchmakingStore>(&host.db());
   installed->tokens = std::make_unique<auth::ServiceTokenSource>(*std::move(signer), "matchmaking");
   installed->accounts = std::make_unique<GrpcAccountDirectory>(
-      grpc::CreateChannel(config.accounts_address, host.channel_credentials()),
-      installed->tokens.get());
+      host.InternalChannel(config.accounts_address), installed->tokens.get());
   installed->games = std::make_unique<GrpcGameCreator>(
-      grpc::CreateChannel(config.sessions_address, host.channel_credentials()),
-      installed->tokens.get(), installed->accounts.get(), GrpcGameCreator::Settings{});
+      host.InternalChannel(config.sessions_address), installed->tokens.get(),
+      installed->accounts.get(), GrpcGameCreator::Settings{});
   if (config.ratings_address.empty()) {
     spdlog::warn(
         "matchmaking: no --ratings_address (PARLOR_RATINGS_ADDRESS); every ranked player gets the "
@@ -154,8 +153,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
     installed->ratings = std::make_unique<DefaultRatingSource>();
   } else {
     installed->ratings = std::make_unique<GrpcRatingSource>(
-        grpc::CreateChannel(config.ratings_address, host.channel_credentials()),
-        installed->tokens.get());
+        host.InternalChannel(config.ratings_address), installed->tokens.get());
   }
   installed->domain = std::make_unique<MatchmakingService>(
       MatchmakingService::Deps{.store = installed->store.get(),

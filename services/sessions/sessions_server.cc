@@ -116,6 +116,18 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
       }
     }
   }
+  // Zero-valued series for every game (timeouts by policy; moves accepted and refused as
+  // illegal), so that their panels and any rule over them have data before the first event.
+  void DeclareTimeouts(const engine::Registry& games) {
+    for (const engine::Game* game : games.games()) {
+      for (const char* policy : {"bot", "forfeit"}) {
+        timeouts_.Add({{"game", std::string(game->name())}, {"policy", policy}});
+      }
+      for (const char* result : {"ok", "invalid_argument", "failed_precondition"}) {
+        actions_.Add({{"game", std::string(game->name())}, {"result", result}});
+      }
+    }
+  }
 
  private:
   prometheus::Family<prometheus::Gauge>& games_;
@@ -271,7 +283,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     access = *std::move(verifier);
   }
   h->authenticator = std::make_unique<Authenticator>(std::move(access), std::nullopt);
-  h->hub = std::make_unique<WatchHub>(host.config().db_url);
+  h->hub = std::make_unique<WatchHub>(host.db().session_url());  // LISTEN: not via a pooler
   h->hub->Start();
   SessionsMetrics* metrics = h->metrics.get();
   StreamDeps streams{.sessions = h->domain.get(),
@@ -311,16 +323,15 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
       return absl::InvalidArgumentError(
           absl::StrCat("--service_token_private_key: ", signer.status().message()));
     }
-    h->reporter = std::make_unique<RatingsReporter>(
-        grpc::CreateChannel(config.ratings_address, host.channel_credentials()), *std::move(signer),
-        absl::Seconds(10));
+    h->reporter = std::make_unique<RatingsReporter>(host.InternalChannel(config.ratings_address),
+                                                    *std::move(signer), absl::Seconds(10));
   }
   metrics->AdapterInUse(h->push->Name());
   h->dispatcher =
       std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(), h->reporter.get(), clock,
                                          OutboxDispatcher::Options{.observer = metrics});
   if (config.dispatch_interval > absl::ZeroDuration()) {
-    h->dispatch = std::make_unique<DispatchLoop>(h->dispatcher.get(), host.config().db_url,
+    h->dispatch = std::make_unique<DispatchLoop>(h->dispatcher.get(), host.db().session_url(),
                                                  config.dispatch_interval);
   }
   return std::shared_ptr<void>(h);
@@ -329,5 +340,6 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
 absl::StatusOr<int> SweepNow(const std::shared_ptr<void>& installed) {
   return static_cast<SessionsHandles*>(installed.get())->domain->Sweep();
 }
+  h->metrics->DeclareTimeouts(*h->games);
 
 }  // namespace parlor::sessions

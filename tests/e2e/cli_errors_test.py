@@ -16,12 +16,14 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import uuid
 
@@ -202,6 +204,52 @@ class CliErrors(unittest.TestCase):
         self.assertIn("login", self.refused("games", code=1, separate=True))
         self.run_cli("login", "cli-err-again-" + uuid.uuid4().hex[:8], "Errol2", code=0)
         type(self).game = self.run_cli("new", "pict", code=0).split()[0]
+
+    def person(self, state, *args):
+        """`parlor ARGS` for the player whose state file is `state`, in this process; its
+        output."""
+        out, err, saved = io.StringIO(), io.StringIO(), (sys.argv, self.module.STATE)
+        sys.argv, self.module.STATE = ["parlor"] + list(args), state
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = self.module.run()
+        finally:
+            sys.argv, self.module.STATE = saved
+        self.assertEqual(code, 0, (args, err.getvalue()))
+        return out.getvalue()
+
+    def test_commands_for_people(self):
+        ann, ben = (os.path.join(self.tmp, n + ".json") for n in ("ann", "ben"))
+        tag = uuid.uuid4().hex[:6]
+        self.person(ann, "login", "people-ann-" + tag, "Ann" + tag)
+        ben_id = re.search(r"account ([0-9a-f-]{36})",
+                           self.person(ben, "login", "people-ben-" + tag, "Ben" + tag)).group(1)
+        # A challenge declined, another accepted: the game is created for both.
+        sent = self.person(ann, "challenge", "pico", ben_id).split()[2]
+        self.assertIn("declined", self.person(ben, "decline", sent[:8]))
+        sent = self.person(ann, "challenge", "pict", ben_id, "--ranked").split()[2]
+        self.assertIn("accepted", self.person(ben, "accept", sent[:8]))
+        game_id, deadline = None, time.time() + 20
+        while not game_id and time.time() < deadline:
+            found = re.search(sent + r".* game ([0-9a-f-]{36})", self.person(ann, "challenges"))
+            game_id = found.group(1) if found else time.sleep(0.3)
+        self.assertTrue(game_id, "the accepted challenge's game")
+        board = self.person(ann, "show", game_id[:8])
+        self.assertIn("Ann%s (you)" % tag, board)
+        self.assertIn("Ben" + tag, board)
+        # Ben resigns: Ann wins; the history names the players.
+        self.assertRegex(self.person(ben, "resign", game_id[:8]), r"Winner: Ann%s\b" % tag)
+        self.assertIn("Ben" + tag, self.person(ann, "history", game_id[:8]))
+        self.assertIn("Ben" + tag, self.person(ann, "challenges"))  # a name met in a game
+        # Matchmaking: a ticket queued, listed and withdrawn.
+        ticket = self.person(ann, "queue", "pescado").split()[1]
+        self.assertIn("waiting", self.person(ann, "tickets"))
+        self.assertIn("cancelled", self.person(ann, "cancel", ticket[:8]))
+        # Ratings and ladders answer (the ranked result reaches ratings asynchronously).
+        self.assertIn("pict", self.person(ann, "ladders"))
+        self.assertRegex(self.person(ann, "leaderboard", "pict"), r"pict: \d+ players")
+        self.person(ann, "ratings")
+        self.person(ann, "rating-history", "pict")
 
 
 if __name__ == "__main__":

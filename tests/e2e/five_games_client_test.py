@@ -37,8 +37,19 @@ class FiveGamesTest(unittest.TestCase):
         with open(os.path.join(os.environ["PARLOR_TEST_PG_DIR"], "conninfo")) as f:
             server = f.read().strip()
         cls.logs = tempfile.mkdtemp(prefix="five-games-")
-        cls.stack = parlor_stack.Stack(BUILD_DIR, parlor_stack.create_database(server, "five"),
-                                       cls.logs)
+        db_url = parlor_stack.create_database(server, "five")
+        # PARLOR_TEST_PGBOUNCER=1 (ctest five_games_python_client_pgbouncer): the services reach
+        # PostgreSQL through PgBouncer in transaction mode, as behind CloudNativePG's Pooler.
+        cls.bouncer, extra = None, {}
+        if os.environ.get("PARLOR_TEST_PGBOUNCER") == "1":
+            sys.path.insert(0, os.path.join(SOURCE_DIR, "scripts", "lib"))
+            import pgbouncer
+            with open(os.path.join(os.environ["PARLOR_TEST_PG_DIR"], "pg_root")) as f:
+                cls.bouncer = pgbouncer.PgBouncer(server, f.read().strip())
+            extra = {name: cls.bouncer.service_env(db_url) for name in parlor_stack.SERVICES}
+            print("services reach PostgreSQL through %s (transaction pooling)"
+                  % cls.bouncer.version, flush=True)
+        cls.stack = parlor_stack.Stack(BUILD_DIR, db_url, cls.logs, extra)
         cls.stack.__enter__()
         s = cls.stack
         cls.c = pc.Channels(s.address("accounts"), s.address("sessions"),
@@ -49,6 +60,8 @@ class FiveGamesTest(unittest.TestCase):
         cls.c.close()
         cls.stack.__exit__(None, None, None)
         shutil.rmtree(cls.logs, ignore_errors=True)
+        if cls.bouncer is not None:
+            cls.bouncer.stop()
 
     def players(self, n):
         out = []

@@ -367,6 +367,8 @@ def main():
     os.makedirs(log_dir, exist_ok=True)
     print("crash: %.0f s of play, %d games at once, one of two sessions replicas SIGKILLed every "
           "%.1f s; logs in %s" % (args.seconds, args.games_at_once, args.kill_every, log_dir),
+    parser.add_argument("--pgbouncer", action="store_true",
+                        help="services reach PostgreSQL through PgBouncer in transaction mode")
           flush=True)
     pg = rl.Postgres(work)
     services = []
@@ -398,6 +400,10 @@ def main():
         subprocess.check_call([rl.parlor_stack.binary(args.build_dir, "sessions"), "migrate"],
                               env=replicas[0].env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
+    if args.pgbouncer:
+        bouncer = rl.use_pgbouncer(pg)
+        print("crash: services reach PostgreSQL through %s (transaction pooling) on port %d"
+              % (bouncer.version, bouncer.port), flush=True)
         for r in replicas:
             r.start()
         service_md = (("authorization", "Bearer " + subprocess.check_output(

@@ -285,6 +285,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
     parser.add_argument("--down", type=float, default=3.0)
+    parser.add_argument("--pgbouncer", action="store_true",
+                        help="services reach PostgreSQL through PgBouncer in transaction mode")
     args = parser.parse_args()
     os.environ.setdefault("PARLOR_PY_STUBS_DIR",
                           os.path.join(args.build_dir, "gen", "python-dbfaults"))
@@ -296,6 +298,10 @@ def main():
     pg = rl.Postgres(work)
     try:
         db_url = rl.parlor_stack.create_database(pg.conninfo, "faults")
+        if args.pgbouncer:
+            bouncer = rl.use_pgbouncer(pg)
+            print("db faults: services reach PostgreSQL via %s (transaction pooling), port %d"
+                  % (bouncer.version, bouncer.port), flush=True)
         access_private, access_public = rl.parlor_stack.keygen(args.build_dir)
         service_private, service_public = rl.parlor_stack.keygen(args.build_dir)
         keys = (access_private, access_public, service_private, service_public)

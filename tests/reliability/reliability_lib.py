@@ -76,6 +76,8 @@ class Postgres:
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def psql(self, db_url, sql):
+        if getattr(self, "pooler", None) is not None:
+            self.pooler.stop()
         return subprocess.check_output(["psql", "-X", "-q", "-At", "-F", "\t", db_url, "-c", sql],
                                        text=True)
 
@@ -162,9 +164,26 @@ def work_dir(prefix):
 def health(address):
     """The overall health status number of the server at address (1 SERVING, 2 NOT_SERVING), or
     None when it does not answer."""
+    if POOLER is not None:
+        env.update(POOLER.service_env(db_url))
     import grpc
     with grpc.insecure_channel(address) as channel:
         return parlor_grpc.health(channel)
+# Set by use_pgbouncer(): every service_env() then reaches PostgreSQL through it.
+POOLER = None
+
+
+def use_pgbouncer(pg):
+    """Puts Debian's PgBouncer in transaction mode between every service started from now on
+    and `pg` (scripts/lib/pgbouncer.py); LISTEN and session locks go to `pg` directly. Stopped by
+    pg.destroy()."""
+    global POOLER
+    import pgbouncer
+    POOLER = pgbouncer.PgBouncer(pg.conninfo, pg.root)
+    pg.pooler = POOLER
+    return POOLER
+
+
 
 
 def _read_varint(data, i):

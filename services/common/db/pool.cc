@@ -40,13 +40,15 @@ bool IsLostConnection(const std::exception& error) {
 // `*committing` tells it whether COMMIT may have reached the server.
 template <pqxx::isolation_level L>
 absl::Status RunOnce(pqxx::connection& connection, const std::string& name,
-                     const std::function<absl::Status(pqxx::work&)>& body, bool* committing) {
+                     const std::function<absl::Status(pqxx::work&)>& body,
+                     const std::string& local_settings, bool* committing) {
   // pqxx::work is transaction<read_committed>; for serializable we still hand the body a
   // pqxx::work& by setting the level at the start of the transaction.
   pqxx::work txn(connection, name);
   if constexpr (L == pqxx::serializable) {
     txn.exec0("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE");
   }
+  if (!local_settings.empty()) txn.exec0(local_settings);
   absl::Status status = body(txn);
   if (status.ok()) {
     *committing = true;
@@ -73,9 +75,12 @@ DbPool::Lease::~Lease() {
   if (pool_ != nullptr && connection_ != nullptr) pool_->Release(std::move(connection_), discard_);
 }
 
-absl::StatusOr<std::unique_ptr<pqxx::connection>> DbPool::Connect() {
+absl::StatusOr<std::unique_ptr<pqxx::connection>> DbPool::Connect(const std::string& url) {
   try {
-    auto connection = std::make_unique<pqxx::connection>(options_.url);
+    auto connection = std::make_unique<pqxx::connection>(url);
+    // Behind a transaction pooler a session SET would land on whichever server connection
+    // serves it and stay there for other clients: the settings go with each transaction.
+    if (!options_.prepared_statements && url == options_.url) return connection;
     pqxx::nontransaction setup(*connection);
     setup.exec0(absl::StrCat("SET statement_timeout = ",
                              absl::ToInt64Milliseconds(options_.statement_timeout)));
@@ -103,7 +108,7 @@ absl::StatusOr<DbPool::Lease> DbPool::Acquire() {
       ++open_;  // reserve the slot, connect without holding the lock
       UpdateGauges();
       lock.unlock();
-      absl::StatusOr<std::unique_ptr<pqxx::connection>> connection = Connect();
+      absl::StatusOr<std::unique_ptr<pqxx::connection>> connection = Connect(options_.url);
       lock.lock();
       if (!connection.ok()) {
         --open_;
@@ -121,6 +126,19 @@ absl::StatusOr<DbPool::Lease> DbPool::Acquire() {
           kRetryAfterBusy);
     }
   }
+}
+
+absl::StatusOr<DbPool::Lease> DbPool::AcquireSession() {
+  if (options_.direct_url.empty()) return Acquire();
+  absl::StatusOr<std::unique_ptr<pqxx::connection>> connection = Connect(options_.direct_url);
+  if (!connection.ok()) return connection.status();
+  return Lease(nullptr, *std::move(connection));  // not pooled: closed when the lease ends
+}
+
+std::string DbPool::LocalSettings() const {
+  if (options_.prepared_statements) return "";
+  return absl::StrCat("SET LOCAL statement_timeout = ",
+                      absl::ToInt64Milliseconds(options_.statement_timeout));
 }
 
 void DbPool::Release(std::unique_ptr<pqxx::connection> connection, bool discard) {
@@ -196,7 +214,25 @@ absl::Status DbPool::Read(absl::string_view name,
   if (!lease.ok()) return lease.status();
   try {
     pqxx::nontransaction txn(lease->connection(), std::string(name));
-    return body(txn);
+    const std::string settings = LocalSettings();
+    if (settings.empty()) return body(txn);
+    // Behind a transaction pooler: one transaction, so that the statement timeout applies and
+    // the statements share a server connection (READ COMMITTED: each still sees its own
+    // snapshot, as in autocommit). COMMIT of a failed transaction just ends it.
+    txn.exec0(absl::StrCat("BEGIN; ", settings));
+    absl::Status status;
+    try {
+      status = body(txn);
+    } catch (...) {
+      try {
+        txn.exec0("ROLLBACK");
+      } catch (const std::exception&) {
+        lease->Discard();
+      }
+      throw;
+    }
+    txn.exec0("COMMIT");
+    return status;
   } catch (const std::exception& e) {
     // A lost connection, a restart or a statement timeout is UNAVAILABLE with a retry delay,
     // never INTERNAL.
@@ -220,10 +256,12 @@ absl::Status DbPool::Transact(absl::string_view name,
     }
     bool committing = false;
     try {
-      absl::Status status =
-          options.serializable
-              ? RunOnce<pqxx::serializable>(lease->connection(), txn_name, body, &committing)
-              : RunOnce<pqxx::read_committed>(lease->connection(), txn_name, body, &committing);
+      const std::string settings = LocalSettings();
+      absl::Status status = options.serializable
+                                ? RunOnce<pqxx::serializable>(lease->connection(), txn_name, body,
+                                                              settings, &committing)
+                                : RunOnce<pqxx::read_committed>(lease->connection(), txn_name, body,
+                                                                settings, &committing);
       count(status.ok() ? "committed" : "rolled_back");
       return status;
     } catch (const pqxx::transaction_rollback& e) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -31,6 +32,13 @@ struct DbOptions {
   // Called (from the failing request's thread, no lock held) when a connection is found broken,
   // e.g. because PostgreSQL restarted; readiness uses it to re-check at once. May be empty.
   std::function<void()> on_connection_lost = nullptr;
+  // False when `url` is a PgBouncer in transaction mode, which hands each transaction to any
+  // server connection: then no named prepared statements (Run() sends unnamed ones), and the
+  // statement timeout is set per transaction (SET LOCAL) instead of once per connection.
+  bool prepared_statements = true;
+  // For work that needs one server session longer than a transaction (LISTEN, session advisory
+  // locks): PostgreSQL itself, not a transaction pooler. Empty: `url`.
+  std::string direct_url = "";
 };
 
 struct TransactionOptions {
@@ -83,6 +91,26 @@ class DbPool {
 
   absl::StatusOr<Lease> Acquire();
 
+  // A connection of its own to options().direct_url (session_url()), closed when the lease ends,
+  // for work that holds session state across transactions. Without a direct_url: Acquire().
+  absl::StatusOr<Lease> AcquireSession();
+
+  // The connection string for session-level work (LISTEN): direct_url, else url.
+  const std::string& session_url() const {
+    return options_.direct_url.empty() ? options_.url : options_.direct_url;
+  }
+
+  // Runs the fixed statement `sql` with `args`: as the connection's prepared statement `name`
+  // (parsed and planned once per connection) when options().prepared_statements, otherwise as an
+  // unnamed statement (PQexecParams), the only kind a transaction-pooling PgBouncer allows.
+  template <typename... Args>
+  pqxx::result Run(pqxx::transaction_base& txn, const std::string& name, const std::string& sql,
+                   Args&&... args) const {
+    if (!options_.prepared_statements) return txn.exec_params(sql, std::forward<Args>(args)...);
+    txn.conn().prepare(name, sql);
+    return txn.exec_prepared(name, std::forward<Args>(args)...);
+  }
+
   // Runs `body` in a transaction named `name` (the name shows in logs and metrics), commits if it
   // returns OK and rolls back otherwise. Serialization failures and deadlocks re-run the whole
   // body, up to options.max_attempts times, so the body must have no effects outside the
@@ -111,8 +139,10 @@ class DbPool {
   void Release(std::unique_ptr<pqxx::connection> connection, bool discard);
   // Closes every idle connection (they are presumably as dead as the one just found broken).
   void ConnectionLost();
-  absl::StatusOr<std::unique_ptr<pqxx::connection>> Connect();
+  absl::StatusOr<std::unique_ptr<pqxx::connection>> Connect(const std::string& url);
   void UpdateGauges();  // requires mu_
+  // "SET LOCAL ..." for the start of each transaction behind a pooler, else empty.
+  std::string LocalSettings() const;
 
   const DbOptions options_;
   Metrics* const metrics_;

@@ -211,5 +211,89 @@ TEST_F(DbPoolPgTest, UnreachableServerIsUnavailable) {
   EXPECT_THAT(RetryDelay(status), ::testing::Optional(::testing::Gt(absl::ZeroDuration())));
 }
 
+// Behind a transaction-pooling PgBouncer (prepared_statements = false): no statement is left
+// prepared on a server connection (the next transaction may run on another one), no session
+// setting either, and the statement timeout still applies, per transaction, to writes and reads.
+TEST_F(DbPoolPgTest, WithoutPreparedStatementsNothingStaysOnTheServerSession) {
+  DbPool pool(DbOptions{.url = db_url(),
+                        .statement_timeout = absl::Milliseconds(300),
+                        .prepared_statements = false},
+              nullptr);
+  int64_t n = -1;
+  ASSERT_THAT(pool.Transact("run",
+                            [&](pqxx::work& txn) {
+                              n = pool.Run(txn, "counter_n", "SELECT n FROM counter WHERE id = $1",
+                                           1)[0][0]
+                                      .as<int64_t>();
+                              return absl::OkStatus();
+                            }),
+              IsOk());
+  EXPECT_EQ(n, 0);
+  ASSERT_THAT(
+      pool.Read("read",
+                [&](pqxx::nontransaction& txn) {
+                  n = pool.Run(txn, "counter_n", "SELECT n + 1 FROM counter WHERE id = $1", 1)[0][0]
+                          .as<int64_t>();
+                  // Nothing prepared, and the session's own timeout is the server's
+                  // default: only this transaction has 300 ms.
+                  EXPECT_EQ(
+                      txn.exec1("SELECT count(*) FROM pg_prepared_statements")[0].as<int64_t>(), 0);
+                  EXPECT_EQ(txn.exec1("SHOW statement_timeout")[0].as<std::string>(), "300ms");
+                  return absl::OkStatus();
+                }),
+      IsOk());
+  EXPECT_EQ(n, 1);
+  {
+    absl::StatusOr<DbPool::Lease> lease = pool.Acquire();
+    ASSERT_THAT(lease.status(), IsOk());
+    pqxx::nontransaction plain(lease->connection());
+    EXPECT_EQ(plain.exec1("SELECT count(*) FROM pg_prepared_statements")[0].as<int64_t>(), 0);
+    EXPECT_EQ(plain.exec1("SHOW statement_timeout")[0].as<std::string>(), "0");
+    plain.commit();
+  }
+  auto slow = [](auto& txn) {
+    txn.exec0("SELECT pg_sleep(5)");
+    return absl::OkStatus();
+  };
+  EXPECT_THAT(pool.Transact("slow", slow),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+  EXPECT_THAT(pool.Read("slow", slow),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+  EXPECT_THAT(pool.Ping(), IsOk());
+}
+
+// The named statement of Run() with prepared statements on (the default, a direct connection).
+TEST_F(DbPoolPgTest, WithPreparedStatementsRunPreparesOncePerConnection) {
+  DbPool pool(DbOptions{.url = db_url(), .max_connections = 1}, nullptr);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_THAT(pool.Transact("run",
+                              [&](pqxx::work& txn) {
+                                pool.Run(txn, "counter_n", "SELECT n FROM counter WHERE id = $1",
+                                         1);
+                                EXPECT_EQ(txn.exec1("SELECT count(*) FROM pg_prepared_statements "
+                                                    "WHERE name = 'counter_n'")[0]
+                                              .as<int64_t>(),
+                                          1);
+                                return absl::OkStatus();
+                              }),
+                IsOk());
+  }
+}
+
+// AcquireSession() connects to direct_url (LISTEN, session locks), not to the pooled url, and
+// closes that connection when the lease ends.
+TEST_F(DbPoolPgTest, SessionLeasesUseTheDirectUrl) {
+  DbPool pool(DbOptions{.url = "host=127.0.0.1 port=1 connect_timeout=1",
+                        .prepared_statements = false,
+                        .direct_url = db_url()},
+              nullptr);
+  EXPECT_EQ(pool.session_url(), db_url());
+  EXPECT_THAT(pool.Ping(), StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+  absl::StatusOr<DbPool::Lease> lease = pool.AcquireSession();
+  ASSERT_THAT(lease.status(), IsOk());
+  pqxx::nontransaction txn(lease->connection());
+  EXPECT_EQ(txn.exec1("SELECT pg_try_advisory_lock(42)")[0].as<bool>(), true);
+}
+
 }  // namespace
 }  // namespace parlor

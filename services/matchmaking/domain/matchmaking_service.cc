@@ -48,6 +48,12 @@ class MatchmakingMetrics {
                           .Register(*registry);
     spread_ = &spread_family_->Add(
         {}, prometheus::Histogram::BucketBoundaries{0, 25, 50, 100, 150, 200, 300, 500, 1000});
+    oldest_ = &prometheus::BuildGauge()
+                   .Name("parlor_matchmaking_oldest_waiting_seconds")
+                   .Help(
+                       "Age of the oldest ticket still waiting after this replica's last matcher "
+                       "pass, by game and mode (0: none waiting; take the max over replicas)")
+                   .Register(*registry);
     expired_ = &prometheus::BuildCounter()
                     .Name("parlor_matchmaking_tickets_expired_total")
                     .Help("Tickets that expired unmatched")
@@ -66,6 +72,17 @@ class MatchmakingMetrics {
       known_.insert(key);
     }
   }
+  // Sets the oldest-ticket ages from one pass; pools with none waiting drop to zero.
+  void SetOldest(const std::map<std::pair<std::string, bool>, double>& oldest) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& key : known_oldest_) {
+      if (!oldest.contains(key)) Oldest(key).Set(0);
+    }
+    for (const auto& [key, value] : oldest) {
+      Oldest(key).Set(value);
+      known_oldest_.insert(key);
+    }
+  }
   void ObserveWait(const std::string& game, double seconds) {
     wait_
         ->Add({{"game", game}},
@@ -78,6 +95,9 @@ class MatchmakingMetrics {
   void CountExpired(int n) { expired_->Increment(n); }
 
  private:
+  prometheus::Gauge& Oldest(const std::pair<std::string, bool>& key) {
+    return oldest_->Add({{"game", key.first}, {"ranked", key.second ? "true" : "false"}});
+  }
   prometheus::Gauge& Waiting(const std::string& game, bool ranked) {
     return waiting_->Add({{"game", game}, {"ranked", ranked ? "true" : "false"}});
   }
@@ -86,6 +106,8 @@ class MatchmakingMetrics {
   std::mutex mu_;
   std::set<std::pair<std::string, bool>> known_;
   prometheus::Family<prometheus::Gauge>* waiting_;
+  prometheus::Family<prometheus::Gauge>* oldest_;
+  std::set<std::pair<std::string, bool>> known_oldest_;
   prometheus::Family<prometheus::Histogram>* wait_;
   prometheus::Family<prometheus::Counter>* matches_;
   prometheus::Family<prometheus::Histogram>* spread_family_;
@@ -457,16 +479,26 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
   absl::StatusOr<std::vector<PoolKey>> pools = deps_.store->ListPools(now);
   if (!pools.ok()) return pools.status();
   std::map<std::pair<std::string, bool>, double> waiting;
+  std::map<std::pair<std::string, bool>, double> oldest;  // age of the oldest left waiting
   for (const PoolKey& key : *pools) {
     ++stats.pools;
     absl::Status plan_status;
     absl::StatusOr<PoolPassResult> result =
         deps_.store->RunPool(key, now, [&](const std::vector<TicketRow>& tickets) {
           absl::StatusOr<std::vector<PlannedMatch>> planned = Plan(key, tickets, now);
-          if (!planned.ok()) {
-            plan_status = planned.status();
-            return std::vector<PlannedMatch>();
+          if (!planned.ok()) plan_status = planned.status();
+          std::vector<bool> matched(tickets.size(), false);
+          if (planned.ok()) {
+            for (const PlannedMatch& m : *planned) {
+              for (size_t i : m.tickets) matched[i] = true;
+            }
           }
+          for (size_t i = 0; i < tickets.size(); ++i) {
+            if (matched[i]) continue;
+            double& age = oldest[{key.game, key.ranked}];
+            age = std::max(age, absl::ToDoubleSeconds(now - tickets[i].create_time));
+          }
+          if (!planned.ok()) return std::vector<PlannedMatch>();
           return *std::move(planned);
         });
     if (!plan_status.ok()) {
@@ -502,6 +534,7 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
   }
   last_waiting_ = waiting;
   metrics_->SetWaiting(waiting);
+  metrics_->SetOldest(oldest);
   return stats;
 }
 

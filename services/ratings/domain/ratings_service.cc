@@ -36,6 +36,12 @@ RatingsMetrics::RatingsMetrics(prometheus::Registry& registry) {
                    .Name("parlor_ratings_rejected_reports_total")
                    .Help("ReportResult calls refused, by reason")
                    .Register(registry);
+  // Every reason from the start (zero), so that the panel and rules have data before a refusal.
+  for (RejectReason reason :
+       {RejectReason::kBadField, RejectReason::kUnknownGame, RejectReason::kBadSeats,
+        RejectReason::kBadPlacements, RejectReason::kConflict}) {
+    rejected_->Add({{"reason", RejectReasonName(reason)}});
+  }
   snapshot_build_ = &prometheus::BuildHistogram()
                          .Name("parlor_ratings_snapshot_build_seconds")
                          .Help("Time to build one leaderboard snapshot")

@@ -34,15 +34,6 @@ std::string DoubleArray(const std::vector<double>& values) {
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
 }
 
-// Runs one of the fixed statements of sql.h as a prepared statement of the connection (libpqxx
-// registers a name once per connection and prepares it on first use; re-declaring the same name
-// with the same text is a no-op), so hot statements are parsed and planned once per connection.
-template <typename Txn, typename... Args>
-pqxx::result Run(Txn& txn, const char* name, const char* statement, Args&&... args) {
-  txn.conn().prepare(name, statement);
-  return txn.exec_prepared(name, std::forward<Args>(args)...);
-}
-
 std::string BoardTable(int64_t snapshot_id) { return absl::StrCat("ratings.board_", snapshot_id); }
 
 // Prefixes of the statements prepared on a snapshot's table.
@@ -165,11 +156,12 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     out.ladder = ladder.name;
     const std::string digest_hex = absl::BytesToHexString(result.digest);
     pqxx::result inserted =
-        Run(txn, "ratings_insert_processed", sql::kInsertProcessed, result.game_id, digest_hex,
-            result.game, ladder.name, result.ranked, Micros(result.finish_time), Micros(now));
+        db_->Run(txn, "ratings_insert_processed", sql::kInsertProcessed, result.game_id, digest_hex,
+                 result.game, ladder.name, result.ranked, Micros(result.finish_time), Micros(now));
     if (inserted.empty()) {
       // Already processed (possibly by a concurrent call that has just committed).
-      pqxx::result first = Run(txn, "ratings_find_processed", sql::kFindProcessed, result.game_id);
+      pqxx::result first =
+          db_->Run(txn, "ratings_find_processed", sql::kFindProcessed, result.game_id);
       if (first.empty()) return absl::FailedPreconditionError("no season has started yet");
       if (first[0][0].as<std::string>() != digest_hex) {
         return absl::FailedPreconditionError(absl::StrCat(
@@ -181,7 +173,7 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       out.season_id = first[0][2].as<std::string>();
       out.applied = first[0][3].as<bool>();
       for (const pqxx::row& row :
-           Run(txn, "ratings_history_of_game", sql::kHistoryOfGame, result.game_id)) {
+           db_->Run(txn, "ratings_history_of_game", sql::kHistoryOfGame, result.game_id)) {
         out.changes.push_back(ToHistory(row).change);
       }
       return absl::OkStatus();
@@ -199,7 +191,7 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     std::set<std::string> existing;
     std::map<std::string, RatingRecord> earlier;
     for (const pqxx::row& row :
-         Run(txn, "ratings_latest_rows", sql::kLatestRows, ladder.name, array, season_id)) {
+         db_->Run(txn, "ratings_latest_rows", sql::kLatestRows, ladder.name, array, season_id)) {
       RatingRecord r = ToRecord(row, 0, ladder.name);
       if (r.season_id == season_id) {
         existing.insert(r.account_id);
@@ -212,16 +204,16 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       auto it = earlier.find(account);
       const RatingRecord start =
           StartOfSeason(ladder, season_id, account, it == earlier.end() ? nullptr : &it->second);
-      Run(txn, "ratings_insert_rating", sql::kInsertRating, ladder.name, season_id, account,
-          start.rating.value, start.rating.deviation, start.rating.volatility, start.conservative,
-          start.rating.games, start.provisional,
-          start.last_game_time ? Micros(*start.last_game_time) : int64_t{-1});
+      db_->Run(txn, "ratings_insert_rating", sql::kInsertRating, ladder.name, season_id, account,
+               start.rating.value, start.rating.deviation, start.rating.volatility,
+               start.conservative, start.rating.games, start.provisional,
+               start.last_game_time ? Micros(*start.last_game_time) : int64_t{-1});
     }
 
     // Lock every player's row, in account-id order.
     std::map<std::string, RatingRecord> locked;
     for (const pqxx::row& row :
-         Run(txn, "ratings_lock_rows", sql::kLockRows, ladder.name, season_id, array)) {
+         db_->Run(txn, "ratings_lock_rows", sql::kLockRows, ladder.name, season_id, array)) {
       RatingRecord r = ToRecord(row, 0, ladder.name);
       locked.emplace(r.account_id, std::move(r));
     }
@@ -269,10 +261,11 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     }
     const int shard = static_cast<unsigned char>(result.digest[0]) % kChangeShards;
     const pqxx::row written =
-        Run(txn, "ratings_apply_ratings", sql::kApplyRatings, ladder.name, season_id,
-            result.game_id, Micros(result.finish_time), shard, TextArray(ids), PgIntArray(seats),
-            PgIntArray(ranks), DoubleArray(rb), DoubleArray(db), DoubleArray(ra), DoubleArray(da),
-            DoubleArray(va), DoubleArray(ca), PgIntArray(games), TextArray(bools))
+        db_->Run(txn, "ratings_apply_ratings", sql::kApplyRatings, ladder.name, season_id,
+                 result.game_id, Micros(result.finish_time), shard, TextArray(ids),
+                 PgIntArray(seats), PgIntArray(ranks), DoubleArray(rb), DoubleArray(db),
+                 DoubleArray(ra), DoubleArray(da), DoubleArray(va), DoubleArray(ca),
+                 PgIntArray(games), TextArray(bools))
             .at(0);
     const int64_t n = static_cast<int64_t>(ids.size());
     if (written[0].as<int64_t>() != n || written[1].as<int64_t>() != n ||
@@ -337,13 +330,13 @@ absl::StatusOr<RatingRecord> PgRatingsStore::GetRating(const model::LadderSpec& 
   RatingRecord out;
   absl::Status status = Read("get_rating", [&](pqxx::nontransaction& txn) {
     pqxx::result row =
-        Run(txn, "ratings_get_row", sql::kGetRow, ladder.name, season.season_id, account_id);
+        db_->Run(txn, "ratings_get_row", sql::kGetRow, ladder.name, season.season_id, account_id);
     if (!row.empty()) {
       out = ToRecord(row[0], 0, ladder.name);
       return absl::OkStatus();
     }
-    pqxx::result earlier = Run(txn, "ratings_earlier_rows", sql::kEarlierRows, ladder.name,
-                               TextArray({account_id}), season.season_id);
+    pqxx::result earlier = db_->Run(txn, "ratings_earlier_rows", sql::kEarlierRows, ladder.name,
+                                    TextArray({account_id}), season.season_id);
     if (earlier.empty()) {
       out = StartOfSeason(ladder, season.season_id, account_id, nullptr);
     } else {
@@ -361,8 +354,8 @@ absl::StatusOr<std::vector<RatingRecord>> PgRatingsStore::GetRatings(
   std::vector<RatingRecord> out;
   absl::Status status = Read("get_ratings", [&](pqxx::nontransaction& txn) {
     out.clear();
-    for (const pqxx::row& row : Run(txn, "ratings_latest_rows_up_to", sql::kLatestRowsUpTo,
-                                    account_id, season.season_id)) {
+    for (const pqxx::row& row : db_->Run(txn, "ratings_latest_rows_up_to", sql::kLatestRowsUpTo,
+                                         account_id, season.season_id)) {
       const std::string name = row[0].as<std::string>();
       absl::StatusOr<const model::LadderSpec*> ladder = ladders.Find(name);
       if (!ladder.ok()) continue;  // a ladder no longer offered
@@ -387,8 +380,8 @@ absl::StatusOr<std::vector<HistoryEntry>> PgRatingsStore::GetHistory(const std::
   absl::Status status = Read("get_history", [&](pqxx::nontransaction& txn) {
     out.clear();
     const int64_t before = before_seq > 0 ? before_seq : std::numeric_limits<int64_t>::max();
-    for (const pqxx::row& row : Run(txn, "ratings_history_of_player", sql::kHistoryOfPlayer,
-                                    account_id, ladder, season_id, before, limit)) {
+    for (const pqxx::row& row : db_->Run(txn, "ratings_history_of_player", sql::kHistoryOfPlayer,
+                                         account_id, ladder, season_id, before, limit)) {
       out.push_back(ToHistory(row));
     }
     return absl::OkStatus();
@@ -401,7 +394,7 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
                                                    const std::string& season_id, absl::Time now) {
   // One connection for the whole build: the board's advisory lock is held by the session from the
   // first transaction (copy and index) through the VACUUM to the second (publish).
-  absl::StatusOr<DbPool::Lease> lease = db_->Acquire();
+  absl::StatusOr<DbPool::Lease> lease = db_->AcquireSession();  // not through a pooler
   if (!lease.ok()) return lease.status();
   pqxx::connection& connection = lease->connection();
   bool locked = false;
@@ -427,7 +420,7 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
       const int64_t changes =
           txn.exec_params1(sql::kBoardChanges, ladder, season_id)[0].as<int64_t>();
       pqxx::result latest =
-          Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
+          db_->Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
       if (!latest.empty() && latest[0][5].as<int64_t>() == changes) {
         txn.commit();
       } else {
@@ -493,7 +486,8 @@ absl::StatusOr<std::optional<BoardSnapshot>> PgRatingsStore::LatestSnapshot(
   std::optional<BoardSnapshot> out;
   absl::Status status = Read("latest_snapshot", [&](pqxx::nontransaction& txn) {
     out.reset();
-    pqxx::result r = Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
+    pqxx::result r =
+        db_->Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
     if (!r.empty()) out = ToSnapshot(r[0]);
     return absl::OkStatus();
   });
@@ -504,7 +498,7 @@ absl::StatusOr<std::optional<BoardSnapshot>> PgRatingsStore::LatestSnapshot(
 absl::StatusOr<BoardSnapshot> PgRatingsStore::GetSnapshot(int64_t snapshot_id) {
   BoardSnapshot out;
   absl::Status status = Read("get_snapshot", [&](pqxx::nontransaction& txn) {
-    pqxx::result r = Run(txn, "ratings_get_snapshot", sql::kGetSnapshot, snapshot_id);
+    pqxx::result r = db_->Run(txn, "ratings_get_snapshot", sql::kGetSnapshot, snapshot_id);
     if (r.empty()) return SnapshotExpired();
     out = ToSnapshot(r[0]);
     return absl::OkStatus();
@@ -546,11 +540,14 @@ absl::StatusOr<std::vector<BoardEntry>> PgRatingsStore::BoardRange(const BoardSn
     out.clear();
     pqxx::result rows;
     try {
-      const std::string name = PrepareOnSnapshot(
-          txn.conn(), snapshot, kRangePrefix,
+      const std::string definition =
           absl::StrCat("SELECT " PARLOR_BOARD_COLUMNS " FROM ", BoardTable(snapshot.snapshot_id),
-                       " WHERE position BETWEEN $1 AND $2 ORDER BY position"));
-      rows = txn.exec_prepared(name, first, last);
+                       " WHERE position BETWEEN $1 AND $2 ORDER BY position");
+      rows =
+          db_->options().prepared_statements
+              ? txn.exec_prepared(PrepareOnSnapshot(txn.conn(), snapshot, kRangePrefix, definition),
+                                  first, last)
+              : txn.exec_params(definition, first, last);
     } catch (const pqxx::undefined_table&) {
       return SnapshotExpired();
     }
@@ -595,9 +592,9 @@ absl::StatusOr<RatingsStore::Around> PgRatingsStore::BoardAround(const BoardSnap
     // entry, or a single row without entries.
     pqxx::result rows;
     try {
-      const std::string name = PrepareOnSnapshot(
-          txn.conn(), snapshot, kAroundPrefix,
-          absl::StrCat("SELECT " PARLOR_RATING_COLUMNS ", me.position, b.* FROM (SELECT 1) one "
+      const std::string definition =
+          absl::StrCat("SELECT " PARLOR_RATING_COLUMNS
+                       ", me.position, b.* FROM (SELECT 1) one "
                        "LEFT JOIN ratings.ratings r ON r.ladder = $4 AND r.season_id = $5 "
                        "AND r.account_id = $1::uuid "
                        "LEFT JOIN ",
@@ -606,8 +603,13 @@ absl::StatusOr<RatingsStore::Around> PgRatingsStore::BoardAround(const BoardSnap
                        "LEFT JOIN LATERAL (SELECT " PARLOR_BOARD_COLUMNS " FROM ",
                        table,
                        " WHERE position BETWEEN me.position - $2 AND me.position + $3) b ON true "
-                       "ORDER BY b.position"));
-      rows = txn.exec_prepared(name, account_id, before, after, ladder.name, season.season_id);
+                       "ORDER BY b.position");
+      rows = db_->options().prepared_statements
+                 ? txn.exec_prepared(
+                       PrepareOnSnapshot(txn.conn(), snapshot, kAroundPrefix, definition),
+                       account_id, before, after, ladder.name, season.season_id)
+                 : txn.exec_params(definition, account_id, before, after, ladder.name,
+                                   season.season_id);
     } catch (const pqxx::undefined_table&) {
       return SnapshotExpired();
     }

@@ -275,9 +275,8 @@ absl::StatusOr<GameRow> GameStore::GetGame(absl::string_view game_id) {
   const std::string id(game_id);
   const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
   absl::Status status = db_->Read("sessions.get_game", [&](pqxx::nontransaction& txn) {
-    txn.conn().prepare("sessions_get_game", sql::kSelectGameWithSeatsUnlessCached);
-    pqxx::result rows =
-        txn.exec_prepared("sessions_get_game", id, cached ? cached->version : int64_t{-1});
+    pqxx::result rows = db_->Run(txn, "sessions_get_game", sql::kSelectGameWithSeatsUnlessCached,
+                                 id, cached ? cached->version : int64_t{-1});
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
     result = ReadGame(rows[0]);
     for (const pqxx::row& r : rows) result.seats.push_back(ReadSeat(r, kGameColumns));
@@ -523,12 +522,10 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
     }
     // One round trip to read: the locked games, their seats, and the stored answers. Both hot
     // statements are prepared once per connection (re-preparing the same text is a no-op),
-    // which spares the server planning them on every batch.
-    txn.conn().prepare("sessions_lock_games", sql::kLockGamesWithSeats);
-    txn.conn().prepare("sessions_write_mutations", sql::kWriteMutations);
+    // which spares the server planning them on every batch (unless behind a pooler: Run()).
     pqxx::result rows =
-        txn.exec_prepared("sessions_lock_games", PgTextArray(ids), PgTextArray(accounts),
-                          PgTextArray(keys), PgIntArray(cached_versions));
+        db_->Run(txn, "sessions_lock_games", sql::kLockGamesWithSeats, PgTextArray(ids),
+                 PgTextArray(accounts), PgTextArray(keys), PgIntArray(cached_versions));
     constexpr pqxx::row::size_type kKeyColumns = kGameColumns + 12;
     struct Locked {
       GameRow game;
@@ -594,22 +591,23 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
     const BatchWrite::Keys& k = batch.keys;
     const BatchWrite::Notes& no = batch.notes;
     const BatchWrite::Results& r = batch.results;
-    pqxx::result written_rows = txn.exec_prepared(
-        "sessions_write_mutations", PgTextArray(g.id), PgTextArray(g.status), PgIntArray(g.version),
-        PgIntArray(g.snapshot_at), PgIntArray(g.acting), PgIntArray(g.deadline),
-        PgTextArray(g.ranks), PgTextArray(g.scores), PgTextArray(g.reason), PgIntArray(g.at),
-        PgTextArray(s.game), PgIntArray(s.seat), PgTextArray(s.forfeited), PgTextArray(s.my_turn),
-        PgIntArray(s.turn_started), PgIntArray(s.deadline), PgIntArray(s.reminders),
-        PgIntArray(s.bank), PgIntArray(s.vacation), PgTextArray(s.status), PgIntArray(s.at),
-        PgTextArray(a.game), PgIntArray(a.version), PgTextArray(a.kind), PgTextArray(a.cause),
-        PgIntArray(a.seat), PgIntArray(a.action), PgTextArray(a.account), PgIntArray(a.entry_at),
-        PgIntArray(a.at), PgTextArray(k.game), PgTextArray(k.account), PgTextArray(k.key),
-        PgIntArray(k.hash_at), PgIntArray(k.version), PgIntArray(k.response_at), PgIntArray(k.at),
-        PgTextArray(no.game), PgTextArray(no.account), PgTextArray(no.kind), PgIntArray(no.version),
-        PgTextArray(no.dedupe), PgTextArray(no.payload), PgIntArray(no.at), PgTextArray(r.game),
-        PgTextArray(r.name), PgTextArray(r.ranked), PgTextArray(r.payload), PgIntArray(r.at),
-        PgTextArray(batch.notify), pqxx::binarystring(batch.bytes), PgIntArray(g.snapshot_len),
-        PgIntArray(a.entry_len), PgIntArray(k.hash_len), PgIntArray(k.response_len));
+    pqxx::result written_rows = db_->Run(
+        txn, "sessions_write_mutations", sql::kWriteMutations, PgTextArray(g.id),
+        PgTextArray(g.status), PgIntArray(g.version), PgIntArray(g.snapshot_at),
+        PgIntArray(g.acting), PgIntArray(g.deadline), PgTextArray(g.ranks), PgTextArray(g.scores),
+        PgTextArray(g.reason), PgIntArray(g.at), PgTextArray(s.game), PgIntArray(s.seat),
+        PgTextArray(s.forfeited), PgTextArray(s.my_turn), PgIntArray(s.turn_started),
+        PgIntArray(s.deadline), PgIntArray(s.reminders), PgIntArray(s.bank), PgIntArray(s.vacation),
+        PgTextArray(s.status), PgIntArray(s.at), PgTextArray(a.game), PgIntArray(a.version),
+        PgTextArray(a.kind), PgTextArray(a.cause), PgIntArray(a.seat), PgIntArray(a.action),
+        PgTextArray(a.account), PgIntArray(a.entry_at), PgIntArray(a.at), PgTextArray(k.game),
+        PgTextArray(k.account), PgTextArray(k.key), PgIntArray(k.hash_at), PgIntArray(k.version),
+        PgIntArray(k.response_at), PgIntArray(k.at), PgTextArray(no.game), PgTextArray(no.account),
+        PgTextArray(no.kind), PgIntArray(no.version), PgTextArray(no.dedupe),
+        PgTextArray(no.payload), PgIntArray(no.at), PgTextArray(r.game), PgTextArray(r.name),
+        PgTextArray(r.ranked), PgTextArray(r.payload), PgIntArray(r.at), PgTextArray(batch.notify),
+        pqxx::binarystring(batch.bytes), PgIntArray(g.snapshot_len), PgIntArray(a.entry_len),
+        PgIntArray(k.hash_len), PgIntArray(k.response_len));
     if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
     const pqxx::row counts = written_rows[0];
     if (counts[1].as<int64_t>() != static_cast<int64_t>(g.id.size()) ||
