@@ -252,6 +252,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   h->store = std::make_unique<GameStore>(&host.db());
   h->outbox = std::make_unique<OutboxStore>(&host.db());
   h->metrics = std::make_unique<SessionsMetrics>(host.metrics().registry());
+  h->metrics->DeclareTimeouts(*h->games);
   Sessions::Options options;
   if (!config.page_token_secret.empty()) {
     options.page_token_secret = config.page_token_secret;
@@ -340,6 +341,4 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
 absl::StatusOr<int> SweepNow(const std::shared_ptr<void>& installed) {
   return static_cast<SessionsHandles*>(installed.get())->domain->Sweep();
 }
-  h->metrics->DeclareTimeouts(*h->games);
-
 }  // namespace parlor::sessions
