@@ -30,6 +30,21 @@ void AddAccountsFlags(Flags& flags, AccountsConfig* config) {
                  "lifetime of an access token", absl::Minutes(1), absl::Hours(1));
   flags.Duration("refresh_token_ttl", &config->options.refresh_token_ttl,
                  "lifetime of an unused refresh token", absl::Hours(1), absl::Hours(24 * 365));
+  // The sign-up budget: new accounts per client address (see --trusted_proxies) and in total.
+  const auto signup_flags = [&flags](absl::string_view scope, absl::string_view what,
+                                     RateLimit* limit) {
+    flags.Int(absl::StrCat("signup_", scope, "_per_minute"), &limit->per_minute,
+              absl::StrCat("new accounts a minute allowed ", what,
+                           ", beyond a burst; RESOURCE_EXHAUSTED with RetryInfo past it (0 "
+                           "disables)"),
+              {.min = 0, .max = 1'000'000});
+    flags.Int(absl::StrCat("signup_", scope, "_burst"), &limit->burst,
+              absl::StrCat("new accounts allowed at once ", what, " (0 disables)"),
+              {.min = 0, .max = 1'000'000});
+  };
+  signup_flags("address", "per client address (an IPv6 client per /64), per replica",
+               &config->options.signups_per_address);
+  signup_flags("total", "in total, per replica", &config->options.signups_total);
 }
 
 absl::Status FinalizeAccountsConfig(const AccountsConfig& config, ServerConfig& server) {
@@ -55,7 +70,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallAccounts(ServiceHost& host,
   auto installed = std::make_shared<Installed>();
   installed->store = std::make_unique<PgAccountsStore>(&host.db());
   installed->domain = std::make_unique<AccountsService>(installed->store.get(), *std::move(signer),
-                                                        std::move(clock), config.options);
+                                                        std::move(clock), config.options,
+                                                        &host.metrics().registry());
   installed->api = std::make_unique<AccountsApi>(installed->domain.get(), &host.rpc());
   installed->internal_api =
       std::make_unique<AccountsInternalApi>(installed->domain.get(), &host.rpc());

@@ -31,12 +31,13 @@ grpc::ServerUnaryReactor* AccountsApi::AuthenticateDevice(
     grpc::CallbackServerContext* context, const v1::AuthenticateDeviceRequest* request,
     v1::AuthenticateDeviceResponse* response) {
   return rpc_->Run(context, Access::kPublic, request, response,
-                   [this](const CallContext&, const v1::AuthenticateDeviceRequest& request,
+                   [this](const CallContext& call, const v1::AuthenticateDeviceRequest& request,
                           v1::AuthenticateDeviceResponse* response) -> absl::Status {
                      std::optional<std::string> display_name;
                      if (request.has_display_name()) display_name = request.display_name();
                      absl::StatusOr<AccountsService::SignIn> signed_in =
-                         accounts_->AuthenticateDevice(request.device_id(), display_name);
+                         accounts_->AuthenticateDevice(request.device_id(), display_name,
+                                                       call.client_address);
                      if (!signed_in.ok()) return signed_in.status();
                      ToProto(signed_in->account, response->mutable_account());
                      ToProto(signed_in->tokens, response->mutable_tokens());

@@ -56,6 +56,7 @@ class AccountsApiPgTest : public parlor::testing::PgTest {
     Configure(server);
     AccountsConfig config;
     config.access_token_private_key = access_keys_.private_key;
+    ConfigureAccounts(config);
     ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
     absl::StatusOr<std::unique_ptr<ServiceHost>> host =
         ServiceHost::Create(AccountsIdentity(), server);
@@ -75,6 +76,7 @@ class AccountsApiPgTest : public parlor::testing::PgTest {
 
   // Lets a derived fixture change the server settings.
   virtual void Configure(ServerConfig& server) { (void)server; }
+  virtual void ConfigureAccounts(AccountsConfig& config) { (void)config; }
 
   void TearDown() override {
     if (host_ != nullptr) host_->Shutdown();
@@ -378,6 +380,84 @@ TEST_F(AccountsRateLimitPgTest, PlayerCallsBeyondTheDeviceBurstAreRefusedAndChan
   EXPECT_THAT(Scrape(),
               HasSubstr("parlor_rate_limited_total{method=\"UpdateProfile\","
                         "scope=\"device\",service=\"parlor.accounts.v1.AccountsService\"} 1"));
+}
+
+// New accounts have their own budget per client address. Behind the Gateway the address is the
+// one the trusted proxy names in X-Forwarded-For; from anyone else the header is ignored.
+class AccountsSignUpBudgetPgTest : public AccountsRateLimitPgTest {
+ protected:
+  virtual std::string TrustedProxyList() const = 0;
+  void Configure(ServerConfig& server) override { server.trusted_proxies = TrustedProxyList(); }
+  void ConfigureAccounts(AccountsConfig& config) override {
+    // Refills of one a minute: nothing refills during the test.
+    config.options.signups_per_address = {.per_minute = 1, .burst = 3};
+  }
+
+  grpc::Status SignUpFrom(const std::string& device_id, const std::string& forwarded_for) {
+    auto context = WithToken("");
+    if (!forwarded_for.empty()) context->AddMetadata("x-forwarded-for", forwarded_for);
+    v1::AuthenticateDeviceRequest request;
+    request.set_device_id(device_id);
+    v1::AuthenticateDeviceResponse response;
+    return accounts_->AuthenticateDevice(context.get(), request, &response);
+  }
+};
+
+// The test client connects from 127.0.0.1, which is the trusted proxy here.
+class SignUpsBehindATrustedProxyPgTest : public AccountsSignUpBudgetPgTest {
+  std::string TrustedProxyList() const override { return "127.0.0.1/32, 10.0.0.0/8"; }
+};
+
+TEST_F(SignUpsBehindATrustedProxyPgTest, TheProxysHeaderNamesTheClient) {
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(SignUpFrom(absl::StrCat("device-budget-", i), "198.51.100.7").ok());
+  }
+  const std::string before = Digest();
+  // The fourth new account from 198.51.100.7, also when the client put its own guesses to the
+  // left of what the proxies appended (10.1.1.1 is a trusted proxy in the chain).
+  for (const char* header : {"198.51.100.7", "203.0.113.1, 198.51.100.7, 10.1.1.1"}) {
+    const grpc::Status refused = SignUpFrom("device-budget-4", header);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << header;
+    EXPECT_THAT(refused.error_message(),
+                AllOf(HasSubstr("too many new accounts from this network address (1 a minute, "
+                                "bursts of 3); nothing was created, retry after"),
+                      HasSubstr("signing in an existing device is not limited")));
+    const std::optional<absl::Duration> delay = RetryDelayOf(refused);
+    ASSERT_TRUE(delay.has_value()) << "no google.rpc.RetryInfo in grpc-status-details-bin";
+    EXPECT_GT(*delay, absl::Seconds(50));
+  }
+  EXPECT_EQ(Digest(), before) << "a refused sign-up must create nothing";
+  // Another client behind the same proxy has its own budget; a known device still signs in.
+  EXPECT_TRUE(SignUpFrom("device-budget-5", "198.51.100.8").ok());
+  EXPECT_TRUE(SignUpFrom("device-budget-1", "198.51.100.7").ok());
+  EXPECT_THAT(Scrape(),
+              AllOf(HasSubstr("parlor_accounts_signups_refused_total{scope=\"address\"} 2"),
+                    HasSubstr("parlor_accounts_signups_total 4")));
+}
+
+// Here the test client (127.0.0.1) is not a trusted proxy: whatever it writes in
+// X-Forwarded-For, every sign-up counts against 127.0.0.1.
+class SignUpsFromAnUntrustedPeerPgTest : public AccountsSignUpBudgetPgTest {
+  std::string TrustedProxyList() const override { return "10.0.0.0/8"; }
+};
+
+TEST_F(SignUpsFromAnUntrustedPeerPgTest, AForgedHeaderIsIgnoredAndAFloodIsStopped) {
+  int created = 0;
+  int refused = 0;
+  for (int i = 0; i < 50; ++i) {
+    const grpc::Status status =
+        SignUpFrom(absl::StrCat("device-flood-", i), absl::StrCat("198.51.100.", i));
+    if (status.ok()) {
+      ++created;
+    } else {
+      EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+          << status.error_message();
+      ++refused;
+    }
+  }
+  EXPECT_EQ(created, 3);
+  EXPECT_EQ(refused, 47);
+  EXPECT_THAT(Scrape(), HasSubstr("parlor_accounts_signups_refused_total{scope=\"address\"} 47"));
 }
 
 }  // namespace

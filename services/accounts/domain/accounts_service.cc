@@ -3,9 +3,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "services/accounts/domain/validation.h"
+#include "services/common/core/client_address.h"
 #include "services/common/core/crypto.h"
 #include "services/common/core/logging.h"
+#include "services/common/grpc_status.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor::accounts {
@@ -31,11 +34,55 @@ std::string GenerateDisplayName() {
 }
 
 AccountsService::AccountsService(AccountsStore* store, auth::TokenSigner access_signer, Clock clock,
-                                 AccountsOptions options)
+                                 AccountsOptions options, prometheus::Registry* registry)
     : store_(store),
       access_signer_(std::move(access_signer)),
       clock_(std::move(clock)),
-      options_(options) {}
+      options_(options),
+      signups_by_address_(options.signups_per_address),
+      signups_total_(options.signups_total) {
+  if (registry != nullptr) {
+    signups_created_ = &prometheus::BuildCounter()
+                            .Name("parlor_accounts_signups_total")
+                            .Help("Accounts created (first sign-in of a device).")
+                            .Register(*registry)
+                            .Add({});
+    signups_refused_ = &prometheus::BuildCounter()
+                            .Name("parlor_accounts_signups_refused_total")
+                            .Help(
+                                "New accounts refused with RESOURCE_EXHAUSTED by the sign-up "
+                                "budget, by scope (address, total).")
+                            .Register(*registry);
+  }
+}
+
+absl::Status AccountsService::AdmitSignUp(const std::string& client_address, absl::Time now) {
+  const auto refuse = [&](absl::string_view scope, absl::string_view what, const RateLimit& limit,
+                          absl::Duration wait) {
+    if (signups_refused_ != nullptr)
+      signups_refused_->Add({{"scope", std::string(scope)}}).Increment();
+    spdlog::info("sign-up refused by the {} budget (client {})", scope, client_address);
+    return WithRetryDelay(
+        absl::ResourceExhaustedError(absl::StrFormat(
+            "too many new accounts %s (%d a minute, bursts of %d); nothing was created, retry "
+            "after %.3f s (signing in an existing device is not limited by this)",
+            what, limit.per_minute, limit.burst, absl::ToDoubleSeconds(wait))),
+        wait);
+  };
+  if (signups_by_address_.enabled()) {
+    const absl::Duration wait = signups_by_address_.Take(AddressLimitKey(client_address), now);
+    if (wait > absl::ZeroDuration()) {
+      return refuse("address", "from this network address", signups_by_address_.limit(), wait);
+    }
+  }
+  if (signups_total_.enabled()) {
+    const absl::Duration wait = signups_total_.Take("", now);
+    if (wait > absl::ZeroDuration()) {
+      return refuse("total", "on this server right now", signups_total_.limit(), wait);
+    }
+  }
+  return absl::OkStatus();
+}
 
 std::pair<std::string, NewRefreshToken> AccountsService::MintRefreshToken(absl::Time now) const {
   std::string token = RandomToken(kRefreshTokenBytes);
@@ -58,7 +105,8 @@ absl::StatusOr<SessionTokens> AccountsService::Tokens(
 }
 
 absl::StatusOr<AccountsService::SignIn> AccountsService::AuthenticateDevice(
-    const std::string& device_id, const std::optional<std::string>& display_name) {
+    const std::string& device_id, const std::optional<std::string>& display_name,
+    const std::string& client_address) {
   if (absl::Status status = ValidateDeviceId(device_id); !status.ok()) return status;
   if (display_name.has_value()) {
     if (absl::Status status = ValidateDisplayName(*display_name); !status.ok()) return status;
@@ -66,12 +114,16 @@ absl::StatusOr<AccountsService::SignIn> AccountsService::AuthenticateDevice(
   const absl::Time now = clock_();
   auto [refresh_token, stored] = MintRefreshToken(now);
   absl::StatusOr<AccountsStore::DeviceSignIn> signed_in =
-      store_->AuthenticateDevice(device_id, display_name, &GenerateDisplayName, stored, now);
+      store_->AuthenticateDevice(device_id, display_name, &GenerateDisplayName, stored, now,
+                                 [&] { return AdmitSignUp(client_address, now); });
   if (!signed_in.ok()) return signed_in.status();
   absl::StatusOr<SessionTokens> tokens = Tokens(
       signed_in->account.account_id, signed_in->session_id, device_id, refresh_token, stored, now);
   if (!tokens.ok()) return tokens.status();
-  if (signed_in->created) spdlog::info("created account {}", signed_in->account.account_id);
+  if (signed_in->created) {
+    spdlog::info("created account {}", signed_in->account.account_id);
+    if (signups_created_ != nullptr) signups_created_->Increment();
+  }
   return SignIn{.account = std::move(signed_in->account),
                 .tokens = *std::move(tokens),
                 .created = signed_in->created};

@@ -8,8 +8,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/registry.h"
 #include "services/accounts/domain/account.h"
 #include "services/accounts/store/accounts_store.h"
+#include "services/common/core/rate_limit.h"
 #include "services/common/core/token.h"
 
 namespace parlor::accounts {
@@ -17,6 +21,12 @@ namespace parlor::accounts {
 struct AccountsOptions {
   absl::Duration access_token_ttl = absl::Minutes(15);
   absl::Duration refresh_token_ttl = absl::Hours(24 * 30);
+  // New accounts (the first sign-in of a device), per replica: per client address (an IPv6
+  // client by its /64) and in total. Beyond them AuthenticateDevice of an unknown device answers
+  // RESOURCE_EXHAUSTED with a retry delay and creates nothing; known devices still sign in.
+  // A rate of 0 disables.
+  RateLimit signups_per_address = {};
+  RateLimit signups_total = {};
 };
 
 struct SessionTokens {
@@ -33,16 +43,20 @@ class AccountsService {
  public:
   using Clock = std::function<absl::Time()>;
 
+  // `registry` may be null (no metrics).
   AccountsService(AccountsStore* store, auth::TokenSigner access_signer, Clock clock,
-                  AccountsOptions options = {});
+                  AccountsOptions options = {}, prometheus::Registry* registry = nullptr);
 
   struct SignIn {
     Account account;
     SessionTokens tokens;
     bool created = false;
   };
+  // `client_address` is where the call came from (CallContext::client_address): what the
+  // per-address sign-up budget counts.
   absl::StatusOr<SignIn> AuthenticateDevice(const std::string& device_id,
-                                            const std::optional<std::string>& display_name);
+                                            const std::optional<std::string>& display_name,
+                                            const std::string& client_address = "");
   absl::StatusOr<SessionTokens> RefreshSession(const std::string& refresh_token);
   // `caller` are the verified claims of the access token.
   absl::Status SignOut(const auth::Claims& caller, bool all_devices);
@@ -62,10 +76,17 @@ class AccountsService {
                                        const std::string& refresh_token,
                                        const NewRefreshToken& stored, absl::Time now) const;
 
+  // OK when one more account may be created for `client_address` now (and counts it).
+  absl::Status AdmitSignUp(const std::string& client_address, absl::Time now);
+
   AccountsStore* store_;
   auth::TokenSigner access_signer_;
   Clock clock_;
   AccountsOptions options_;
+  RateLimiter signups_by_address_;
+  RateLimiter signups_total_;
+  prometheus::Counter* signups_created_ = nullptr;
+  prometheus::Family<prometheus::Counter>* signups_refused_ = nullptr;
 };
 
 // "Player-" and six random letters/digits.

@@ -3,9 +3,12 @@
 // rotation outcomes map to precise statuses.
 #include "services/accounts/domain/accounts_service.h"
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/core/crypto.h"
+#include "services/common/grpc_status.h"
 #include "services/common/testing/status_matchers.h"
 
 namespace parlor::accounts {
@@ -20,21 +23,25 @@ const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 class FakeStore : public AccountsStore {
  public:
-  absl::StatusOr<DeviceSignIn> AuthenticateDevice(const std::string& device_id,
-                                                  const std::optional<std::string>& requested_name,
-                                                  const std::function<std::string()>& generate_name,
-                                                  const NewRefreshToken& token,
-                                                  absl::Time now) override {
+  absl::StatusOr<DeviceSignIn> AuthenticateDevice(
+      const std::string& device_id, const std::optional<std::string>& requested_name,
+      const std::function<std::string()>& generate_name, const NewRefreshToken& token,
+      absl::Time now, const std::function<absl::Status()>& admit_new_account) override {
     ++calls;
     last_device_id = device_id;
     last_token = token;
+    const bool known = devices.contains(device_id);
+    if (!known) {
+      if (absl::Status admit = admit_new_account(); !admit.ok()) return admit;
+      devices.insert(device_id);
+    }
     DeviceSignIn result;
     result.account = {.account_id = "123e4567-e89b-12d3-a456-426614174000",
                       .display_name = requested_name.value_or(generate_name()),
                       .create_time = now,
                       .update_time = now};
     result.session_id = "session-1";
-    result.created = true;
+    result.created = !known;
     return result;
   }
   absl::StatusOr<Rotation> RotateRefreshToken(const std::string& presented_hash,
@@ -72,6 +79,7 @@ class FakeStore : public AccountsStore {
   }
 
   int calls = 0;
+  absl::flat_hash_set<std::string> devices;
   std::string last_device_id;
   std::string last_presented_hash;
   NewRefreshToken last_token;
@@ -171,6 +179,62 @@ TEST_F(AccountsServiceTest, SignOutRevokesTheCallersSessionOrAll) {
   EXPECT_EQ(store_.revoked_session, "session-1");
   ASSERT_THAT(service_.SignOut(Caller(), /*all_devices=*/true), IsOk());
   EXPECT_EQ(store_.revoked_all, "123e4567-e89b-12d3-a456-426614174000");
+}
+
+// New accounts have a budget per client address and in total; a device that already has an
+// account signs in whatever the budget says.
+TEST(SignUpBudgetTest, NewAccountsAreBoundedPerAddressAndInTotal) {
+  FakeStore store;
+  absl::Time now = kNow;
+  const auth::KeyPairBase64 keys = auth::GenerateKeyPair();
+  prometheus::Registry registry;
+  AccountsService service(
+      &store, *auth::TokenSigner::Create(auth::TokenKind::kAccess, keys.private_key),
+      [&now] { return now; },
+      {.signups_per_address = {.per_minute = 6, .burst = 3},
+       .signups_total = {.per_minute = 60, .burst = 6}},
+      &registry);
+  int device = 0;
+  const auto sign_up = [&](const std::string& address) {
+    return service.AuthenticateDevice(absl::StrCat("device-", ++device, "-abcdef"), std::nullopt,
+                                      address);
+  };
+  for (int i = 0; i < 3; ++i) ASSERT_THAT(sign_up("198.51.100.7"), IsOk());
+  absl::StatusOr<AccountsService::SignIn> flood = sign_up("198.51.100.7");
+  EXPECT_THAT(flood, StatusIs(absl::StatusCode::kResourceExhausted,
+                              HasSubstr("too many new accounts from this network address")));
+  const std::optional<absl::Duration> delay = RetryDelay(flood.status());
+  ASSERT_TRUE(delay.has_value());
+  EXPECT_NEAR(absl::ToDoubleSeconds(*delay), 10, 0.01);  // 6 a minute: one every 10 s
+  EXPECT_EQ(store.devices.size(), 3u);                   // nothing created
+  // The same /64 of IPv6 is one address; another address has its own budget.
+  for (int i = 0; i < 3; ++i) ASSERT_THAT(sign_up("2001:db8:1:2::a"), IsOk());
+  EXPECT_THAT(sign_up("2001:db8:1:2::b"),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many new accounts")));
+  // 3 + 3 created: the total burst of 6 is spent, whoever asks.
+  EXPECT_THAT(sign_up("203.0.113.1"),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("on this server")));
+  // Existing devices still sign in.
+  EXPECT_THAT(service.AuthenticateDevice("device-1-abcdef", std::nullopt, "198.51.100.7"), IsOk());
+  // The budget refills.
+  now += absl::Seconds(11);
+  EXPECT_THAT(sign_up("198.51.100.7"), IsOk());
+  EXPECT_THAT(sign_up("198.51.100.7"),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many new accounts")));
+  const std::string metrics = [&] {
+    std::string out;
+    for (const auto& family : registry.Collect()) {
+      for (const auto& metric : family.metric) {
+        out += family.name;
+        for (const auto& label : metric.label) out += " " + label.name + "=" + label.value;
+        out += " " + std::to_string(static_cast<int>(metric.counter.value)) + "\n";
+      }
+    }
+    return out;
+  }();
+  EXPECT_THAT(metrics, HasSubstr("parlor_accounts_signups_total 7\n"));
+  EXPECT_THAT(metrics, HasSubstr("parlor_accounts_signups_refused_total scope=address 3\n"));
+  EXPECT_THAT(metrics, HasSubstr("parlor_accounts_signups_refused_total scope=total 1\n"));
 }
 
 }  // namespace

@@ -38,10 +38,12 @@ class AccountsStore {
   };
   // Finds the device's account or creates one named `requested_name` (or, if absent, the first
   // free name `generate_name` makes), opens a new session, and stores its first refresh token.
+  // Before creating an account it asks `admit_new_account` (the sign-up budget): an error from
+  // it is returned as is, and nothing is stored. A known device never asks.
   virtual absl::StatusOr<DeviceSignIn> AuthenticateDevice(
       const std::string& device_id, const std::optional<std::string>& requested_name,
       const std::function<std::string()>& generate_name, const NewRefreshToken& token,
-      absl::Time now) = 0;
+      absl::Time now, const std::function<absl::Status()>& admit_new_account) = 0;
 
   enum class RotationOutcome {
     kRotated,  // the token was live: it is now used, `replacement` is stored

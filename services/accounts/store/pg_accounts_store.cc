@@ -44,9 +44,10 @@ absl::Status CheckSession(pqxx::work& txn, const std::string& account_id,
 
 absl::StatusOr<AccountsStore::DeviceSignIn> PgAccountsStore::AuthenticateDevice(
     const std::string& device_id, const std::optional<std::string>& requested_name,
-    const std::function<std::string()>& generate_name, const NewRefreshToken& token,
-    absl::Time now) {
+    const std::function<std::string()>& generate_name, const NewRefreshToken& token, absl::Time now,
+    const std::function<absl::Status()>& admit_new_account) {
   DeviceSignIn result;
+  bool admitted = false;  // asked once, even if the transaction runs again
   absl::Status status = db_->Transact("authenticate_device", [&](pqxx::work& txn) {
     result = DeviceSignIn();
     pqxx::result found = txn.exec_params(sql::kFindDeviceAccount, device_id);
@@ -54,6 +55,10 @@ absl::StatusOr<AccountsStore::DeviceSignIn> PgAccountsStore::AuthenticateDevice(
       result.account = ToAccount(found[0]);
       txn.exec_params0(sql::kTouchDevice, device_id, Micros(now));
     } else {
+      if (!admitted) {
+        if (absl::Status admit = admit_new_account(); !admit.ok()) return admit;
+        admitted = true;
+      }
       pqxx::result inserted;
       if (requested_name.has_value()) {
         inserted = txn.exec_params(sql::kInsertAccount, *requested_name, Micros(now));

@@ -12,11 +12,10 @@ class PgAccountsStore : public AccountsStore {
  public:
   explicit PgAccountsStore(DbPool* db) : db_(db) {}
 
-  absl::StatusOr<DeviceSignIn> AuthenticateDevice(const std::string& device_id,
-                                                  const std::optional<std::string>& requested_name,
-                                                  const std::function<std::string()>& generate_name,
-                                                  const NewRefreshToken& token,
-                                                  absl::Time now) override;
+  absl::StatusOr<DeviceSignIn> AuthenticateDevice(
+      const std::string& device_id, const std::optional<std::string>& requested_name,
+      const std::function<std::string()>& generate_name, const NewRefreshToken& token,
+      absl::Time now, const std::function<absl::Status()>& admit_new_account) override;
   absl::StatusOr<Rotation> RotateRefreshToken(const std::string& presented_hash,
                                               const NewRefreshToken& replacement,
                                               absl::Time now) override;

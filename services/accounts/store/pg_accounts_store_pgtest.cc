@@ -1,4 +1,5 @@
 #include <atomic>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -19,6 +20,8 @@ using ::testing::HasSubstr;
 using Outcome = AccountsStore::RotationOutcome;
 
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+// The sign-up budget says yes.
+const std::function<absl::Status()> kAdmit = [] { return absl::OkStatus(); };
 
 class PgAccountsStorePgTest : public parlor::testing::PgTest {
  protected:
@@ -27,7 +30,10 @@ class PgAccountsStorePgTest : public parlor::testing::PgTest {
     absl::StatusOr<MigrationResult> migrated = ApplyMigrations(
         db_url(), {.schema = "accounts", .directory = PARLOR_SOURCE_DIR "/migrations/accounts"});
     ASSERT_TRUE(migrated.ok()) << migrated.status();
-    pool_ = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 4}, nullptr);
+    DbOptions options;
+    options.url = db_url();
+    options.max_connections = 4;
+    pool_ = std::make_unique<DbPool>(options, nullptr);
     store_ = std::make_unique<PgAccountsStore>(pool_.get());
   }
 
@@ -39,7 +45,7 @@ class PgAccountsStorePgTest : public parlor::testing::PgTest {
   AccountsStore::DeviceSignIn SignIn(const std::string& device, std::optional<std::string> name,
                                      const NewRefreshToken& token) {
     absl::StatusOr<AccountsStore::DeviceSignIn> result = store_->AuthenticateDevice(
-        device, name, [] { return std::string("Player-fixed"); }, token, kNow);
+        device, name, [] { return std::string("Player-fixed"); }, token, kNow, kAdmit);
     EXPECT_TRUE(result.ok()) << result.status();
     return result.value_or(AccountsStore::DeviceSignIn());
   }
@@ -62,7 +68,7 @@ TEST_F(PgAccountsStorePgTest, DeviceSignInCreatesOnceThenFinds) {
 TEST_F(PgAccountsStorePgTest, DisplayNamesAreUniqueIgnoringCase) {
   SignIn("device-0001", "Ada", Token());
   EXPECT_THAT(store_->AuthenticateDevice(
-                  "device-0002", "ADA", [] { return std::string("x"); }, Token(), kNow),
+                  "device-0002", "ADA", [] { return std::string("x"); }, Token(), kNow, kAdmit),
               StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("taken")));
   AccountsStore::DeviceSignIn bob = SignIn("device-0002", "Bob", Token());
   EXPECT_THAT(store_->UpdateDisplayName(bob.account.account_id, bob.session_id, "aDa", kNow),
@@ -80,16 +86,38 @@ TEST_F(PgAccountsStorePgTest, GeneratedNameCollisionTriesAgain) {
   absl::StatusOr<AccountsStore::DeviceSignIn> result = store_->AuthenticateDevice(
       "device-0002", std::nullopt,
       [&calls] { return ++calls == 1 ? std::string("Player-fixed") : std::string("Player-other"); },
-      Token(), kNow);
+      Token(), kNow, kAdmit);
   ASSERT_THAT(result, IsOk());
   EXPECT_EQ(result->account.display_name, "Player-other");
   EXPECT_EQ(calls, 2);
 }
 
+// The sign-up budget is asked only before a new account is made; its refusal stores nothing.
+TEST_F(PgAccountsStorePgTest, NewAccountsNeedTheSignUpBudgetKnownDevicesDoNot) {
+  SignIn("device-0001", "Ada", Token());
+  const std::string before = *parlor::testing::SchemaContentDigest(db_url(), "accounts");
+  int asked = 0;
+  const auto refuse = [&asked] {
+    ++asked;
+    return absl::ResourceExhaustedError("too many new accounts");
+  };
+  EXPECT_THAT(store_->AuthenticateDevice(
+                  "device-0002", std::nullopt, [] { return std::string("Player-fixed"); }, Token(),
+                  kNow, refuse),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("too many new accounts")));
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(*parlor::testing::SchemaContentDigest(db_url(), "accounts"), before);
+  absl::StatusOr<AccountsStore::DeviceSignIn> known = store_->AuthenticateDevice(
+      "device-0001", std::nullopt, [] { return std::string("x"); }, Token(), kNow, refuse);
+  ASSERT_TRUE(known.ok()) << known.status();
+  EXPECT_FALSE(known->created);
+  EXPECT_EQ(asked, 1);
+}
+
 TEST_F(PgAccountsStorePgTest, DatabaseEnforcesDisplayNameRulesToo) {
   // Even if a caller skipped validation, the CHECK constraint holds; the client sees no SQL.
   absl::StatusOr<AccountsStore::DeviceSignIn> result = store_->AuthenticateDevice(
-      "device-0001", std::string("x"), [] { return std::string("x"); }, Token(), kNow);
+      "device-0001", std::string("x"), [] { return std::string("x"); }, Token(), kNow, kAdmit);
   EXPECT_THAT(result, StatusIs(absl::StatusCode::kInternal, ::testing::Not(HasSubstr("INSERT"))));
 }
 
@@ -171,9 +199,10 @@ TEST_F(PgAccountsStorePgTest, BatchGetKeepsRequestOrder) {
 }
 
 TEST_F(PgAccountsStorePgTest, UnreachableDatabaseIsUnavailable) {
-  DbPool dead(DbOptions{.url = "host=127.0.0.1 port=1 connect_timeout=2",
-                        .acquire_timeout = absl::Milliseconds(100)},
-              nullptr);
+  DbOptions options;
+  options.url = "host=127.0.0.1 port=1 connect_timeout=2";
+  options.acquire_timeout = absl::Milliseconds(100);
+  DbPool dead(options, nullptr);
   PgAccountsStore store(&dead);
   EXPECT_THAT(store.GetAccounts({"00000000-0000-0000-0000-000000000000"}),
               StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
