@@ -5,6 +5,8 @@
 #
 #   source scripts/lib/postgres.sh
 #   pg_local_start DIR     # starts a fresh cluster, writes DIR/conninfo
+#   pg_local_start DIR durable   # the same with PostgreSQL's default durability (fsync,
+#                          # synchronous_commit, full_page_writes on): for crash tests
 #   pg_local_stop DIR      # fast shutdown and removal; safe if not running
 #   cat DIR/conninfo       # "host=/tmp/parlor-pg.X port=N user=postgres"
 #
@@ -45,7 +47,14 @@ pg_local_stop() {
 }
 
 pg_local_start() {
-  local dir="$1" root port
+  local dir="$1" mode="${2:-fast}" root port settings
+  case "$mode" in
+    # fsync off: this cluster holds only test and demo data and is recreated on every start.
+    fast) settings="-c fsync=off -c synchronous_commit=off -c full_page_writes=off" ;;
+    # What a crash test needs: an acknowledged commit is on disk before the answer.
+    durable) settings="-c fsync=on -c synchronous_commit=on -c full_page_writes=on" ;;
+    *) echo "pg_local_start: mode must be fast or durable, not \"$mode\"" >&2; return 2 ;;
+  esac
   pg_local_stop "$dir"
   mkdir -p "$dir"
   root="$(mktemp -d /tmp/parlor-pg.XXXXXX)"
@@ -56,14 +65,14 @@ pg_local_start() {
     chown -R postgres:postgres "$root"
   fi
   chmod 700 "$root/data"
-  pg_as_owner "$PG_BIN_DIR/initdb" -D "$root/data" -U postgres --auth=trust --no-sync \
-    -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 || {
+  # A durable cluster's own files are synced too; a fast one skips that.
+  pg_as_owner "$PG_BIN_DIR/initdb" -D "$root/data" -U postgres --auth=trust \
+    $([ "$mode" = fast ] && echo --no-sync) -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 || {
     cat "$dir/initdb.log" >&2
     return 1
   }
-  # fsync off: this cluster holds only test and demo data and is recreated on every start.
   pg_as_owner "$PG_BIN_DIR/pg_ctl" -D "$root/data" -l "$root/server.log" -w -t 60 \
-    -o "-k $root -p $port -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+    -o "-k $root -p $port -c listen_addresses=127.0.0.1 $settings -c max_connections=200" \
     start >/dev/null || {
     cat "$root/server.log" >&2
     return 1

@@ -16,17 +16,26 @@ the checker reads the database and proves:
   rated twice     each finished ranked game is in ratings.processed_results once, with one
                   rating_history row per seat, and no (game, player) has two rows.
 
+With --crash postgres, the replicas stay up and PostgreSQL itself crashes instead: every
+--kill-every seconds `pg_ctl stop -m immediate` (no checkpoint, no clean shutdown: crash recovery
+from the WAL at the next start), down for --pg-down seconds, then started again on its data.
+Every acknowledged move must survive that too, which it can only on a durable cluster: the
+test's PostgreSQL runs with fsync, synchronous_commit and full_page_writes on (PostgreSQL's
+defaults), and the figures say so.
+
 Prints every figure; exit 0 only when lost, applied twice, replay mismatches, rated twice and
 not rated are all 0 (and the driver made progress).
 
 usage: crash_test.py BUILD_DIR [--seconds 60] [--games-at-once 6] [--kill-every 3]
-                     [--players 24] [--seed 1] [--log-dir DIR]
+                     [--crash sessions|postgres] [--pg-down 1] [--players 24] [--seed 1]
+                     [--log-dir DIR]
 """
 import argparse
 import collections
 import concurrent.futures
 import os
 import random
+import shutil
 import subprocess
 import sys
 import threading
@@ -176,6 +185,18 @@ def play_games(worker, args, deadline, clients, players, service_md, figures):
                 if retried[0]:
                     figures.retried_actions += 1
             game = answer.game
+
+
+def crash_postgres_loop(pg, args, stop, figures):
+    """Crashes PostgreSQL (immediate shutdown: no checkpoint, recovery from the WAL at the next
+    start) every --kill-every seconds and starts it again after --pg-down seconds."""
+    while not stop.wait(args.kill_every):
+        pg.stop("immediate")
+        figures.kills += 1
+        killed = time.time()
+        time.sleep(args.pg_down)
+        pg.start()
+        figures.restart_seconds.append(time.time() - killed)
 
 
 def kill_loop(replicas, args, stop, figures):
@@ -338,10 +359,17 @@ def main():
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--games-at-once", type=int, default=6)
     parser.add_argument("--kill-every", type=float, default=3.0)
+    parser.add_argument("--crash", choices=("sessions", "postgres"), default="sessions",
+                        help="what crashes: a sessions replica (SIGKILL) or PostgreSQL "
+                             "(pg_ctl stop -m immediate)")
+    parser.add_argument("--pg-down", type=float, default=1.0,
+                        help="--crash postgres: seconds PostgreSQL stays down each time")
     parser.add_argument("--players", type=int, default=24)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--verify-workers", type=int, default=2)
     parser.add_argument("--log-dir", default="")
+    parser.add_argument("--pgbouncer", action="store_true",
+                        help="services reach PostgreSQL through PgBouncer in transaction mode")
     parser.add_argument("--self-check", action="store_true",
                         help="afterwards, plant a lost action, a doubled answer and a tampered "
                              "snapshot, and check that the checker counts each")
@@ -365,14 +393,18 @@ def main():
     work = rl.work_dir("parlor-crash-")
     log_dir = args.log_dir or os.path.join(work, "logs")
     os.makedirs(log_dir, exist_ok=True)
-    print("crash: %.0f s of play, %d games at once, one of two sessions replicas SIGKILLed every "
-          "%.1f s; logs in %s" % (args.seconds, args.games_at_once, args.kill_every, log_dir),
-    parser.add_argument("--pgbouncer", action="store_true",
-                        help="services reach PostgreSQL through PgBouncer in transaction mode")
-          flush=True)
+    victim = ("one of two sessions replicas SIGKILLed" if args.crash == "sessions" else
+              "PostgreSQL crashed (pg_ctl stop -m immediate, down %.1f s)" % args.pg_down)
+    print("crash: %.0f s of play, %d games at once, %s every %.1f s; logs in %s" % (
+        args.seconds, args.games_at_once, victim, args.kill_every, log_dir), flush=True)
     pg = rl.Postgres(work)
+    print("crash: PostgreSQL %s" % pg.settings(), flush=True)
     services = []
     ok = False
+    if args.pgbouncer:
+        bouncer = rl.use_pgbouncer(pg)
+        print("crash: services reach PostgreSQL through %s (transaction pooling) on port %d"
+              % (bouncer.version, bouncer.port), flush=True)
     try:
         db_url = rl.parlor_stack.create_database(pg.conninfo, "crash")
         access_private, access_public = rl.parlor_stack.keygen(args.build_dir)
@@ -400,10 +432,6 @@ def main():
         subprocess.check_call([rl.parlor_stack.binary(args.build_dir, "sessions"), "migrate"],
                               env=replicas[0].env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
-    if args.pgbouncer:
-        bouncer = rl.use_pgbouncer(pg)
-        print("crash: services reach PostgreSQL through %s (transaction pooling) on port %d"
-              % (bouncer.version, bouncer.port), flush=True)
         for r in replicas:
             r.start()
         service_md = (("authorization", "Bearer " + subprocess.check_output(
@@ -427,7 +455,12 @@ def main():
         stubs = [(sgrpc.SessionsServiceStub(c), sgrpc.SessionsInternalServiceStub(c))
                  for c in channels]
         stop_killing = threading.Event()
-        killer = threading.Thread(target=kill_loop, args=(replicas, args, stop_killing, figures))
+        if args.crash == "sessions":
+            killer = threading.Thread(target=kill_loop,
+                                      args=(replicas, args, stop_killing, figures))
+        else:
+            killer = threading.Thread(target=crash_postgres_loop,
+                                      args=(pg, args, stop_killing, figures))
         started = time.time()
         deadline = started + args.seconds
         killer.start()
@@ -463,8 +496,14 @@ def main():
         drained = time.time() - drain_started
 
         print("\n== crash test figures")
-        print("played                       %.1f s, %d SIGKILLs, replica restart to SERVING %s"
-              % (played, figures.kills, percentile_line(figures.restart_seconds)))
+        if args.crash == "sessions":
+            print("played                       %.1f s, %d SIGKILLs, replica restart to SERVING %s"
+                  % (played, figures.kills, percentile_line(figures.restart_seconds)))
+        else:
+            print("played                       %.1f s, %d PostgreSQL crashes (-m immediate), "
+                  "down to accepting again %s" % (played, figures.kills,
+                                                  percentile_line(figures.restart_seconds)))
+        print("PostgreSQL                   %s" % pg.settings())
         print("games                        %d created, %d finished" % (
             len(figures.games), len(figures.finished)))
         print("actions acknowledged         %d (%d of them only after a retry)" % (
@@ -499,7 +538,8 @@ def main():
               not figures.unanswered)
         if ok and args.self_check:
             ok = self_check(pg, db_url, args, figures, result)
-        crashed = [s.label for s in services if s not in replicas and not s.alive()]
+        crashed = [s.label for s in services
+                   if (s not in replicas or args.crash == "postgres") and not s.alive()]
         if crashed:
             print("services that exited on their own: %s" % ", ".join(crashed))
             ok = False
@@ -507,6 +547,8 @@ def main():
         for s in reversed(services):
             s.stop()
         pg.destroy()
+        # Logs stay only where --log-dir put them.
+        shutil.rmtree(work, ignore_errors=True)
     print("crash: %s" % ("PASS" if ok else "FAIL"))
     return 0 if ok else 1
 

@@ -18,6 +18,7 @@ usage: db_faults_test.py BUILD_DIR [--down SECONDS]
 import argparse
 import collections
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -89,10 +90,14 @@ def restart_test(pg, db_url, build_dir, log_dir, keys, down_seconds):
     from parlor_client import agrpc, apb, rgrpc, sgrpc, spb
     access_private, access_public, service_private, service_public = keys
     services = {}
+    # The client makes a game against the computer per write, far faster than a person: lift
+    # the per-account game quotas, which are not what this test is about.
+    quotas = {"PARLOR_MAX_BOT_GAMES_PER_HOUR": "1000000", "PARLOR_MAX_ACTIVE_GAMES": "1000000"}
     for name in ("accounts", "sessions", "ratings"):
         env = rl.service_env(db_url, name, rl.parlor_grpc.free_port(), access_public,
                              service_public, service_private,
-                             access_private if name == "accounts" else None)
+                             access_private if name == "accounts" else None,
+                             quotas if name == "sessions" else None)
         services[name] = rl.Service(build_dir, name, env, log_dir)
         services[name].start()
     try:
@@ -296,12 +301,13 @@ def main():
     os.makedirs(log_dir)
     print("db faults: logs in %s" % log_dir, flush=True)
     pg = rl.Postgres(work)
+    print("db faults: PostgreSQL %s" % pg.settings(), flush=True)
     try:
-        db_url = rl.parlor_stack.create_database(pg.conninfo, "faults")
         if args.pgbouncer:
             bouncer = rl.use_pgbouncer(pg)
             print("db faults: services reach PostgreSQL via %s (transaction pooling), port %d"
                   % (bouncer.version, bouncer.port), flush=True)
+        db_url = rl.parlor_stack.create_database(pg.conninfo, "faults")
         access_private, access_public = rl.parlor_stack.keygen(args.build_dir)
         service_private, service_public = rl.parlor_stack.keygen(args.build_dir)
         keys = (access_private, access_public, service_private, service_public)
@@ -311,6 +317,11 @@ def main():
         restart_test(pg, db_url, args.build_dir, log_dir, keys, args.down)
     finally:
         pg.destroy()
+        if failures:  # the services' last words, before the work directory goes
+            for name in sorted(os.listdir(log_dir)):
+                with open(os.path.join(log_dir, name), errors="replace") as f:
+                    print("--- %s (last lines)\n%s" % (name, "".join(f.readlines()[-15:])))
+        shutil.rmtree(work, ignore_errors=True)
     print("db faults: %s" % ("PASS" if not failures else "FAIL (%d checks)" % len(failures)))
     return 0 if not failures else 1
 

@@ -33,12 +33,16 @@ def _as_postgres(argv):
 
 class Postgres:
     """A throwaway PostgreSQL 15 (scripts/lib/postgres.sh) that can be stopped and started again
-    with its data, as a restart or failover would."""
+    with its data, as a restart or failover would. Durable by default (fsync, synchronous_commit
+    and full_page_writes on, PostgreSQL's defaults), so a crash test can tell a lost commit of
+    the service from one the test cluster's settings threw away."""
 
-    def __init__(self, work_dir):
+    def __init__(self, work_dir, durable=True):
         self.dir = os.path.join(work_dir, "pg")
-        subprocess.check_call(["bash", "-c", 'source "$0"; pg_local_start "$1"', PG_LIB,
-                               self.dir], stdout=subprocess.DEVNULL)
+        self.durable = durable
+        subprocess.check_call(["bash", "-c", 'source "$0"; pg_local_start "$1" "$2"', PG_LIB,
+                               self.dir, "durable" if durable else "fast"],
+                              stdout=subprocess.DEVNULL)
         with open(os.path.join(self.dir, "conninfo")) as f:
             self.conninfo = f.read().strip()
         with open(os.path.join(self.dir, "pg_root")) as f:
@@ -72,12 +76,18 @@ class Postgres:
                               stdout=subprocess.DEVNULL)
 
     def destroy(self):
+        if getattr(self, "pooler", None) is not None:
+            self.pooler.stop()
         subprocess.call(["bash", "-c", 'source "$0"; pg_local_stop "$1"', PG_LIB, self.dir],
                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def settings(self):
+        """"fsync=on synchronous_commit=on full_page_writes=on" as the running server reports."""
+        names = ("fsync", "synchronous_commit", "full_page_writes")
+        return " ".join("%s=%s" % (n, self.psql(self.conninfo + " dbname=postgres",
+                                                 "SHOW %s" % n).strip()) for n in names)
+
     def psql(self, db_url, sql):
-        if getattr(self, "pooler", None) is not None:
-            self.pooler.stop()
         return subprocess.check_output(["psql", "-X", "-q", "-At", "-F", "\t", db_url, "-c", sql],
                                        text=True)
 
@@ -154,21 +164,11 @@ def service_env(db_url, name, port, access_public, service_public, service_priva
     if access_private:
         env["PARLOR_ACCESS_TOKEN_PRIVATE_KEY"] = access_private
     env.update(extra or {})
+    if POOLER is not None:
+        env.update(POOLER.service_env(db_url))
     return env
 
 
-def work_dir(prefix):
-    return tempfile.mkdtemp(prefix=prefix)
-
-
-def health(address):
-    """The overall health status number of the server at address (1 SERVING, 2 NOT_SERVING), or
-    None when it does not answer."""
-    if POOLER is not None:
-        env.update(POOLER.service_env(db_url))
-    import grpc
-    with grpc.insecure_channel(address) as channel:
-        return parlor_grpc.health(channel)
 # Set by use_pgbouncer(): every service_env() then reaches PostgreSQL through it.
 POOLER = None
 
@@ -184,6 +184,16 @@ def use_pgbouncer(pg):
     return POOLER
 
 
+def work_dir(prefix):
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def health(address):
+    """The overall health status number of the server at address (1 SERVING, 2 NOT_SERVING), or
+    None when it does not answer."""
+    import grpc
+    with grpc.insecure_channel(address) as channel:
+        return parlor_grpc.health(channel)
 
 
 def _read_varint(data, i):
