@@ -37,6 +37,7 @@ import collections
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -427,6 +428,29 @@ def build_big_game(sessions, attacker, target, budget):
     return game.game_id, got.game.version, got.game.status, how, time.time() - started
 
 
+def restart_sessions(stack, binary, log_dir):
+    """Replaces the running sessions server with `binary` (same settings, same port, same
+    database; its migrations applied first)."""
+    import parlor_grpc
+    for i, (name, process, log) in enumerate(stack.processes):
+        if name != "sessions":
+            continue
+        with open("/proc/%d/environ" % process.pid, "rb") as f:
+            env = dict(item.decode().split("=", 1) for item in f.read().split(b"\0") if item)
+        process.terminate()
+        process.wait(timeout=30)
+        log.close()
+        with open(os.path.join(log_dir, "sessions-migrate-2.log"), "w") as mlog:
+            subprocess.check_call([binary, "migrate"], env=env, stdout=mlog, stderr=mlog,
+                                  stdin=subprocess.DEVNULL)
+        log = open(os.path.join(log_dir, "sessions-2.log"), "w")
+        process = subprocess.Popen([binary], env=env, stdout=log, stderr=log,
+                                   stdin=subprocess.DEVNULL)
+        stack.processes[i] = (name, process, log)
+        parlor_grpc.wait_serving(stack.address("sessions"), timeout=60, process=process)
+        return
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
@@ -444,6 +468,10 @@ def main():
     parser.add_argument("--big-budget", type=float, default=120,
                         help="seconds allowed for building the big game move by move")
     parser.add_argument("--settle", type=float, default=15)
+    parser.add_argument("--big-game-sessions", default="",
+                        help="a sessions binary that still lets one account make a ~12,000-"
+                             "version game (CreateBotGame + Resign); it makes the big game, then "
+                             "the measured sessions server replaces it on the same database")
     parser.add_argument("--log-dir", default="")
     parser.add_argument("--k8s-dir", default=os.path.join(ROOT, "k8s", "base"),
                         help="the shipped configuration to apply (another checkout's k8s/base "
@@ -468,6 +496,9 @@ def main():
             pg.settings(), " ".join("%s=%s" % kv for kv in sorted(extra["sessions"].items()))),
             flush=True)
         db_url = parlor_stack.create_database(pg.conninfo, "hostile")
+        measured_sessions = parlor_stack.binary(args.build_dir, "sessions")
+        if args.big_game_sessions:
+            os.environ["PARLOR_BIN_SESSIONS"] = os.path.abspath(args.big_game_sessions)
         stack = parlor_stack.Stack(args.build_dir, db_url, log_dir, extra)
         stack.start()
         service_md = (("authorization", "Bearer " + stack.service_token("hostile")),)
@@ -481,6 +512,14 @@ def main():
         attacker = sign_up(accounts, "attacker-" + uuid.uuid4().hex[:8])
         big_game, big_version, big_status, how, took = build_big_game(
             sessions, attacker, args.big_versions, args.big_budget)
+        if args.big_game_sessions:
+            how += " on %s" % args.big_game_sessions
+            os.environ["PARLOR_BIN_SESSIONS"] = measured_sessions
+            restart_sessions(stack, measured_sessions, log_dir)
+            sessions_channel.close()
+            sessions_channel = grpc.insecure_channel(stack.address("sessions"))
+            sessions = sgrpc.SessionsServiceStub(sessions_channel)
+            internal = sgrpc.SessionsInternalServiceStub(sessions_channel)
         print("hostile: big public game %s: %d versions (%s) built by %s in %.1f s" % (
             big_game, big_version, "finished" if big_status == spb.GAME_STATUS_FINISHED
             else "status %d" % big_status,
@@ -553,8 +592,7 @@ def main():
         if stack is not None:
             stack.stop()
         pg.destroy()
-        if not args.log_dir:
-            subprocess.call(["rm", "-rf", work])
+        shutil.rmtree(work, ignore_errors=True)  # logs stay only where --log-dir put them
     return 0
 
 
