@@ -284,6 +284,29 @@ std::string RunMainCapturingStderr(std::vector<std::string> args, int* exit_code
   return output;
 }
 
+// Internal clients balance calls, not connections: with two replicas behind one name (a headless
+// Service resolves to both; here the ipv4: resolver lists them), InternalChannel() spreads the
+// calls over both instead of sending every call down the first connection (pick_first).
+TEST_F(TransportTest, InternalChannelsSpreadCallsOverEveryAddress) {
+  Start(Config());
+  absl::StatusOr<std::unique_ptr<ServiceHost>> second = ServiceHost::Create(
+      {.name = "transport", .version = "test", .schema = "transport"}, Config());
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_TRUE((*second)->Start().ok());
+  std::shared_ptr<grpc::Channel> channel = host_->InternalChannel(
+      absl::StrCat("ipv4:127.0.0.1:", host_->grpc_port(), ",127.0.0.1:", (*second)->grpc_port()));
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(RawHealthCheck(channel).ok());
+  const std::string check =
+      "parlor_rpc_requests_total{code=\"OK\",method=\"Check\",service=\"grpc.health.v1.Health\"} ";
+  for (ServiceHost* host : {host_.get(), second->get()}) {
+    const std::string text = host->metrics().Serialize();
+    const size_t at = text.find(check);
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_GE(std::stoi(text.substr(at + check.size())), 5) << "calls were not spread";
+  }
+  (*second)->Shutdown();
+}
+
 TEST(StartupLogTest, TheDatabasePasswordNeverReachesTheLog) {
   // libpq quotes a malformed URI whole in its error, password included: the start-up fails on it
   // and logs why, at the most verbose level, and the password must still not appear.
