@@ -17,12 +17,12 @@ using engine::State;
 
 Bot::~Bot() = default;
 
-namespace {
-
 absl::Status CannotAct(const State& state, int seat) {
   if (state.IsTerminal()) return absl::FailedPreconditionError("the game is over");
   return absl::FailedPreconditionError(absl::StrCat("seat ", seat, " may not act now"));
 }
+
+namespace {
 
 // Index of a best value; ties are broken uniformly at random.
 size_t ArgMaxRandomTie(const std::vector<double>& values, Rng& rng) {
@@ -51,12 +51,22 @@ std::unique_ptr<State> ExploreAfter(const State& state, int seat, Action action,
   return copy;
 }
 
-// A finished game's result for `seat`: its position (1 first, 0 last) plus a tiny share of its
-// score margin, so that among equal positions a bigger margin is preferred.
+}  // namespace
+
 double FinalValue(const State& state, int seat) {
   const engine::Outcome outcome = state.GetOutcome();
   const int n = state.num_players();
-  const double position = n > 1 ? static_cast<double>(n - outcome.ranks[seat]) / (n - 1) : 1.0;
+  // The share of the other sides finished ahead of, a tie counting half: a draw is worth less
+  // than a win.
+  std::map<int, int> other_sides;  // team -> rank
+  for (int s = 0; s < n; ++s) {
+    if (state.TeamOf(s) != state.TeamOf(seat)) other_sides[state.TeamOf(s)] = outcome.ranks[s];
+  }
+  double beaten = 0.0;
+  for (const auto& [team, rank] : other_sides) {
+    beaten += rank > outcome.ranks[seat] ? 1.0 : rank == outcome.ranks[seat] ? 0.5 : 0.0;
+  }
+  const double position = other_sides.empty() ? 1.0 : beaten / other_sides.size();
   int64_t best_other = std::numeric_limits<int64_t>::min();
   for (int s = 0; s < n; ++s) {
     if (state.TeamOf(s) != state.TeamOf(seat)) best_other = std::max(best_other, outcome.scores[s]);
@@ -67,13 +77,10 @@ double FinalValue(const State& state, int seat) {
   return position + 1e-6 * margin;
 }
 
-// A playout cut short: only whether the seat is ahead, level or behind by the game's heuristic.
 double CutOffValue(const State& state, int seat) {
   const double h = state.Heuristic(seat);
   return (h > 0 ? 0.75 : h < 0 ? 0.25 : 0.5) + 1e-6 * h;
 }
-
-}  // namespace
 
 absl::StatusOr<Action> RandomLegalAction(const State& state, int seat, Rng& rng) {
   std::vector<Action> legal = state.LegalActions(seat);
@@ -146,12 +153,17 @@ absl::StatusOr<Action> MonteCarloBot::Choose(const State& state, int seat, Rng& 
   return legal[ArgMaxRandomTie(values, rng)];
 }
 
-std::vector<std::string> BotNames() { return {"random", "kind_first", "greedy", "mc"}; }
+std::vector<std::string> BotLevels() { return {"easy", "medium", "hard"}; }
+
+std::vector<std::string> BotNames() {
+  return {"easy", "medium", "hard", "random", "kind_first", "greedy", "mc"};
+}
 
 absl::StatusOr<std::unique_ptr<Bot>> MakeBot(absl::string_view name) {
-  if (name == "random") return std::make_unique<RandomBot>();
+  if (name == "random" || name == "easy") return std::make_unique<RandomBot>();
   if (name == "kind_first") return std::make_unique<KindFirstBot>();
-  if (name == "greedy") return std::make_unique<GreedyBot>();
+  if (name == "greedy" || name == "medium") return std::make_unique<GreedyBot>();
+  if (name == "hard") return std::make_unique<IsmctsBot>();
   if (name == "mc") return std::make_unique<MonteCarloBot>();
   return absl::InvalidArgumentError(
       absl::StrCat("unknown bot \"", name, "\"; bots are: ", absl::StrJoin(BotNames(), ", ")));

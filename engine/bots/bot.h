@@ -21,11 +21,13 @@ namespace parlor::bots {
 class Bot {
  public:
   virtual ~Bot();
-  // The bot's registered name ("random", "kind_first", "greedy", "mc").
+  // The bot's registered name ("random", "kind_first", "greedy", "mc", "hard").
   virtual std::string name() const = 0;
   // One legal action for `seat`, which must be an acting seat of a game not over
   // (FAILED_PRECONDITION otherwise). All randomness comes from `rng`, so a seeded bot is
-  // reproducible.
+  // reproducible: the sessions service gives each decision the stream
+  // engine::BotDecisionRng(game_seed, seat, state.NumMoves()), so anyone holding the revealed
+  // seed can recompute it (parlor-engine verify --bots).
   virtual absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
                                                 engine::Rng& rng) = 0;
 };
@@ -82,10 +84,54 @@ class MonteCarloBot : public Bot {
   int max_playout_moves_;
 };
 
-// The names MakeBot accepts.
+// Information-set Monte-Carlo tree search (single observer, "ISMCTS"): each iteration draws a
+// determinization of what the seat cannot see with State::ResampleHidden(seat, rng) (so the bot
+// never peeks), walks down one tree shared by all determinizations, keyed by the actions taken
+// (chance outcomes are not in the tree), choosing each acting seat's action by UCB1 with
+// availability counts; a simultaneous step is searched with decoupled selection (each seat picks
+// from its own statistics without knowing the others' choices). The walk adds one node, plays at
+// random from there (cut short after `max_playout_moves` moves and scored as MonteCarloBot does),
+// and credits every seat's edges with that seat's result. The most visited root action wins.
+// Deterministic given the rng: the budget is a number of iterations, never a time.
+class IsmctsBot : public Bot {
+ public:
+  // iterations 0: the game's calibrated budget (IterationsFor); max_playout_moves 0: the game's
+  // playout length (PlayoutMovesFor).
+  explicit IsmctsBot(int iterations = 0, int max_playout_moves = 0)
+      : iterations_(iterations), max_playout_moves_(max_playout_moves) {}
+  std::string name() const override { return "hard"; }
+  absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
+                                        engine::Rng& rng) override;
+  // Iterations per decision: the one given, or the game's budget, calibrated so that a decision
+  // takes at most about 50 ms on one core (engine/README.md has the figures).
+  int IterationsFor(const engine::Game& game) const;
+  // Moves of a random playout before it is cut short and scored by the heuristic.
+  int PlayoutMovesFor(const engine::Game& game) const;
+
+ private:
+  int iterations_;
+  int max_playout_moves_;
+};
+
+// The levels a player chooses from ("easy", "medium", "hard"), in order. easy is the random bot,
+// medium the greedy bot, hard the IsmctsBot.
+std::vector<std::string> BotLevels();
+// Every name MakeBot accepts: the levels, then "random", "kind_first", "greedy", "mc".
 std::vector<std::string> BotNames();
-// A bot by name; INVALID_ARGUMENT listing the names for an unknown one.
+// A bot by level or name; INVALID_ARGUMENT listing the names for an unknown one. The bot's
+// name() is its canonical name: "easy" gives the random bot (name "random"), "medium" the greedy
+// bot ("greedy"), "hard" the IsmctsBot ("hard").
 absl::StatusOr<std::unique_ptr<Bot>> MakeBot(absl::string_view name);
+
+// Shared by the bots: FAILED_PRECONDITION for a seat with nothing to choose ("the game is over"
+// or "seat K may not act now").
+absl::Status CannotAct(const engine::State& state, int seat);
+// A finished game's result for `seat`: the share of the other sides it finished ahead of (a tie
+// counting half; 1 first, 0 last) plus a tiny share of its score margin, so that among equal
+// positions a bigger margin is preferred.
+double FinalValue(const engine::State& state, int seat);
+// A playout cut short: 0.75 ahead, 0.5 level, 0.25 behind by State::Heuristic.
+double CutOffValue(const engine::State& state, int seat);
 
 // One uniformly random legal action of `seat` (FAILED_PRECONDITION when it has none).
 absl::StatusOr<engine::Action> RandomLegalAction(const engine::State& state, int seat,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "engine/bots/bot.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 
@@ -94,6 +96,10 @@ class Playout {
                                 const std::vector<std::vector<Action>>& all_legal);
   absl::Status CheckRefused(const State& state, int seat, Action action, bool must_be_legal_here);
   absl::Status CheckViews(const State& state);
+  absl::Status CheckEndingInView(const State& state, const Viewer& viewer,
+                                 const google::protobuf::Message& view);
+  absl::Status CheckMessagePath(const State& state, int seat);
+  std::vector<std::unique_ptr<google::protobuf::Message>> MalformedMessages();
   absl::Status CheckReplay(const State& state);
   absl::Status CheckOutcome(const State& state);
   absl::Status DoForfeit(State& state);
@@ -107,6 +113,9 @@ class Playout {
   std::unique_ptr<State> probe_;  // the refused actions are tried on this copy
   std::string context_;
   std::vector<int> forfeit_sequence_;  // seats that forfeited, in order
+  // Codes legal somewhere earlier in the playout (so ActionToProto may be called on them), a
+  // bounded sample: sent later as messages, they are well-formed but often refused.
+  std::vector<Action> known_codes_;
 };
 
 absl::Status Playout::PickSetup(int* num_players, engine::Options* options) {
@@ -419,6 +428,11 @@ absl::Status Playout::CheckSeatActions(const State& state, int seat,
       return Fail("ActionFromAny of legal action ", a, " does not round-trip");
     }
     ++figures_.legal_actions_checked;
+    if (known_codes_.size() < 256) {
+      known_codes_.push_back(a);
+    } else {
+      known_codes_[rng_.Uniform(known_codes_.size())] = a;
+    }
   }
   // Legal actions apply (all of them, or a random sample on games with many).
   std::vector<Action> to_apply = legal;
@@ -460,6 +474,124 @@ absl::Status Playout::CheckSeatActions(const State& state, int seat,
     const bool is_legal = std::binary_search(legal.begin(), legal.end(), c);
     CONFORMANCE_RETURN_IF_ERROR(CheckRefused(state, seat, c, is_legal));
   }
+  return CheckMessagePath(state, seat);
+}
+
+// Random fields of an Action message set to values no game accepts, and the empty message: the
+// messages that may be malformed (whether one is, ActionFromProto says).
+std::vector<std::unique_ptr<google::protobuf::Message>> Playout::MalformedMessages() {
+  std::vector<std::unique_ptr<google::protobuf::Message>> out;
+  const google::protobuf::Message* prototype =
+      google::protobuf::MessageFactory::generated_factory()->GetPrototype(game_.ActionDescriptor());
+  out.emplace_back(prototype->New());  // nothing set
+  for (int k = 0; k < 3 && !known_codes_.empty(); ++k) {
+    std::unique_ptr<google::protobuf::Message> m =
+        game_.ActionToProto(known_codes_[rng_.Uniform(known_codes_.size())]);
+    // Walk down to a random leaf message and spoil its integer fields.
+    google::protobuf::Message* target = m.get();
+    for (int depth = 0; depth < 4; ++depth) {
+      const google::protobuf::Reflection* r = target->GetReflection();
+      std::vector<const google::protobuf::FieldDescriptor*> set;
+      r->ListFields(*target, &set);
+      std::vector<const google::protobuf::FieldDescriptor*> messages;
+      for (const auto* f : set) {
+        if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE &&
+            !f->is_repeated()) {
+          messages.push_back(f);
+        }
+      }
+      if (messages.empty()) break;
+      target = r->MutableMessage(target, messages[rng_.Uniform(messages.size())]);
+    }
+    const google::protobuf::Reflection* r = target->GetReflection();
+    const google::protobuf::Descriptor* d = target->GetDescriptor();
+    static constexpr int64_t kBad[] = {-1, -7, 1000, 1 << 20, std::numeric_limits<int32_t>::min()};
+    for (int i = 0; i < d->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* f = d->field(i);
+      const int64_t v = kBad[rng_.Uniform(std::size(kBad))];
+      if (f->is_repeated()) {
+        if (f->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_INT32) {
+          if (rng_.Uniform(2) == 0)
+            r->AddInt32(target, f, static_cast<int32_t>(v));
+          else
+            r->ClearField(target, f);
+        }
+        continue;
+      }
+      switch (f->cpp_type()) {
+        case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
+          r->SetInt32(target, f, static_cast<int32_t>(v));
+          break;
+        case google::protobuf::FieldDescriptor::CPPTYPE_INT64:
+          r->SetInt64(target, f, v);
+          break;
+        case google::protobuf::FieldDescriptor::CPPTYPE_ENUM:
+          r->SetEnumValue(target, f, 1000);
+          break;
+        default:
+          break;
+      }
+    }
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The client's message and the code take the same path (engine/GAMES.md, "Refusals"): a
+// well-formed message gets exactly the answer its code gets, and a malformed one the answer of
+// the first step of the written order that refuses it.
+absl::Status Playout::CheckMessagePath(const State& state, int seat) {
+  // Well-formed: codes legal somewhere in this playout, mostly refused here.
+  for (int k = 0; k < 6 && !known_codes_.empty(); ++k) {
+    const Action code = known_codes_[rng_.Uniform(known_codes_.size())];
+    std::unique_ptr<google::protobuf::Message> message = game_.ActionToProto(code);
+    absl::StatusOr<Action> decoded = game_.ActionFromProto(*message);
+    if (!decoded.ok() || *decoded != code) {
+      return Fail("ActionFromProto(ActionToProto(", code, ")) does not give the code back");
+    }
+    const absl::Status by_code = state.CheckAction(seat, code);
+    google::protobuf::Any any;
+    any.PackFrom(*message);
+    const absl::StatusOr<Action> by_message = state.CheckMessage(seat, any);
+    if (by_message.status() != by_code) {
+      return Fail("seat ", seat, " sending action ", code, " (", state.ActionToString(seat, code),
+                  ") as a message gets ", by_message.status().ToString(), " but as a code ",
+                  by_code.ToString());
+    }
+    ++figures_.messages_checked;
+  }
+  // Malformed: the seat, game-over and turn answers come first, whatever was sent.
+  absl::Status expected;
+  bool shape_error_expected = false;
+  if (state.IsTerminal() || !state.ActingSeats().Contains(seat)) {
+    expected = state.CheckAction(seat, 0);  // the game-over or not-your-turn refusal
+  } else {
+    shape_error_expected = true;
+  }
+  for (const auto& message : MalformedMessages()) {
+    if (game_.ActionFromProto(*message).ok()) continue;
+    google::protobuf::Any any;
+    any.PackFrom(*message);
+    const absl::Status got = state.CheckMessage(seat, any).status();
+    if (shape_error_expected ? got.code() != absl::StatusCode::kInvalidArgument : got != expected) {
+      return Fail("seat ", seat, " sending the malformed message ", message->ShortDebugString(),
+                  " gets ", got.ToString(), "; the written order gives ",
+                  shape_error_expected ? "INVALID_ARGUMENT naming the field" : expected.ToString());
+    }
+    ++figures_.messages_checked;
+  }
+  // Another type, and bytes that do not parse: INVALID_ARGUMENT before anything else.
+  google::protobuf::Any wrong;
+  wrong.set_type_url("type.googleapis.com/parlor.games.v1.NoSuchAction");
+  google::protobuf::Any garbage;
+  garbage.set_type_url(absl::StrCat("type.googleapis.com/", game_.ActionDescriptor()->full_name()));
+  garbage.set_value(std::string("\xff\xff\xff\xff", 4));
+  for (const google::protobuf::Any* any : {&wrong, &garbage}) {
+    if (state.CheckMessage(seat, *any).status().code() != absl::StatusCode::kInvalidArgument) {
+      return Fail("seat ", seat, " sending ", any->ShortDebugString(), " gets ",
+                  state.CheckMessage(seat, *any).status().ToString(), "; want INVALID_ARGUMENT");
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -475,6 +607,7 @@ absl::Status Playout::CheckViews(const State& state) {
       return Fail("the view of ", ViewerName(viewer), " is not a ", type->full_name());
     }
     bytes.push_back(DeterministicBytes(*view));
+    CONFORMANCE_RETURN_IF_ERROR(CheckEndingInView(state, viewer, *view));
     std::unique_ptr<google::protobuf::Message> parsed(
         google::protobuf::MessageFactory::generated_factory()->GetPrototype(type)->New());
     if (!parsed->ParseFromString(bytes.back())) {
@@ -516,6 +649,134 @@ absl::Status Playout::CheckViews(const State& state) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The field `name` of `message`, or null (by name: every game's View carries the same ones).
+const google::protobuf::FieldDescriptor* FieldNamed(const google::protobuf::Message& message,
+                                                    const std::string& name) {
+  return message.GetDescriptor()->FindFieldByName(name);
+}
+
+std::vector<int> RepeatedInts(const google::protobuf::Message& message,
+                              const google::protobuf::FieldDescriptor* field) {
+  std::vector<int> out;
+  const google::protobuf::Reflection* r = message.GetReflection();
+  for (int i = 0; i < r->FieldSize(message, field); ++i) {
+    out.push_back(r->GetRepeatedInt32(message, field, i));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Every view tells the truth about the end: game_over, the outcome's ranks and reason, who
+// forfeited; where the game's View has them, a phase named ..._OVER and per-player rank and
+// forfeited fields that agree.
+absl::Status Playout::CheckEndingInView(const State& state, const Viewer& viewer,
+                                        const google::protobuf::Message& view) {
+  using google::protobuf::FieldDescriptor;
+  const std::string who = ViewerName(viewer);
+  if (view.GetDescriptor() == google::protobuf::Struct::descriptor()) {
+    // A View kept as a Struct (test games): the same four keys.
+    const auto& fields = static_cast<const google::protobuf::Struct&>(view).fields();
+    auto ints = [&](const std::string& key) {
+      std::vector<int> out;
+      if (auto it = fields.find(key); it != fields.end()) {
+        for (const auto& v : it->second.list_value().values()) {
+          out.push_back(static_cast<int>(v.number_value()));
+        }
+      }
+      return out;
+    };
+    const bool over = fields.count("game_over") > 0 && fields.at("game_over").bool_value();
+    const std::string reason =
+        fields.count("end_reason") > 0 ? fields.at("end_reason").string_value() : "";
+    const engine::Outcome outcome = state.IsTerminal() ? state.GetOutcome() : engine::Outcome{};
+    std::vector<int> forfeits = ints("forfeited_seats");
+    std::sort(forfeits.begin(), forfeits.end());
+    if (over != state.IsTerminal() || ints("ranks") != outcome.ranks || reason != outcome.reason ||
+        forfeits != state.forfeited().ToVector()) {
+      return Fail("the view of ", who, " shows game_over ", over, ", ranks ",
+                  absl::StrJoin(ints("ranks"), ","), ", end reason \"", reason,
+                  "\"; the outcome has ", absl::StrJoin(outcome.ranks, ","), ", \"", outcome.reason,
+                  "\"");
+    }
+    return absl::OkStatus();
+  }
+  const google::protobuf::Reflection* r = view.GetReflection();
+  const FieldDescriptor* game_over = FieldNamed(view, "game_over");
+  const FieldDescriptor* ranks = FieldNamed(view, "ranks");
+  const FieldDescriptor* reason = FieldNamed(view, "end_reason");
+  if (reason != nullptr && reason->cpp_type() != FieldDescriptor::CPPTYPE_STRING) {
+    reason = FieldNamed(view, "end_reason_text");
+  }
+  const FieldDescriptor* forfeited = FieldNamed(view, "forfeited_seats");
+  if (game_over == nullptr || game_over->cpp_type() != FieldDescriptor::CPPTYPE_BOOL ||
+      ranks == nullptr || ranks->cpp_type() != FieldDescriptor::CPPTYPE_INT32 ||
+      !ranks->is_repeated() || reason == nullptr || forfeited == nullptr ||
+      forfeited->cpp_type() != FieldDescriptor::CPPTYPE_INT32 || !forfeited->is_repeated()) {
+    return Fail(view.GetDescriptor()->full_name(),
+                " lacks the ending fields every View has: bool game_over, repeated int32 ranks, "
+                "string end_reason (or end_reason_text), repeated int32 forfeited_seats");
+  }
+  const bool over = state.IsTerminal();
+  if (r->GetBool(view, game_over) != over) {
+    return Fail("the view of ", who, " says game_over ", r->GetBool(view, game_over),
+                " but IsTerminal() is ", over);
+  }
+  std::vector<int> want_ranks;
+  std::string want_reason;
+  if (over) {
+    const engine::Outcome outcome = state.GetOutcome();
+    want_ranks = outcome.ranks;
+    want_reason = outcome.reason;
+  }
+  if (RepeatedInts(view, ranks) != want_ranks) {
+    return Fail("the view of ", who, " shows ranks ", absl::StrJoin(RepeatedInts(view, ranks), ","),
+                "; the outcome has ", absl::StrJoin(want_ranks, ","));
+  }
+  if (r->GetString(view, reason) != want_reason) {
+    return Fail("the view of ", who, " gives the end reason \"", r->GetString(view, reason),
+                "\"; the outcome's is \"", want_reason, "\"");
+  }
+  std::vector<int> shown = RepeatedInts(view, forfeited);
+  std::sort(shown.begin(), shown.end());
+  if (shown != state.forfeited().ToVector()) {
+    return Fail("the view of ", who, " lists forfeited seats ", absl::StrJoin(shown, ","),
+                "; they are ", absl::StrJoin(state.forfeited().ToVector(), ","));
+  }
+  if (const FieldDescriptor* phase = FieldNamed(view, "phase");
+      phase != nullptr && phase->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
+    const std::string name = r->GetEnum(view, phase)->name();
+    const bool says_over = name.size() >= 4 && name.substr(name.size() - 4) == "OVER";
+    if (says_over != over) {
+      return Fail("the view of ", who, " shows phase ", name, " but IsTerminal() is ", over);
+    }
+  }
+  if (const FieldDescriptor* players = FieldNamed(view, "players");
+      players != nullptr && players->is_repeated() &&
+      players->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE &&
+      r->FieldSize(view, players) == state.num_players()) {
+    for (int s = 0; s < state.num_players(); ++s) {
+      const google::protobuf::Message& p = r->GetRepeatedMessage(view, players, s);
+      const google::protobuf::Reflection* pr = p.GetReflection();
+      if (const FieldDescriptor* rank = FieldNamed(p, "rank");
+          rank != nullptr && rank->cpp_type() == FieldDescriptor::CPPTYPE_INT32 &&
+          pr->GetInt32(p, rank) != (over ? want_ranks[s] : 0)) {
+        return Fail("the view of ", who, " gives seat ", s, " rank ", pr->GetInt32(p, rank),
+                    "; the outcome has ", over ? want_ranks[s] : 0);
+      }
+      if (const FieldDescriptor* f = FieldNamed(p, "forfeited");
+          f != nullptr && f->cpp_type() == FieldDescriptor::CPPTYPE_BOOL &&
+          pr->GetBool(p, f) != state.IsForfeited(s)) {
+        return Fail("the view of ", who, " says seat ", s, " forfeited ", pr->GetBool(p, f),
+                    "; it is ", state.IsForfeited(s));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Playout::CheckReplay(const State& state) {
   const engine::v1::GameRecord record = state.Serialize();
   absl::StatusOr<std::unique_ptr<State>> replayed = game_.Replay(record, /*check_seed=*/true);
@@ -538,13 +799,18 @@ absl::Status Playout::CheckOutcome(const State& state) {
   }
   if (outcome.reason.empty()) return Fail("the outcome gives no reason");
   const std::string ranks = absl::StrJoin(outcome.ranks, ",");
+  // Sides are ranked (game rules 7 and 8): standard competition ranking over sides, every seat
+  // taking its side's rank (1, 1, 2, 2 when one of two teams wins).
+  std::map<int, int> side_rank;
+  for (int s = 0; s < n; ++s) side_rank.emplace(state.TeamOf(s), outcome.ranks[s]);
+  const int sides = static_cast<int>(side_rank.size());
   for (int s = 0; s < n; ++s) {
     const int r = outcome.ranks[s];
-    if (r < 1 || r > n) return Fail("rank ", r, " of seat ", s, " is outside 1..", n);
-    const int better = static_cast<int>(
-        std::count_if(outcome.ranks.begin(), outcome.ranks.end(), [r](int x) { return x < r; }));
+    if (r < 1 || r > sides) return Fail("rank ", r, " of seat ", s, " is outside 1..", sides);
+    const int better = static_cast<int>(std::count_if(
+        side_rank.begin(), side_rank.end(), [r](const auto& side) { return side.second < r; }));
     if (r != better + 1) {
-      return Fail("ranks ", ranks, " are not a standard competition ranking");
+      return Fail("ranks ", ranks, " are not a standard competition ranking of the sides");
     }
     for (int t = 0; t < n; ++t) {
       if (state.TeamOf(s) == state.TeamOf(t) && outcome.ranks[t] != r) {
@@ -598,14 +864,14 @@ ConformanceFigures RunConformance(const Game& game, const ConformanceOptions& op
 }
 
 std::string FormatFigures(const Game& game, const ConformanceFigures& f) {
-  return absl::StrCat(game.name(), ": ", f.playouts, " playouts (", f.forfeit_playouts,
-                      " with a forfeit), ", f.steps, " positions (", f.full_steps,
-                      " with the full checks), ", f.moves_played, " moves played; ",
-                      f.legal_actions_checked, " legal actions checked, ", f.legal_actions_applied,
-                      " applied to clones, ", f.illegal_actions_checked,
-                      " illegal actions refused, ", f.views_checked, " views checked, ",
-                      f.round_trips, " serialization round trips, ", f.replays,
-                      " seed-checked replays; ", f.failures, " failures");
+  return absl::StrCat(
+      game.name(), ": ", f.playouts, " playouts (", f.forfeit_playouts, " with a forfeit), ",
+      f.steps, " positions (", f.full_steps, " with the full checks), ", f.moves_played,
+      " moves played; ", f.legal_actions_checked, " legal actions checked, ",
+      f.legal_actions_applied, " applied to clones, ", f.illegal_actions_checked,
+      " illegal actions refused, ", f.views_checked, " views checked, ", f.messages_checked,
+      " messages checked against their codes, ", f.round_trips, " serialization round trips, ",
+      f.replays, " seed-checked replays; ", f.failures, " failures");
 }
 
 }  // namespace parlor::conformance

@@ -44,6 +44,7 @@ struct ConformanceFigures {
   int64_t legal_actions_applied = 0;    // applied to a clone
   int64_t illegal_actions_checked = 0;  // mutated, random, wrong seat: refused, state unchanged
   int64_t views_checked = 0;            // views parsed and compared against resampled states
+  int64_t messages_checked = 0;         // Action messages checked against their codes (precedence)
   int64_t round_trips = 0;              // serialize -> deserialize -> serialize
   int64_t replays = 0;                  // Replay(record, check_seed = true)
   int64_t failures = 0;
@@ -64,9 +65,17 @@ struct ConformanceFigures {
 // view parse as the game's View type; for each seat i, ResampleHidden(i) gives identical views for
 // i and for spectators and identical legal actions for i. Per playout: the game ends within
 // MaxMoves; Replay(record, check_seed = true) reproduces the state bit for bit (also from a
-// position in the middle); the outcome is consistent (ranks for every seat in 1..N, standard
-// competition ranking, team-mates equal, scores sized N); forfeits end two-sided games with the
-// forfeiter's side last and rank forfeiters last in larger games.
+// position in the middle); the outcome is consistent (sides ranked with standard competition
+// ranking, every seat taking its side's rank: 1, 1, 2, 2 when one of two teams wins; scores sized
+// N); forfeits end two-sided games with the forfeiter's side last and rank forfeiters last in
+// larger games. The precedence of refusals (engine/GAMES.md): every seat, at every fully checked
+// position, sends well-formed Action messages (codes legal earlier in the playout) that must get
+// exactly the answer CheckAction gives their codes, and malformed ones (fields spoiled, nothing
+// set, another type, unparseable bytes) that must get the game-over or not-your-turn refusal when
+// the game is over or the seat may not act, INVALID_ARGUMENT otherwise. Every view (seats,
+// spectator, reveal-all) carries game_over, ranks, end_reason and forfeited_seats that agree with
+// the state and its outcome at every fully checked position (including after every forfeit and
+// at the end), and a phase ..._OVER and per-player rank / forfeited fields where the View has them.
 ConformanceFigures RunConformance(const engine::Game& game, const ConformanceOptions& opts = {});
 
 // The figures as one line, e.g. "pico: 2000 playouts (300 with a forfeit), 41234 positions, ...".

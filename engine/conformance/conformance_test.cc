@@ -60,8 +60,8 @@ TEST(Conformance, CatchesAGameLongerThanItsBound) {
   ExpectCaught(FakeBug::kBoundTooSmall, "MaxMoves");
 }
 
-TEST(Conformance, CatchesRanksThatAreNotACompetitionRanking) {
-  ExpectCaught(FakeBug::kBadRanks, "rank");
+TEST(Conformance, CatchesAViewWhoseRanksAreNotTheOutcomes) {
+  ExpectCaught(FakeBug::kBadRanks, "the outcome has");
 }
 
 TEST(Conformance, CatchesASnapshotThatLosesState) {

@@ -119,7 +119,6 @@ class FakeState : public engine::State {
     for (int s = 0; s < num_players(); ++s) {
       ranks[s] = 1 + static_cast<int>(std::count_if(scores.begin(), scores.end(),
                                                     [&](int64_t x) { return x > scores[s]; }));
-      if (bug_ == FakeBug::kBadRanks) ranks[s] = s + 1 == num_players() ? num_players() + 1 : 1;
     }
     return ranks;
   }
@@ -142,14 +141,26 @@ class FakeState : public engine::State {
     fields["turn"].set_number_value(turn_);
     for (int s = 0; s < num_players(); ++s) {
       fields[absl::StrCat("added_", s)].set_number_value(added_[s]);
-      const bool sees = viewer.kind == engine::Viewer::Kind::kAll ||
+      // The secrets decide the ranks, so they are revealed at the end.
+      const bool sees = viewer.kind == engine::Viewer::Kind::kAll || IsTerminal() ||
                         (viewer.kind == engine::Viewer::Kind::kSeat &&
                          (viewer.seat == s || bug_ == FakeBug::kLeakyView));
       if (sees) fields[absl::StrCat("secret_", s)].set_number_value(secret_[s]);
     }
+    // The ending every View carries (as Struct keys here).
+    const Ending ending = GetEnding();
+    fields["game_over"].set_bool_value(ending.over);
+    std::vector<int> ranks = ending.ranks;
+    if (bug_ == FakeBug::kBadRanks && ending.over) ranks = RanksImpl();
+    for (int r : ranks) fields["ranks"].mutable_list_value()->add_values()->set_number_value(r);
+    fields["end_reason"].set_string_value(ending.reason);
+    for (int s : ending.forfeited_seats) {
+      fields["forfeited_seats"].mutable_list_value()->add_values()->set_number_value(s);
+    }
     return view;
   }
   void ResampleHiddenImpl(int observer, engine::Rng& rng) override {
+    if (IsTerminal()) return;  // nothing is hidden any more
     for (int s = 0; s < num_players(); ++s) {
       if (s != observer) secret_[s] = static_cast<int>(rng.Uniform(10));
     }

@@ -26,7 +26,7 @@ enum class FakeBug {
   kLenientCheck,         // CheckAction also accepts action 4, which LegalActions omits
   kRefusalChangesState,  // a refused action bumps a counter that is serialized
   kBoundTooSmall,        // MaxMoves is smaller than a game can take
-  kBadRanks,             // ranks that are not a standard competition ranking
+  kBadRanks,             // views show the game's own ranks, not the outcome's (forfeits ignored)
   kLossySnapshot,        // the snapshot forgets whose turn it is
   kUnrecordedChance,     // a roll that is not drawn through Chance (replay diverges)
 };

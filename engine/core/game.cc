@@ -193,6 +193,13 @@ absl::StatusOr<std::unique_ptr<State>> Game::Replay(const v1::GameRecord& record
 }
 
 absl::StatusOr<Action> Game::ActionFromAny(const google::protobuf::Any& any) const {
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> message = UnpackAction(any);
+  if (!message.ok()) return message.status();
+  return ActionFromProto(**message);
+}
+
+absl::StatusOr<std::unique_ptr<google::protobuf::Message>> Game::UnpackAction(
+    const google::protobuf::Any& any) const {
   const google::protobuf::Descriptor* type = ActionDescriptor();
   absl::string_view url = any.type_url();
   const size_t slash = url.rfind('/');
@@ -207,7 +214,7 @@ absl::StatusOr<Action> Game::ActionFromAny(const google::protobuf::Any& any) con
     return absl::InvalidArgumentError(
         absl::StrCat("action: the bytes are not a valid ", type->full_name()));
   }
-  return ActionFromProto(*message);
+  return message;
 }
 
 }  // namespace parlor::engine

@@ -75,8 +75,15 @@ class Game {
   // out-of-range fields; whether the action is legal now is State::CheckAction's business.
   virtual absl::StatusOr<Action> ActionFromProto(const google::protobuf::Message& action) const = 0;
   virtual std::unique_ptr<google::protobuf::Message> ActionToProto(Action action) const = 0;
-  // Unpacks an Any holding this game's Action; INVALID_ARGUMENT for another type.
+  // The pure shape decoder of an Any holding this game's Action: INVALID_ARGUMENT for another
+  // type, unparseable bytes or a malformed field. It does not look at any state: a client's
+  // message is checked with State::CheckMessage / ApplyMessage, which run the precedence of
+  // engine/GAMES.md ("Refusals").
   absl::StatusOr<Action> ActionFromAny(const google::protobuf::Any& any) const;
+  // The Any unpacked into this game's Action message (step 1 of the precedence): INVALID_ARGUMENT
+  // for another type or bytes that do not parse.
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> UnpackAction(
+      const google::protobuf::Any& any) const;
 
   // Hard bound on the number of moves (log entries after setup) of any game with these
   // settings, forfeits included.

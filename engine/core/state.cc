@@ -1,6 +1,7 @@
 #include "engine/core/state.h"
 
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
@@ -129,14 +130,14 @@ absl::Status State::CheckActionImpl(int seat, Action action) const {
       absl::StrCat("that action is not allowed now: ", ActionToStringImpl(seat, action)));
 }
 
-absl::Status State::NotYourTurnImpl(int seat, Action) const {
+absl::Status State::NotYourTurnImpl(int seat) const {
   std::vector<std::string> waiting;
   for (int s : ActingSeatsImpl().ToVector()) waiting.push_back(absl::StrCat(s));
   return absl::FailedPreconditionError(absl::StrCat(
       "it is not seat ", seat, "'s turn; waiting for seat ", absl::StrJoin(waiting, " and seat ")));
 }
 
-absl::Status State::GameOverImpl(int, Action) const {
+absl::Status State::GameOverImpl(int) const {
   return absl::FailedPreconditionError("the game is over");
 }
 
@@ -145,9 +146,49 @@ absl::Status State::CheckAction(int seat, Action action) const {
     return absl::InvalidArgumentError(absl::StrCat(
         "seat ", seat, " does not exist; this game has seats 0 to ", num_players_ - 1));
   }
-  if (IsTerminal()) return GameOverImpl(seat, action);
-  if (!ActingSeatsImpl().Contains(seat)) return NotYourTurnImpl(seat, action);
+  if (IsTerminal()) return GameOverImpl(seat);
+  if (!ActingSeatsImpl().Contains(seat)) return NotYourTurnImpl(seat);
   return CheckActionImpl(seat, action);
+}
+
+absl::StatusOr<Action> State::CheckMessage(int seat, const google::protobuf::Any& action) const {
+  absl::StatusOr<std::unique_ptr<google::protobuf::Message>> message =
+      game_->UnpackAction(action);  // step 1
+  if (!message.ok()) return message.status();
+  return CheckMessage(seat, **message);
+}
+
+absl::StatusOr<Action> State::CheckMessage(int seat,
+                                           const google::protobuf::Message& action) const {
+  if (action.GetDescriptor() != game_->ActionDescriptor()) {  // step 1
+    return absl::InvalidArgumentError(absl::StrCat(
+        "action: ", game_->name(), " expects a ", game_->ActionDescriptor()->full_name(),
+        "; got a ", action.GetDescriptor()->full_name()));
+  }
+  if (seat < 0 || seat >= num_players_) {  // step 2
+    return absl::InvalidArgumentError(absl::StrCat(
+        "seat ", seat, " does not exist; this game has seats 0 to ", num_players_ - 1));
+  }
+  if (IsTerminal()) return GameOverImpl(seat);                          // step 3
+  if (!ActingSeatsImpl().Contains(seat)) return NotYourTurnImpl(seat);  // step 4
+  absl::StatusOr<Action> code = game_->ActionFromProto(action);         // step 5
+  if (!code.ok()) return code.status();
+  if (absl::Status s = CheckActionImpl(seat, *code); !s.ok()) return s;  // step 6
+  return code;
+}
+
+absl::StatusOr<Action> State::ApplyMessage(int seat, const google::protobuf::Any& action) {
+  absl::StatusOr<Action> code = CheckMessage(seat, action);
+  if (!code.ok()) return code.status();
+  if (absl::Status s = Apply(seat, *code); !s.ok()) return s;
+  return code;
+}
+
+absl::StatusOr<Action> State::ApplyMessage(int seat, const google::protobuf::Message& action) {
+  absl::StatusOr<Action> code = CheckMessage(seat, action);
+  if (!code.ok()) return code.status();
+  if (absl::Status s = Apply(seat, *code); !s.ok()) return s;
+  return code;
 }
 
 absl::Status State::Apply(int seat, Action action) {
@@ -217,13 +258,33 @@ Outcome State::GetOutcome() const {
   for (int s = 0; s < num_players_; ++s) {
     keys[s] = forfeit_event[s] < 0 ? Key{0, 0, rule_ranks[s]} : Key{1, -forfeit_event[s], 0};
   }
+  // Sides are ranked, not seats (game rules 7 and 8): a side's standing is its best seat's
+  // (team-mates share it anyway), its rank 1 + the number of sides strictly ahead of it, and
+  // every seat takes its side's rank: 1, 1, 2, 2 when one of two teams wins.
+  std::map<int, Key> side_key;
+  for (int s = 0; s < num_players_; ++s) {
+    auto [it, inserted] = side_key.emplace(TeamOf(s), keys[s]);
+    if (!inserted) it->second = std::min(it->second, keys[s]);
+  }
   outcome.ranks.resize(num_players_);
   for (int s = 0; s < num_players_; ++s) {
+    const Key& mine = side_key[TeamOf(s)];
     outcome.ranks[s] =
-        1 + static_cast<int>(
-                std::count_if(keys.begin(), keys.end(), [&](const Key& k) { return k < keys[s]; }));
+        1 + static_cast<int>(std::count_if(side_key.begin(), side_key.end(),
+                                           [&](const auto& side) { return side.second < mine; }));
   }
   return outcome;
+}
+
+State::Ending State::GetEnding() const {
+  Ending ending;
+  ending.forfeited_seats = forfeit_order_;
+  if (!IsTerminal()) return ending;
+  Outcome outcome = GetOutcome();
+  ending.over = true;
+  ending.ranks = std::move(outcome.ranks);
+  ending.reason = std::move(outcome.reason);
+  return ending;
 }
 
 std::string State::ActionToString(int seat, Action action) const {

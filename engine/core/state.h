@@ -110,12 +110,29 @@ class State {
 
   // Every legal action of `seat`, sorted ascending; empty when the seat may not act.
   std::vector<Action> LegalActions(int seat) const;
-  // OK iff `action` is in LegalActions(seat). Otherwise FAILED_PRECONDITION whose message names
-  // the rule that forbids it (INVALID_ARGUMENT for a seat number out of range or a code that
-  // means no action at all).
+  // OK iff `action` is in LegalActions(seat). Otherwise, in this order: INVALID_ARGUMENT for a
+  // seat number out of range; the game-over refusal; the not-your-turn refusal; INVALID_ARGUMENT
+  // for a code that means no action at all; FAILED_PRECONDITION naming the rule that forbids it.
   absl::Status CheckAction(int seat, Action action) const;
   // Validates, then applies and logs. On error nothing changes.
   absl::Status Apply(int seat, Action action);
+
+  // A client's Action message (the game's public <Game>Action, packed in an Any or as the message
+  // itself) checked in the one order every game follows (engine/GAMES.md, "Refusals"):
+  //   1. not this game's Action type, or bytes that do not parse: INVALID_ARGUMENT;
+  //   2. the seat does not exist: INVALID_ARGUMENT;
+  //   3. the game is over: the game-over refusal (FAILED_PRECONDITION);
+  //   4. the seat may not act now: the not-your-turn refusal (FAILED_PRECONDITION), "you already
+  //      chose" for a seat that has made its choice of a simultaneous step;
+  //   5. a field malformed, missing or out of range: INVALID_ARGUMENT naming the field;
+  //   6. not legal in this position: FAILED_PRECONDITION naming the rule broken.
+  // Steps 2-4 and 6 are CheckAction's, in the same order, so a well-formed message and its code
+  // get the same answer. Returns the action's code when it is legal now.
+  absl::StatusOr<Action> CheckMessage(int seat, const google::protobuf::Any& action) const;
+  absl::StatusOr<Action> CheckMessage(int seat, const google::protobuf::Message& action) const;
+  // CheckMessage, then Apply. On error nothing changes. Returns the applied code.
+  absl::StatusOr<Action> ApplyMessage(int seat, const google::protobuf::Any& action);
+  absl::StatusOr<Action> ApplyMessage(int seat, const google::protobuf::Message& action);
   // The timeout/resignation policy (docs/DESIGN.md), logged like an action. A game of two sides
   // ends at once with the forfeiting side last; in a game of more sides the seat stays in the
   // game (the service plays it with the random bot) and is ranked last; once fewer than two
@@ -126,6 +143,15 @@ class State {
 
   // Valid once IsTerminal().
   Outcome GetOutcome() const;
+  // For views: whether the game is over, the outcome's ranks and reason, and who forfeited, in the
+  // fields every game's View carries (game_over, ranks, end_reason text, forfeited_seats).
+  struct Ending {
+    bool over = false;
+    std::vector<int> ranks;  // empty while the game runs
+    std::string reason;      // empty while the game runs
+    std::vector<int> forfeited_seats;
+  };
+  Ending GetEnding() const;
   // Per seat, the game's running score (totals so far).
   std::vector<int64_t> Scores() const { return ScoresImpl(); }
 
@@ -178,12 +204,14 @@ class State {
   // Called for an acting seat of a game not over. Default: membership in LegalActionsImpl with a
   // generic message; games override to name the rule broken (and must agree with the list).
   virtual absl::Status CheckActionImpl(int seat, Action action) const;
-  // The refusal for a seat that may not act now (the game is not over). Default: "it is not
-  // seat 1's turn; waiting for seat 0". Games override to say why in their own words.
-  virtual absl::Status NotYourTurnImpl(int seat, Action action) const;
-  // The refusal of an action once the game is over (by the rules or by a forfeit). Default:
+  // The refusal for a seat that may not act now (the game is not over): FAILED_PRECONDITION.
+  // It never depends on what was sent (the precedence of CheckMessage), so a seat learns that it
+  // must wait whatever it sent. Default: "it is not seat 1's turn; waiting for seat 0". Games
+  // override to say why in their own words ("you already chose a card for this trick").
+  virtual absl::Status NotYourTurnImpl(int seat) const;
+  // The refusal of any action once the game is over (by the rules or by a forfeit). Default:
   // FAILED_PRECONDITION "the game is over". Games override to word it as their rules doc does.
-  virtual absl::Status GameOverImpl(int seat, Action action) const;
+  virtual absl::Status GameOverImpl(int seat) const;
   // Applies an action CheckActionImpl accepted. Must not fail.
   virtual void ApplyImpl(int seat, Action action, Chance& chance) = 0;
   // Ranks per seat by the rules, for a game over (IsTerminalImpl()).

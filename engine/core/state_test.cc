@@ -6,6 +6,7 @@
 #include "engine/conformance/fake_game.h"
 #include "engine/core/game.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/wrappers.pb.h"
 #include "gtest/gtest.h"
 
 namespace parlor::engine {
@@ -99,8 +100,57 @@ TEST_F(StateTest, ATeamForfeitsWhenAnyOfItsPlayersDoes) {
   ASSERT_TRUE(s->Forfeit(3).ok());
   EXPECT_TRUE(s->IsForfeited(1)) << "seat 1 is seat 3's team-mate";
   ASSERT_TRUE(s->IsTerminal());
-  EXPECT_THAT(s->GetOutcome().ranks, ElementsAre(1, 3, 1, 3));
+  // Sides are ranked: the team that did not forfeit 1, the forfeiting team 2 (not 3).
+  EXPECT_THAT(s->GetOutcome().ranks, ElementsAre(1, 2, 1, 2));
   EXPECT_THAT(s->Serialize().forfeits(), ElementsAre(1, 3));
+}
+
+TEST_F(StateTest, EveryViewTellsTheEndingAfterAForfeit) {
+  std::unique_ptr<State> s = New(3);
+  State::Ending running = s->GetEnding();
+  EXPECT_FALSE(running.over);
+  EXPECT_TRUE(running.ranks.empty());
+  ASSERT_TRUE(s->Forfeit(1).ok());
+  EXPECT_THAT(s->GetEnding().forfeited_seats, ElementsAre(1));
+  EXPECT_FALSE(s->GetEnding().over) << "three sides: the game goes on";
+  ASSERT_TRUE(s->Forfeit(2).ok());
+  const State::Ending ended = s->GetEnding();
+  EXPECT_TRUE(ended.over);
+  EXPECT_THAT(ended.ranks, ElementsAre(1, 3, 2));
+  EXPECT_EQ(ended.reason, "seat 2 forfeited");
+  EXPECT_THAT(ended.forfeited_seats, ElementsAre(1, 2));
+}
+
+TEST_F(StateTest, AMessageAndItsCodeGetTheSameAnswerInTheOneOrder) {
+  std::unique_ptr<State> s = New(2);
+  google::protobuf::Int64Value add_two;
+  add_two.set_value(2);
+  google::protobuf::Any any;
+  any.PackFrom(add_two);
+  const int waiting = 1 - s->ActingSeats().ToVector()[0];
+  EXPECT_EQ(s->CheckMessage(waiting, any).status(), s->CheckAction(waiting, 2));
+  google::protobuf::Int64Value malformed;
+  malformed.set_value(9);
+  any.PackFrom(malformed);
+  // Malformed + not your turn: the turn answer comes first.
+  EXPECT_EQ(s->CheckMessage(waiting, any).status(), s->CheckAction(waiting, 2));
+  EXPECT_EQ(s->CheckMessage(1 - waiting, any).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(s->CheckMessage(5, any).status().code(), absl::StatusCode::kInvalidArgument);
+  google::protobuf::Any other;
+  other.PackFrom(google::protobuf::StringValue());
+  EXPECT_EQ(s->CheckMessage(1 - waiting, other).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  // Malformed + game over: the game-over answer.
+  ASSERT_TRUE(s->Forfeit(0).ok());
+  EXPECT_EQ(s->CheckMessage(0, any).status(), s->CheckAction(0, 2));
+  EXPECT_EQ(s->CheckMessage(0, any).status().message(), "the game is over");
+  // And a well-formed legal message is applied.
+  std::unique_ptr<State> t = New(2);
+  any.PackFrom(add_two);
+  const int mover = t->ActingSeats().ToVector()[0];
+  ASSERT_TRUE(t->CheckAction(mover, 2).ok());
+  EXPECT_EQ(*t->ApplyMessage(mover, any), 2);
+  EXPECT_EQ(t->NumMoves(), 1);
 }
 
 TEST_F(StateTest, ARefusedActionChangesNothing) {

@@ -30,9 +30,9 @@ using engine::State;
 constexpr char kUsage[] =
     "usage: parlor-engine games | new --game G [--players N] [--seed S] [--option k=v]... | "
     "legal --seat K | apply --seat K (--action JSON | --code N) | forfeit --seat K | "
-    "view (--seat K | --spectator | --all) | playout --bot random|kind_first|greedy|mc "
-    "[--seed S] | replay LOG | verify LOG   (state: --state FILE or stdin; output: --out FILE or "
-    "stdout)";
+    "view (--seat K | --spectator | --all) | playout --bot easy|medium|hard|random|kind_first|"
+    "greedy|mc [--seed S] | replay LOG | verify LOG [--bot SEAT=LEVEL]... [--forfeited-bot NAME]"
+    "   (state: --state FILE or stdin; output: --out FILE or stdout)";
 
 // Parsed command line: the subcommand, flags (repeatable) and positional arguments.
 struct CommandLine {
@@ -332,27 +332,30 @@ class Tool {
     }
     absl::StatusOr<std::unique_ptr<State>> state = ReadState();
     if (!state.ok()) return state.status();
-    absl::StatusOr<int> seat = Seat(**state);
-    if (!seat.ok()) return seat.status();
     const Game& game = (*state)->game();
-    engine::Action action;
+    // The order of engine/GAMES.md ("Refusals"), as the sessions service applies it: the JSON
+    // must parse (step 1), then the seat must exist, and State::ApplyMessage runs the rest.
     if (line_.Has("code")) {
       absl::StatusOr<int64_t> code = IntFlag(line_, "code");
       if (!code.ok()) return code.status();
-      action = *code;
-    } else {
-      std::unique_ptr<google::protobuf::Message> proto(
-          google::protobuf::MessageFactory::generated_factory()
-              ->GetPrototype(game.ActionDescriptor())
-              ->New());
-      if (absl::Status s = ParseJson(line_.Get("action"), proto.get(), "--action"); !s.ok()) {
-        return s;
-      }
-      absl::StatusOr<engine::Action> code = game.ActionFromProto(*proto);
-      if (!code.ok()) return code.status();
-      action = *code;
+      absl::StatusOr<int> seat = Seat(**state);
+      if (!seat.ok()) return seat.status();
+      if (absl::Status s = (*state)->Apply(*seat, *code); !s.ok()) return s;
+      return WriteMessage((*state)->Serialize());
     }
-    if (absl::Status s = (*state)->Apply(*seat, action); !s.ok()) return s;
+    std::unique_ptr<google::protobuf::Message> proto(
+        google::protobuf::MessageFactory::generated_factory()
+            ->GetPrototype(game.ActionDescriptor())
+            ->New());
+    if (absl::Status s = ParseJson(line_.Get("action"), proto.get(), "--action"); !s.ok()) {
+      return s;
+    }
+    absl::StatusOr<int> seat = Seat(**state);
+    if (!seat.ok()) return seat.status();
+    if (absl::StatusOr<engine::Action> applied = (*state)->ApplyMessage(*seat, *proto);
+        !applied.ok()) {
+      return applied.status();
+    }
     return WriteMessage((*state)->Serialize());
   }
 
@@ -397,17 +400,120 @@ class Tool {
     if (!seed.ok()) return seed.status();
     absl::StatusOr<std::unique_ptr<State>> state = ReadState();
     if (!state.ok()) return state.status();
-    engine::Rng rng(*seed);
-    std::vector<bots::Bot*> everyone((*state)->num_players(), bot->get());
-    absl::StatusOr<std::unique_ptr<State>> end = bots::PlayGame(*std::move(state), everyone, rng);
-    if (!end.ok()) return end.status();
-    return WriteMessage((*end)->Serialize());
+    // Which acting seat moves next is drawn from --seed; every decision of the bot from
+    // BotDecisionRng(game seed, seat, moves so far), as the sessions service does, so
+    // `verify --bot SEAT=NAME` can recompute them.
+    engine::Rng order(*seed);
+    State& s = **state;
+    bots::RandomBot forfeited_seat_bot;
+    const int64_t max_moves = s.game().MaxMoves(s.num_players(), s.options());
+    while (!s.IsTerminal()) {
+      if (s.NumMoves() >= max_moves) {
+        return absl::InternalError(absl::StrCat("the game is not over after ", s.NumMoves(),
+                                                " moves, its declared bound"));
+      }
+      const std::vector<int> acting = s.ActingSeats().ToVector();
+      const int seat = acting[order.Uniform(acting.size())];
+      bots::Bot* player = s.IsForfeited(seat) ? &forfeited_seat_bot : bot->get();
+      engine::Rng rng = engine::BotDecisionRng(s.seed(), seat, s.NumMoves());
+      absl::StatusOr<engine::Action> action = player->Choose(s, seat, rng);
+      if (!action.ok()) return action.status();
+      if (absl::Status applied = s.Apply(seat, *action); !applied.ok()) return applied;
+    }
+    return WriteMessage(s.Serialize());
+  }
+
+  // verify --bot SEAT=LEVEL: which bot played which seats (and --forfeited-bot NAME: which bot
+  // played seats after they forfeited).
+  absl::StatusOr<std::map<int, std::string>> BotSeats(int num_players) {
+    std::map<int, std::string> bots;
+    for (auto [it, end] = line_.flags.equal_range("bot"); it != end; ++it) {
+      const size_t eq = it->second.find('=');
+      int seat;
+      if (eq == std::string::npos || !absl::SimpleAtoi(it->second.substr(0, eq), &seat) ||
+          seat < 0 || seat >= num_players) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--bot must be SEAT=LEVEL with a seat from 0 to ", num_players - 1,
+                         "; got \"", it->second, "\""));
+      }
+      const std::string name = it->second.substr(eq + 1);
+      if (absl::Status s = bots::MakeBot(name).status(); !s.ok()) return s;
+      bots[seat] = name;
+    }
+    if (line_.Has("forfeited-bot")) {
+      if (absl::Status s = bots::MakeBot(line_.Get("forfeited-bot")).status(); !s.ok()) return s;
+    }
+    return bots;
+  }
+
+  // Recomputes every decision of the seats played by bots: the move at log position k of a bot
+  // seat must be what that bot chooses from BotDecisionRng(seed, seat, k) (engine/core/rng.h).
+  // Called on a record whose chance outcomes already verified against the seed.
+  absl::Status VerifyBotDecisions(const Game& game, const engine::v1::GameRecord& record,
+                                  const std::map<int, std::string>& bot_seats) {
+    engine::v1::GameRecord setup = record;
+    setup.mutable_log()->DeleteSubrange(1, setup.log_size() - 1);
+    setup.clear_forfeits();
+    setup.set_ended_by_forfeit(false);
+    absl::StatusOr<std::unique_ptr<State>> replayed = game.Replay(setup, /*check_seed=*/true);
+    if (!replayed.ok()) return replayed.status();
+    State& state = **replayed;
+    const std::string forfeited_bot = line_.Get("forfeited-bot");
+    std::vector<std::string> mismatches;
+    int checked = 0;
+    for (int i = 1; i < record.log_size(); ++i) {
+      const engine::v1::LogEntry& e = record.log(i);
+      if (e.kind() == engine::v1::LogEntry::KIND_ACTION) {
+        std::string name;
+        if (state.IsForfeited(e.seat())) {
+          name = forfeited_bot;
+        } else if (auto it = bot_seats.find(e.seat()); it != bot_seats.end()) {
+          name = it->second;
+        }
+        if (!name.empty()) {
+          absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(name);
+          if (!bot.ok()) return bot.status();
+          engine::Rng rng = engine::BotDecisionRng(state.seed(), e.seat(), state.NumMoves());
+          absl::StatusOr<engine::Action> chosen = (*bot)->Choose(state, e.seat(), rng);
+          ++checked;
+          if (!chosen.ok() || *chosen != e.action()) {
+            mismatches.push_back(absl::StrCat(
+                "log entry ", i, ": seat ", e.seat(), " played ",
+                state.ActionToString(e.seat(), e.action()), " but the ", name, " bot chooses ",
+                chosen.ok() ? state.ActionToString(e.seat(), *chosen)
+                            : std::string(chosen.status().message())));
+          }
+        }
+      }
+      absl::Status s = e.kind() == engine::v1::LogEntry::KIND_FORFEIT
+                           ? state.Forfeit(e.seat())
+                           : state.Apply(e.seat(), e.action());
+      if (!s.ok()) {
+        return absl::DataLossError(
+            absl::StrCat("log entry ", i, " does not replay: ", s.message()));
+      }
+    }
+    if (!mismatches.empty()) {
+      return absl::DataLossError(absl::StrCat(
+          "verify: ", mismatches.size(), " of ", checked,
+          " bot decisions differ from what BotDecisionRng gives: ",
+          absl::StrJoin(mismatches.begin(),
+                        mismatches.begin() + std::min<size_t>(mismatches.size(), 3), "; ")));
+    }
+    return Write(absl::StrCat("OK (", checked, " bot decisions recomputed)"));
   }
 
   // replay: rebuilds the state from the log alone and prints it. verify: also checks every
-  // chance outcome against the seed and compares the result with the stored record.
+  // chance outcome against the seed and compares the result with the stored record; with --bot
+  // SEAT=LEVEL (repeatable) and --forfeited-bot NAME, also every decision of those bots.
   absl::Status Replay(bool verify) {
-    if (absl::Status s = CheckFlags(line_, {"out"}, 1); !s.ok()) return s;
+    if (absl::Status s = CheckFlags(line_,
+                                    verify ? std::vector<std::string>{"out", "bot", "forfeited-bot"}
+                                           : std::vector<std::string>{"out"},
+                                    1);
+        !s.ok()) {
+      return s;
+    }
     if (line_.positional.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(line_.command, ": give the LOG file (- for stdin)"));
@@ -423,7 +529,12 @@ class Tool {
     std::string difference;
     google::protobuf::util::MessageDifferencer differencer;
     differencer.ReportDifferencesToString(&difference);
-    if (differencer.Compare(*record, rebuilt)) return Write("OK");
+    if (differencer.Compare(*record, rebuilt)) {
+      if (!line_.Has("bot") && !line_.Has("forfeited-bot")) return Write("OK");
+      absl::StatusOr<std::map<int, std::string>> bot_seats = BotSeats(record->num_players());
+      if (!bot_seats.ok()) return bot_seats.status();
+      return VerifyBotDecisions(**game, *record, *bot_seats);
+    }
     const std::string first = difference.substr(0, difference.find('\n'));
     return absl::DataLossError(absl::StrCat(
         "verify: the stored record differs from its replay (stored, then replayed): ", first));

@@ -102,13 +102,52 @@ TEST_F(ToolTest, LegalApplyViewAndVerify) {
 }
 
 TEST_F(ToolTest, PlayoutPlaysToTheEndAndVerifies) {
-  for (const std::string bot : {"random", "kind_first", "greedy", "mc"}) {
+  for (const std::string bot : {"random", "kind_first", "greedy", "mc", "easy", "medium", "hard"}) {
     Result end = Run({"playout", "--bot", bot, "--seed", "5"}, NewPico());
     ASSERT_EQ(end.code, 0) << bot << ": " << end.err;
     Result view = Run({"view", "--spectator"}, end.out);
     EXPECT_THAT(view.out, HasSubstr("\"game_over\": true")) << bot;
     EXPECT_EQ(Run({"verify", "-"}, end.out).out, "OK\n") << bot;
   }
+}
+
+TEST_F(ToolTest, VerifyRecomputesEveryBotDecisionFromBotDecisionRng) {
+  // playout draws every decision from BotDecisionRng(seed, seat, moves so far), as the sessions
+  // service does, so verify can recompute each one.
+  Result end = Run({"playout", "--bot", "medium", "--seed", "9"}, NewPico());
+  ASSERT_EQ(end.code, 0) << end.err;
+  Result both = Run({"verify", "-", "--bot", "0=medium", "--bot", "1=greedy"}, end.out);
+  EXPECT_EQ(both.code, 0) << both.err;
+  EXPECT_THAT(both.out, StartsWith("OK ("));
+  EXPECT_THAT(both.out, HasSubstr("bot decisions recomputed"));
+  // Claiming that another bot played the seat: its decisions differ somewhere.
+  ExpectOneLineError(Run({"verify", "-", "--bot", "0=easy"}, end.out),
+                     "bot decisions differ from what BotDecisionRng gives: log entry ");
+  ExpectOneLineError(Run({"verify", "-", "--bot", "2=easy"}, end.out),
+                     "--bot must be SEAT=LEVEL with a seat from 0 to 1");
+  ExpectOneLineError(Run({"verify", "-", "--bot", "0=clever"}, end.out), "unknown bot");
+  // The hard bot's decisions are recomputed too: it is deterministic given its stream.
+  Result hard = Run({"playout", "--bot", "hard", "--seed", "9"}, NewPico());
+  ASSERT_EQ(hard.code, 0) << hard.err;
+  EXPECT_EQ(Run({"verify", "-", "--bot", "0=hard", "--bot", "1=hard"}, hard.out).code, 0);
+}
+
+TEST_F(ToolTest, ApplyFollowsTheOneOrderOfRefusals) {
+  const std::string state = NewPico();
+  engine::v1::GameRecord record;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(state, &record).ok());
+  const int ann_card = record.log(0).outcomes(0);
+  Result chosen =
+      Run({"apply", "--seat", "0", "--action", absl::StrCat("{\"card\": ", ann_card, "}")}, state);
+  ASSERT_EQ(chosen.code, 0) << chosen.err;
+  // Seat 0 has chosen: a malformed card is told to wait, not that the card does not exist.
+  ExpectOneLineError(Run({"apply", "--seat", "0", "--action", "{\"card\": 14}"}, chosen.out),
+                     "you already chose a card for this trick");
+  ExpectOneLineError(Run({"apply", "--seat", "1", "--action", "{\"card\": 14}"}, chosen.out),
+                     "there is no Pico card 14");
+  // After the end, a malformed card gets the game-over refusal.
+  Result end = Run({"playout", "--bot", "random"}, state);
+  ExpectOneLineError(Run({"apply", "--seat", "0", "--action", "{\"card\": 14}"}, end.out), "over");
 }
 
 TEST_F(ToolTest, VerifyReportsTheFirstDifference) {

@@ -813,7 +813,7 @@ void KadiceState::LegalActionsImpl(int seat, std::vector<Action>* out) const {
   for (int rank = 0; rank < 31; ++rank) out->push_back(kHoldBase + rank);
 }
 
-absl::Status KadiceState::NotYourTurnImpl(int seat, Action) const {
+absl::Status KadiceState::NotYourTurnImpl(int seat) const {
   if (seat == last_player_) {
     return Refuse(absl::StrCat("your turn has ended; it is ", SeatName(current_), "'s turn"));
   }
@@ -1025,18 +1025,21 @@ std::unique_ptr<google::protobuf::Message> KadiceState::ViewImpl(
   const bool all = viewer.kind == engine::Viewer::Kind::kAll;
   view->set_viewer_seat(viewer.kind == engine::Viewer::Kind::kSeat ? viewer.seat : -1);
   view->set_reveal_all(all);
-  view->set_phase(phase_ == Phase::kAwaitRoll ? v1::KADICE_PHASE_AWAIT_ROLL
-                  : phase_ == Phase::kDecide  ? v1::KADICE_PHASE_DECIDE
-                                              : v1::KADICE_PHASE_GAME_OVER);
+  // Over by the rules or by a forfeit: every viewer sees the outcome's ranks and reason.
+  const engine::State::Ending ending = GetEnding();
+  const bool over = ending.over;
+  view->set_phase(over                          ? v1::KADICE_PHASE_GAME_OVER
+                  : phase_ == Phase::kAwaitRoll ? v1::KADICE_PHASE_AWAIT_ROLL
+                                                : v1::KADICE_PHASE_DECIDE);
   view->set_round(round_);
   view->set_max_rounds(max_rounds_);
   view->set_dealer(dealer_);
-  view->set_current_seat(phase_ == Phase::kGameOver ? -1 : current_);
-  std::vector<int> ranks;
-  if (phase_ == Phase::kGameOver) {
-    view->set_end_reason(EndReasonImpl());
-    ranks = RanksImpl();
-  }
+  view->set_current_seat(over ? -1 : current_);
+  const std::vector<int>& ranks = ending.ranks;
+  view->set_end_reason(ending.reason);
+  view->set_game_over(over);
+  for (int rank : ranks) view->add_ranks(rank);
+  for (int seat : ending.forfeited_seats) view->add_forfeited_seats(seat);
   for (int s = 0; s < num_players(); ++s) {
     const Player& p = players_[s];
     v1::KadicePlayer* out = view->add_players();
@@ -1055,14 +1058,15 @@ std::unique_ptr<google::protobuf::Message> KadiceState::ViewImpl(
     out->set_finished(p.finished);
     out->set_immune(p.immune);
     out->set_round_shift_used(p.round_shift_used);
-    out->set_eligible(phase_ != Phase::kGameOver && Eligible(s));
+    out->set_eligible(!over && Eligible(s));
+    out->set_forfeited(IsForfeited(s));
     // The deck order is hidden from everyone, its owner included (rules 4).
     if (all) {
       for (int i = p.deck_top; i < kNumCards; ++i) out->add_deck_order(CardProto(p.deck[i]));
     }
     if (!ranks.empty()) out->set_rank(ranks[s]);
   }
-  if (phase_ != Phase::kGameOver) {
+  if (!over) {
     v1::KadiceTurn* turn = view->mutable_turn();
     turn->set_seat(current_);
     for (int d = 0; d < kNumDice; ++d) {

@@ -258,6 +258,30 @@ TEST(KadiceRuleCases, Case03_APlainElimination_BothPlayersSitOutTheRound) {
   EXPECT_TRUE(IsLegal(*cat, kCat, Eliminate({kAnn})));
 }
 
+TEST(KadiceRefusals, AnOutOfTurnMessageIsToldWhoseTurnItIsWhateverItsShape) {
+  auto state = Start({.tops = {{kThreeOfAKind}, {kSinglePair4}, {kSinglePair5}, {kTwoPairs}},
+                      .after = {4, 4, 1, 2, 6}});
+  APPLY(state, kAnn, Roll());
+  // Dan sends {"eliminate":{"targets":[]}} during Ann's turn: not "name at least one card".
+  v1::KadiceAction empty_eliminate;
+  empty_eliminate.mutable_eliminate();
+  google::protobuf::Any any;
+  any.PackFrom(empty_eliminate);
+  const absl::Status dan = state->CheckMessage(kDan, any).status();
+  EXPECT_EQ(dan.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(dan.message(), "it is seat 0's turn");
+  // Ann, whose turn it is, is told what is wrong with the message.
+  const absl::Status ann = state->CheckMessage(kAnn, any).status();
+  EXPECT_EQ(ann.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(ann.message()), HasSubstr("eliminate.targets"));
+  // A well-formed message gets exactly what its code gets.
+  v1::KadiceAction ben;
+  ben.mutable_eliminate()->add_targets(kBen);
+  any.PackFrom(ben);
+  EXPECT_EQ(state->CheckMessage(kDan, any).status(), state->CheckAction(kDan, Eliminate({kBen})));
+  EXPECT_EQ(*state->CheckMessage(kAnn, any), Eliminate({kBen}));
+}
+
 TEST(KadiceRuleCases, Case04_ARequirementNotMet_SinglePairFiveNeedsTwoFives) {
   auto state = Start({.tops = {{kThreeOfAKind}, {kSinglePair4}, {kSinglePair5}, {kTwoPairs}},
                       .after = {4, 4, 1, 2, 6}});

@@ -551,14 +551,11 @@ void PescadoState::AppendClaims(std::vector<Action>* out) const {
   }
 }
 
-absl::Status PescadoState::NotYourTurnImpl(int seat, Action action) const {
+absl::Status PescadoState::NotYourTurnImpl(int) const {
+  // Whatever was sent (engine/GAMES.md, "Refusals").
   if (phase_ == Phase::kSnatchWindow) {
     return absl::FailedPreconditionError("you have already claimed in this snatch window");
   }
-  if (DecodeAction(action).kind == ActionType::kSnatchClaim) {
-    return absl::FailedPreconditionError("no snatch window is open");
-  }
-  (void)seat;
   return absl::FailedPreconditionError(absl::StrCat("it is ", SeatName(active_), "'s turn"));
 }
 
@@ -1043,8 +1040,10 @@ std::unique_ptr<google::protobuf::Message> PescadoState::ViewImpl(
   view->set_viewer_seat(me);
   view->set_num_players(num_players());
   view->set_snatching(snatching_);
-  view->set_phase(static_cast<v1::PescadoPhase>(phase_));
-  const bool over = phase_ == Phase::kGameOver;
+  // Over by the rules or by a forfeit: every viewer sees the outcome's ranks and reason.
+  const engine::State::Ending ending = GetEnding();
+  const bool over = ending.over;
+  view->set_phase(over ? v1::PESCADO_PHASE_GAME_OVER : static_cast<v1::PescadoPhase>(phase_));
   view->set_active_seat(over ? -1 : active_);
   view->set_predecessor_seat(over ? -1 : predecessor());
   view->set_turn_counter(turn_);
@@ -1065,8 +1064,7 @@ std::unique_ptr<google::protobuf::Message> PescadoState::ViewImpl(
     die->set_kept(i < kWhiteDice && (kept_mask_ >> i & 1u));
   }
   view->set_grey_dice_bought(grey_bought_);
-  std::vector<int> ranks;
-  if (over) ranks = RanksImpl();
+  const std::vector<int>& ranks = ending.ranks;
   for (int s = 0; s < num_players(); ++s) {
     v1::PescadoPlayer* p = view->add_players();
     p->set_seat(s);
@@ -1077,15 +1075,16 @@ std::unique_ptr<google::protobuf::Message> PescadoState::ViewImpl(
     }
     p->set_score(Points(s));
     p->set_tile_count(supply_size_[s]);
-    p->set_claimed(phase_ == Phase::kSnatchWindow && snatch_.claimed.Contains(s));
+    p->set_claimed(!over && phase_ == Phase::kSnatchWindow && snatch_.claimed.Contains(s));
     if (over) p->set_rank(ranks[s]);
+    p->set_forfeited(IsForfeited(s));
   }
-  if (phase_ == Phase::kFirstThrowResolved || phase_ == Phase::kSecondThrowResolved) {
+  if (!over && (phase_ == Phase::kFirstThrowResolved || phase_ == Phase::kSecondThrowResolved)) {
     for (uint64_t m = TakeableMask(); m != 0; m &= m - 1) {
       view->add_takeable_tile_ids(std::countr_zero(m));
     }
   }
-  if (phase_ == Phase::kFirstThrowResolved && grey_bought_ < kMaxGreyDice &&
+  if (!over && phase_ == Phase::kFirstThrowResolved && grey_bought_ < kMaxGreyDice &&
       std::popcount(FlippableMask()) >= 2) {
     for (uint64_t m = FlippableMask(); m != 0; m &= m - 1) {
       view->add_flippable_tile_ids(std::countr_zero(m));
@@ -1112,7 +1111,11 @@ std::unique_ptr<google::protobuf::Message> PescadoState::ViewImpl(
       }
     }
   }
-  if (over) view->mutable_outcome()->set_reason(EndReasonImpl());
+  if (over) view->mutable_outcome()->set_reason(ending.reason);
+  view->set_game_over(over);
+  for (int rank : ranks) view->add_ranks(rank);
+  view->set_end_reason(ending.reason);
+  for (int seat : ending.forfeited_seats) view->add_forfeited_seats(seat);
   return view;
 }
 

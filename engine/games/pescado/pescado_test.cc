@@ -225,8 +225,9 @@ TEST(PescadoRuleCases, Case12ActingOutOfTurn) {
   auto s = CasesGame();
   // During Ann's turn, Ben sends TakeTile {12}: rejected, it is Ann's turn.
   ExpectFailedPrecondition(*s, kBen, EncodeTakeTile(12), "it is seat 0's turn");
-  // Ben sends SnatchClaim {tiles: []}: rejected, no snatch window is open.
-  ExpectFailedPrecondition(*s, kBen, EncodeSnatchClaim({}), "no snatch window is open");
+  // Ben sends SnatchClaim {tiles: []}: rejected, it is Ann's turn (a seat that may not act is
+  // told so whatever it sends).
+  ExpectFailedPrecondition(*s, kBen, EncodeSnatchClaim({}), "it is seat 0's turn");
   Accept(*s, kAnn, EncodeThrowFirst());
   ExpectFailedPrecondition(*s, kBen, EncodeTakeTile(12), "it is seat 0's turn");
   ExpectFailedPrecondition(*s, kCat, EncodeEndTurn(), "it is seat 0's turn");

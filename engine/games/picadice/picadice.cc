@@ -302,19 +302,14 @@ absl::Status PicadiceState::CheckRaid(int thief, int birds, const DecodedAction&
   return absl::OkStatus();
 }
 
-absl::Status PicadiceState::NotYourTurnImpl(int seat, Action action) const {
-  DecodedAction a;
-  bool ok = DecodeAction(action, &a);
-  if (absl::Status s = CheckShape(a, &ok); !s.ok()) return s;
+absl::Status PicadiceState::NotYourTurnImpl(int seat) const {
+  // Whatever was sent, well-formed or not (engine/GAMES.md, "Refusals").
   return Rule("NOT_YOUR_TURN",
               absl::StrCat("it is seat ", player_to_act_, "'s turn, not seat ", seat, "'s"));
 }
 
-absl::Status PicadiceState::GameOverImpl(int, Action action) const {
-  // Shape errors come first, as for every other refusal (rules doc 6.3).
-  DecodedAction a;
-  bool ok = DecodeAction(action, &a);
-  if (absl::Status s = CheckShape(a, &ok); !s.ok()) return s;
+absl::Status PicadiceState::GameOverImpl(int) const {
+  // Whatever was sent, well-formed or not (engine/GAMES.md, "Refusals").
   return Rule("GAME_OVER", "the game has ended; no further action is accepted");
 }
 
@@ -322,7 +317,7 @@ absl::Status PicadiceState::CheckActionImpl(int seat, Action action) const {
   DecodedAction a;
   bool ok = DecodeAction(action, &a);
   if (absl::Status s = CheckShape(a, &ok); !s.ok()) return s;
-  if (seat != player_to_act_) return NotYourTurnImpl(seat, action);
+  if (seat != player_to_act_) return NotYourTurnImpl(seat);
   const Kind kind = static_cast<Kind>(a.kind);
   const bool at_turn_start =
       kind == Kind::kRoll || kind == Kind::kStealFromNest || kind == Kind::kStealBlackFromNest;
@@ -672,9 +667,11 @@ std::unique_ptr<google::protobuf::Message> PicadiceState::ViewImpl(const engine:
       view->set_winning_side(round_results_.back().winning_side);
     }
   }
-  if (over) {
-    for (int rank : GetOutcome().ranks) view->add_ranks(rank);
-  }
+  const engine::State::Ending ending = GetEnding();
+  for (int rank : ending.ranks) view->add_ranks(rank);
+  view->set_game_over(over);
+  view->set_end_reason_text(ending.reason);
+  for (int seat : ending.forfeited_seats) view->add_forfeited_seats(seat);
   return view;
 }
 

@@ -156,8 +156,8 @@ class PicadiceState : public engine::State {
   bool IsTerminalImpl() const override { return phase_ == Phase::kGameOver; }
   void LegalActionsImpl(int seat, std::vector<Action>* out) const override;
   absl::Status CheckActionImpl(int seat, Action action) const override;
-  absl::Status NotYourTurnImpl(int seat, Action action) const override;
-  absl::Status GameOverImpl(int seat, Action action) const override;
+  absl::Status NotYourTurnImpl(int seat) const override;
+  absl::Status GameOverImpl(int seat) const override;
   void ApplyImpl(int seat, Action action, engine::Chance& chance) override;
   std::vector<int> RanksImpl() const override;
   std::vector<int64_t> ScoresImpl() const override;

@@ -628,7 +628,8 @@ TEST_F(PicadiceTest, InDoublesOneFilledGridWinsForTheTeam) {
   EXPECT_EQ(s->NumSides(), 2);
   ExpectApplied(*s, B, StealFromNestAction(kGreen, 4));
   ASSERT_TRUE(s->IsTerminal());
-  EXPECT_THAT(s->GetOutcome().ranks, ElementsAre(1, 1, 3, 3));
+  // Sides are ranked (rules 8.4, 8.6): the winning team 1, the other team 2, not 3.
+  EXPECT_THAT(s->GetOutcome().ranks, ElementsAre(1, 1, 2, 2));
 }
 
 TEST_F(PicadiceTest, TeamPlayNeedsFourPlayers) {
@@ -771,8 +772,8 @@ TEST_F(PicadiceTest, MalformedCodesAreInvalidArguments) {
                  absl::StatusCode::kInvalidArgument);
   ExpectRejected(*s, A, StealFromNestAction(kBlackFace, 1), "NO_BLACK_ROW",
                  absl::StatusCode::kInvalidArgument);
-  // Shape comes before whose turn it is.
-  ExpectRejected(*s, B, Action{12345}, "MALFORMED_ACTION", absl::StatusCode::kInvalidArgument);
+  // Whose turn it is comes before the shape (engine/GAMES.md, "Refusals").
+  ExpectRejected(*s, B, Action{12345}, "NOT_YOUR_TURN");
 }
 
 TEST_F(PicadiceTest, NothingIsAcceptedOnceTheGameIsOver) {
@@ -783,7 +784,8 @@ TEST_F(PicadiceTest, NothingIsAcceptedOnceTheGameIsOver) {
   EXPECT_TRUE(s->LegalActions(B).empty());
   ExpectRejected(*s, B, RollAction(), "GAME_OVER");
   ExpectRejected(*s, A, DiscardAllAction(), "GAME_OVER");
-  ExpectRejected(*s, A, Action{12345}, "MALFORMED_ACTION", absl::StatusCode::kInvalidArgument);
+  // Once the game is over, that is the answer whatever is sent (engine/GAMES.md, "Refusals").
+  ExpectRejected(*s, A, Action{12345}, "GAME_OVER");
 }
 
 TEST_F(PicadiceTest, RejectionMessagesNameTheRule) {

@@ -189,9 +189,9 @@ absl::Status PicoState::CheckActionImpl(int seat, Action action) const {
   return absl::FailedPreconditionError(absl::StrCat(prefix, "your opponent won it this round"));
 }
 
-absl::Status PicoState::NotYourTurnImpl(int, Action action) const {
-  // In a game not over, a seat may not act only when it has already chosen.
-  if (CardIndex(action) < 0) return NoSuchCard(action);
+absl::Status PicoState::NotYourTurnImpl(int) const {
+  // In a game not over, a seat may not act only when it has already chosen; whatever it sent
+  // (engine/GAMES.md, "Refusals").
   return absl::FailedPreconditionError(
       "you already chose a card for this trick; wait for your opponent");
 }
@@ -302,6 +302,7 @@ std::unique_ptr<google::protobuf::Message> PicoState::ViewImpl(const Viewer& vie
     for (int rank : outcome.ranks) view->add_ranks(rank);
     view->set_end_reason(outcome.reason);
   }
+  for (int seat : GetEnding().forfeited_seats) view->add_forfeited_seats(seat);
   return view;
 }
 

@@ -92,7 +92,7 @@ class PicoState : public engine::State {
   bool IsTerminalImpl() const override;
   void LegalActionsImpl(int seat, std::vector<engine::Action>* out) const override;
   absl::Status CheckActionImpl(int seat, engine::Action action) const override;
-  absl::Status NotYourTurnImpl(int seat, engine::Action action) const override;
+  absl::Status NotYourTurnImpl(int seat) const override;
   void ApplyImpl(int seat, engine::Action action, engine::Chance& chance) override;
   std::vector<int> RanksImpl() const override;
   std::vector<int64_t> ScoresImpl() const override;

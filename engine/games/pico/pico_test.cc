@@ -247,8 +247,11 @@ TEST_F(PicoTest, Case13AChoiceCannotBeChanged) {
   EXPECT_EQ(status.message(), "you already chose a card for this trick; wait for your opponent");
   EXPECT_EQ(s->pending_card(kAnn), 10);
   EXPECT_EQ(s->SerializeToString(), before);
-  // A card that does not exist is still INVALID_ARGUMENT (check 2 comes before check 3).
-  EXPECT_EQ(s->Apply(kAnn, 14).code(), absl::StatusCode::kInvalidArgument);
+  // A card that does not exist gets the same answer: whether the seat may act comes before the
+  // shape of what it sent (engine/GAMES.md, "Refusals").
+  EXPECT_EQ(s->Apply(kAnn, 14).message(),
+            "you already chose a card for this trick; wait for your opponent");
+  EXPECT_EQ(s->Apply(kBen, 14).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(PicoTest, Case14ThePendingCardIsSecret) {

@@ -671,8 +671,9 @@ absl::Status PictState::CheckActionImpl(int seat, Action action) const {
   return Check(seat, action);
 }
 
-absl::Status PictState::NotYourTurnImpl(int seat, Action action) const {
-  return Check(seat, action);
+absl::Status PictState::NotYourTurnImpl(int) const {
+  // Whatever was sent (engine/GAMES.md, "Refusals").
+  return absl::FailedPreconditionError(absl::StrCat("it is ", SeatName(board_.to_move), "'s turn"));
 }
 
 void PictState::EndPaintingTurn(int painter) {
@@ -805,7 +806,9 @@ std::unique_ptr<google::protobuf::Message> PictState::ViewImpl(const engine::Vie
   view->set_empty_palette_start(empty_palette_start_);
   view->set_paintbrushes(paintbrushes_);
   view->set_first_player(board_.first_player);
-  switch (board_.phase) {
+  // Over by the rules or by a forfeit: every viewer sees the outcome's ranks and reason.
+  const engine::State::Ending ending = GetEnding();
+  switch (ending.over ? Phase::kOver : board_.phase) {
     case Phase::kPainting:
       view->set_phase(v1::PICT_PHASE_PAINTING);
       break;
@@ -817,8 +820,12 @@ std::unique_ptr<google::protobuf::Message> PictState::ViewImpl(const engine::Vie
       break;
   }
   view->set_opening_fill(board_.opening_fill);
-  view->set_to_move(board_.to_move);
-  view->set_brush_step(board_.brush_step);
+  view->set_to_move(ending.over ? -1 : board_.to_move);
+  view->set_brush_step(!ending.over && board_.brush_step);
+  view->set_game_over(ending.over);
+  for (int rank : ending.ranks) view->add_ranks(rank);
+  view->set_end_reason(ending.reason);
+  for (int seat : ending.forfeited_seats) view->add_forfeited_seats(seat);
   view->set_phase_starter(board_.phase_starter);
   view->set_previous_painting_starter(board_.previous_painting_starter);
   for (Colour k : board_.palette) view->add_palette(ToProtoColour(k));

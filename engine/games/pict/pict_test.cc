@@ -380,9 +380,9 @@ TEST_F(PictTest, Case15RightActionRightPhaseRightPlayer) {
                 "it is a painting phase: send a Paint");
   ExpectRefused(*state, kBen, Paint({S(0, 0, 0, 0)}), absl::StatusCode::kFailedPrecondition,
                 "it is seat 0's turn");
-  // An action that does not suit the phase fails the phase check first, whoever sends it.
+  // A seat that may not act is told whose turn it is, whatever it sends (engine/GAMES.md).
   ExpectRefused(*state, kBen, FillCode(0, 0, kRed), absl::StatusCode::kFailedPrecondition,
-                "it is a painting phase: send a Paint");
+                "it is seat 0's turn");
 
   // Filling phase, Ann to move.
   Board board = state->board();
@@ -395,7 +395,7 @@ TEST_F(PictTest, Case15RightActionRightPhaseRightPlayer) {
   ExpectRefused(*state, kBen, FillCode(0, 0, kRed), absl::StatusCode::kFailedPrecondition,
                 "it is seat 0's turn");
   ExpectRefused(*state, kBen, Paint({S(0, 0, 0, 0)}), absl::StatusCode::kFailedPrecondition,
-                "the palette is being filled: send a Fill");
+                "it is seat 0's turn");
 }
 
 TEST_F(PictTest, Case16NoPassingAndThePhaseEndsWithThePalette) {
@@ -775,7 +775,7 @@ TEST_F(PictTest, Case27PaintbrushRefusals) {
   ExpectRefused(*state, kBen, kSkipBrush, absl::StatusCode::kFailedPrecondition,
                 "it is seat 0's turn");
   ExpectRefused(*state, kBen, FillCode(0, 1, kRed), absl::StatusCode::kFailedPrecondition,
-                "it is a painting phase: send a Paint");
+                "it is seat 0's turn");
   // A Brush without a colour is refused when it is read.
   v1::PictAction no_colour;
   no_colour.mutable_brush()->mutable_target()->set_row(1);
@@ -906,7 +906,8 @@ TEST_F(PictTest, CodesThatMeanNoActionAreInvalidArguments) {
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << code << ": " << s;
     EXPECT_EQ(s.message(), absl::StrCat(code, " is not a Pict action code"));
     EXPECT_EQ(state->SerializeToString(), before);
-    EXPECT_EQ(state->CheckAction(kBen, code).code(), absl::StatusCode::kInvalidArgument);
+    // Ben may not act: he is told so whatever he sends (engine/GAMES.md, "Refusals").
+    EXPECT_EQ(state->CheckAction(kBen, code).message(), "it is seat 0's turn");
   }
 }
 
