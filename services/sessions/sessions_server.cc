@@ -66,6 +66,10 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
                                   .Help("Push notifications the adapter did not accept (each is "
                                         "retried with backoff), by adapter")
                                   .Register(registry)),
+        quota_refused_(prometheus::BuildCounter()
+                           .Name("parlor_sessions_quota_refused_total")
+                           .Help("CreateBotGame calls refused by a per-account quota, by quota")
+                           .Register(registry)),
         batch_size_(
             prometheus::BuildHistogram()
                 .Name("parlor_sessions_group_commit_batch_size")
@@ -82,6 +86,9 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
   void CommitDuration(absl::Duration d) override { commit_.Observe(absl::ToDoubleSeconds(d)); }
   void Timeout(absl::string_view game, absl::string_view policy) override {
     timeouts_.Add({{"game", std::string(game)}, {"policy", std::string(policy)}}).Increment();
+  }
+  void QuotaRefused(absl::string_view quota) override {
+    quota_refused_.Add({{"quota", std::string(quota)}}).Increment();
   }
   void Streams(int delta) { streams_.Increment(delta); }
   void NotificationFailed(absl::string_view adapter) override {
@@ -138,6 +145,7 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
   prometheus::Family<prometheus::Gauge>& outbox_;
   prometheus::Family<prometheus::Gauge>& outbox_age_;
   prometheus::Family<prometheus::Counter>& notifications_failed_;
+  prometheus::Family<prometheus::Counter>& quota_refused_;
   prometheus::Histogram& batch_size_;
 };
 
@@ -242,6 +250,25 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
             {.min = 0, .max = 64});
   flags.Int("group_commit_max_batch", &config->group_commit_max_batch,
             "SubmitAction group commit: most moves in one transaction", {.min = 1, .max = 1000});
+  flags.Int("auto_moves_per_request", &config->auto_moves_per_request,
+            "most computer moves one request (or one sweep of a game) plays; the sweeper plays "
+            "the rest in the background",
+            {.min = 1, .max = 100000});
+  flags.Duration("auto_play_budget", &config->auto_play_budget,
+                 "most time one request (or one sweep of a game) spends on computer moves (at "
+                 "least one move is played)",
+                 absl::Milliseconds(1), absl::Seconds(10));
+  flags.Int("max_active_games", &config->max_active_games,
+            "CreateBotGame: most games in progress per account (0 = no limit)",
+            {.min = 0, .max = 1000000});
+  flags.Int("max_bot_games_per_hour", &config->max_bot_games_per_hour,
+            "CreateBotGame: most games against the computer one account starts per hour (0 = no "
+            "limit)",
+            {.min = 0, .max = 1000000});
+  flags.Int("max_actions_per_day", &config->max_actions_per_day,
+            "CreateBotGame: refused while the account's games created in the last 24 hours hold "
+            "this many moves (0 = no limit)",
+            {.min = 0, .max = 1000000000});
 }
 
 absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
@@ -264,6 +291,11 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     options.page_token_secret = RandomToken(32);
   }
   options.timeout_bot = config.timeout_bot;
+  options.auto_moves_per_request = config.auto_moves_per_request;
+  options.auto_play_budget = config.auto_play_budget;
+  options.max_active_games = config.max_active_games;
+  options.max_bot_games_per_hour = config.max_bot_games_per_hour;
+  options.max_actions_per_day = config.max_actions_per_day;
   options.idempotency_key_retention = config.idempotency_key_retention;
   if (config.group_commit_threads > 0) {
     SessionsMetrics* metrics = h->metrics.get();

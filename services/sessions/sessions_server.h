@@ -36,6 +36,13 @@ struct SessionsConfig {
   // transaction) and the most moves in one transaction.
   int group_commit_threads = 2;
   int group_commit_max_batch = 64;
+  // Automatic play per request (Sessions::Options::auto_moves_per_request / auto_play_budget).
+  int auto_moves_per_request = 100;
+  absl::Duration auto_play_budget = absl::Milliseconds(250);
+  // CreateBotGame's per-account quotas (0 = no limit).
+  int max_active_games = 100;
+  int max_bot_games_per_hour = 60;
+  int max_actions_per_day = 100000;
 };
 
 ServiceHost::Identity SessionsIdentity();

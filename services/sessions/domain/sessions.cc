@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -20,6 +21,7 @@
 #include "services/common/core/crypto.h"
 #include "services/common/core/logging.h"
 #include "services/common/core/status_macros.h"
+#include "services/common/grpc_status.h"
 #include "services/sessions/domain/engine_glue.h"
 
 namespace parlor::sessions {
@@ -183,13 +185,39 @@ google::protobuf::Timestamp ToTimestamp(absl::Time t) {
   return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
 }
 
-// The bots' random stream for one decision: reproducible (a retried transaction decides the
-// same), independent of the game's secret seed.
-engine::Rng BotRng(absl::string_view game_id, int64_t version) {
-  const std::string digest = Sha256(absl::StrCat("bot:", game_id, ":", version));
-  uint64_t seed = 0;
-  std::memcpy(&seed, digest.data(), sizeof(seed));
-  return engine::Rng(seed);
+// The stream of one computer decision (a computer seat, a timed-out or a forfeited seat): derived
+// from the game's secret seed with its own domain separation (engine::BotDecisionRng), so nobody
+// can foresee it while the game runs, a retried transaction decides the same, and once the seed
+// is revealed anyone can recompute the decision from the seat, its bot's name (Seat.bot; the
+// timeout bot for a timed-out seat, "random" for a forfeited one) and the position.
+engine::Rng BotRng(const engine::State& state, int seat) {
+  return engine::BotDecisionRng(state.seed(), seat, state.NumMoves());
+}
+
+// Options that make a game long, bounded in games against the computer (a game's log grows
+// with them, and the computer plays most of it). The bound is the game's default.
+struct BotGameOptionBound {
+  const char* game;
+  const char* option;
+  int64_t max;
+};
+constexpr BotGameOptionBound kBotGameOptionBounds[] = {
+    {"kadice", "max_rounds", 100},
+    {"picadice", "turn_limit_per_seat", 150},
+    {"picadice", "match_target", 5},
+};
+
+absl::Status CheckBotGameOptions(const engine::Game& game, const engine::Options& options) {
+  for (const BotGameOptionBound& bound : kBotGameOptionBounds) {
+    if (game.name() != bound.game || options.values().count(bound.option) == 0) continue;
+    const int64_t value = options.Get(bound.option);
+    if (value > bound.max) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("options: ", bound.option, " must be at most ", bound.max,
+                       " in a game against the computer (got ", value, ")"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::string JsonString(absl::string_view s) { return absl::StrCat("\"", JsonEscape(s), "\""); }
@@ -243,6 +271,9 @@ struct Change {
   // The player whose own request makes this change: the answer tells them whose turn it is, so
   // no "your turn" push goes to them (they are looking at the game).
   std::string answered_account;
+  // Automatic play stopped at its per-request bound: the waiting computer seat is due at once,
+  // so the sweeper continues the game.
+  bool paced = false;
 };
 
 int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
@@ -276,32 +307,81 @@ absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action 
   return absl::OkStatus();
 }
 
-// Computer seats, and forfeited seats in games that go on, move at once.
-absl::Status AutoPlay(Change& c) {
+// How much automatic play one request (or one sweep of a game) may do.
+struct AutoPlayLimits {
+  int moves = 100;
+  absl::Duration budget = absl::Milliseconds(250);
+};
+
+bool IsAutoSeat(const Change& c, int seat) {
+  return !c.after.seats[seat].bot.empty() || c.state->IsForfeited(seat);
+}
+
+// Whether the game had players and every one of them has forfeited (resigned or timed out):
+// nobody is left to play it.
+bool NoPlayerLeft(const Change& c) {
+  bool any_player = false;
+  for (const SeatRow& s : c.after.seats) {
+    if (s.account_id.empty()) continue;
+    any_player = true;
+    if (!c.state->IsForfeited(s.seat)) return false;
+  }
+  return any_player;
+}
+
+// Ends a game nobody plays any more by the forfeit rules, at once: the computer seats withdraw
+// one side at a time, lowest running score first (ties: higher seat first), until fewer than
+// two sides remain; the players, who forfeited first, rank last, and the computer seats rank by
+// their scores. A few log entries instead of the computer playing the game out.
+absl::Status EndGameNobodyPlays(Change& c) {
+  while (!c.state->IsTerminal()) {
+    const std::vector<int64_t> scores = c.state->Scores();
+    int withdraw = -1;
+    for (int seat = 0; seat < c.state->num_players(); ++seat) {
+      if (c.state->IsForfeited(seat)) continue;
+      if (withdraw < 0 || scores[seat] <= scores[withdraw]) withdraw = seat;
+    }
+    if (withdraw < 0) return absl::InternalError("no seat left to withdraw in a game not over");
+    PARLOR_RETURN_IF_ERROR(
+        ApplyLogged(c, LogRow::Kind::kForfeit, withdraw, 0, LogRow::Cause::kSystem, ""));
+  }
+  return absl::OkStatus();
+}
+
+// Computer seats, and forfeited seats in games that go on, move at once, within `limits`; a game
+// whose players have all forfeited ends instead. Sets c.paced when moves remain for the sweeper.
+absl::Status AutoPlay(Change& c, const AutoPlayLimits& limits) {
+  if (!c.state->IsTerminal() && NoPlayerLeft(c)) return EndGameNobodyPlays(c);
   const int64_t limit =
       c.game->MaxMoves(c.state->num_players(), c.state->options()) + c.state->num_players() + 1;
+  const absl::Time started = absl::Now();
+  int moves = 0;
   while (!c.state->IsTerminal() && c.state->NumMoves() <= limit) {
     int auto_seat = -1;
     for (int seat : c.state->ActingSeats().ToVector()) {
-      const SeatRow& s = c.after.seats[seat];
-      if (!s.bot.empty() || c.state->IsForfeited(seat)) {
+      if (IsAutoSeat(c, seat)) {
         auto_seat = seat;
         break;
       }
     }
     if (auto_seat < 0) return absl::OkStatus();
+    if (moves > 0 && (moves >= limits.moves || absl::Now() - started >= limits.budget)) {
+      c.paced = true;
+      return absl::OkStatus();
+    }
     const SeatRow& s = c.after.seats[auto_seat];
     const std::string bot_name =
         c.state->IsForfeited(auto_seat) || s.bot.empty() ? "random" : s.bot;
     absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(bot_name);
     if (!bot.ok())
       return absl::InternalError(absl::StrCat("bot ", bot_name, ": ", bot.status().message()));
-    engine::Rng rng = BotRng(c.after.game_id, c.state->NumMoves());
+    engine::Rng rng = BotRng(*c.state, auto_seat);
     absl::StatusOr<engine::Action> action = (*bot)->Choose(*c.state, auto_seat, rng);
     if (!action.ok())
       return absl::InternalError(absl::StrCat("bot failed: ", action.status().message()));
     PARLOR_RETURN_IF_ERROR(
         ApplyLogged(c, LogRow::Kind::kAction, auto_seat, *action, LogRow::Cause::kBot, ""));
+    ++moves;
   }
   return absl::OkStatus();
 }
@@ -379,12 +459,15 @@ Mutation Finish(Change& c) {
       s.turn_started_at.reset();
       s.deadline.reset();
       s.reminders_sent = 0;
-    } else if (!was_acting || c.movers.Contains(s.seat)) {
+    } else if (const bool automatic = !s.bot.empty() || st.IsForfeited(s.seat);
+               !was_acting || c.movers.Contains(s.seat) || (c.paced && automatic)) {
       s.my_turn = true;
       s.turn_started_at = c.now;
-      s.deadline = c.now + TurnTime(g, s);
+      // A computer seat left waiting by the bound on automatic play is due at once (the
+      // sweeper plays on).
+      s.deadline = c.paced && automatic ? c.now : c.now + TurnTime(g, s);
       s.reminders_sent = 0;
-      if (s.bot.empty() && s.account_id != c.answered_account) {
+      if (!automatic && s.account_id != c.answered_account) {
         c.notes.push_back(Note(g, s, "your_turn",
                                absl::StrCat("turn:", g.game_id, ":", g.version, ":", s.seat),
                                "It is your turn"));
@@ -536,7 +619,8 @@ absl::Status Sessions::Create(const std::string& match_key, const std::string& r
   c.after.time_control = time_control;
   c.after.created_at = now;
   c.after.seats = seats;
-  PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+  PARLOR_RETURN_IF_ERROR(
+      AutoPlay(c, AutoPlayLimits{options_.auto_moves_per_request, options_.auto_play_budget}));
   const engine::v1::GameRecord record = c.state->Serialize();
   LogRow setup;
   setup.version = 0;
@@ -645,9 +729,18 @@ absl::Status Sessions::CreateBotGame(const std::string& account_id,
   if (request.my_seat() < 0 || request.my_seat() >= n) {
     return absl::InvalidArgumentError(absl::StrCat("my_seat must be 0 to ", n - 1));
   }
-  const std::string bot = request.bot().empty() ? "random" : request.bot();
+  std::string bot = request.bot().empty() ? "random" : request.bot();
   if (absl::StatusOr<std::unique_ptr<bots::Bot>> b = bots::MakeBot(bot); !b.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("bot: ", b.status().message()));
+    // The levels, for an engine that does not register them: the seat then shows the bot
+    // that plays, so the game's decisions can still be recomputed from Seat.bot.
+    static const std::map<std::string, std::string>* const kLevels =
+        new std::map<std::string, std::string>{
+            {"easy", "random"}, {"medium", "greedy"}, {"hard", "mc"}};
+    auto level = kLevels->find(bot);
+    if (level == kLevels->end()) {
+      return absl::InvalidArgumentError(absl::StrCat("bot: ", b.status().message()));
+    }
+    bot = level->second;
   }
   PARLOR_RETURN_IF_ERROR(CheckText("display_name", request.display_name(), kMaxNameLength, false));
   PARLOR_ASSIGN_OR_RETURN(const bool is_public, IsPublic(request.visibility()));
@@ -670,15 +763,68 @@ absl::Status Sessions::CreateBotGame(const std::string& account_id,
   v1::CreateBotGameRequest canonical = request;
   const std::string hash = Sha256(absl::StrCat(account_id, "\n", Deterministic(canonical)));
   std::map<std::string, std::string> raw(request.options().begin(), request.options().end());
+  PARLOR_ASSIGN_OR_RETURN(const engine::Options parsed, game->ParseOptions(raw, n));
+  PARLOR_RETURN_IF_ERROR(CheckBotGameOptions(*game, parsed));
+  PARLOR_RETURN_IF_ERROR(ParseTimeControl(tc).status());
+  const std::string match_key = absl::StrCat("bot:", account_id, ":", request.request_id());
+  // A retry of a request that created its game gets that game whatever the quotas say now.
+  PARLOR_ASSIGN_OR_RETURN(const bool retry, store_->MatchExists(match_key));
+  if (!retry) PARLOR_RETURN_IF_ERROR(CheckQuotas(account_id));
   bool created = false;
-  PARLOR_RETURN_IF_ERROR(Create(absl::StrCat("bot:", account_id, ":", request.request_id()), hash,
-                                "", *game, raw, std::move(seats), false, is_public, tc,
-                                response->mutable_game(), &created));
+  absl::Status status = Create(match_key, hash, "", *game, raw, std::move(seats), false, is_public,
+                               tc, response->mutable_game(), &created);
+  if (absl::IsAlreadyExists(status)) {
+    // The store names its internal key; the caller knows the request id.
+    return absl::AlreadyExistsError(
+        absl::StrCat("request_id '", request.request_id(),
+                     "' was already used to create a game with different settings; use a fresh "
+                     "request_id for a new game"));
+  }
+  PARLOR_RETURN_IF_ERROR(status);
   response->mutable_game()->set_my_seat(request.my_seat());
   response->set_created(created);
   // Refresh the summary for the caller (my_turn, and any computer moves made at creation).
   PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(),
                           GameSummary(account_id, response->game().game_id()));
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::CheckQuotas(const std::string& account_id) {
+  if (options_.max_active_games <= 0 && options_.max_bot_games_per_hour <= 0 &&
+      options_.max_actions_per_day <= 0) {
+    return absl::OkStatus();
+  }
+  const absl::Time now = clock_();
+  PARLOR_ASSIGN_OR_RETURN(
+      const GameStore::AccountUsage usage,
+      store_->GetAccountUsage(account_id, now - absl::Hours(1), now - absl::Hours(24)));
+  auto wait_until = [&](std::optional<absl::Time> oldest, absl::Duration window) {
+    return std::max(absl::Seconds(1), oldest ? absl::Ceil(*oldest + window - now, absl::Seconds(1))
+                                             : absl::Seconds(1));
+  };
+  if (options_.max_active_games > 0 && usage.active_games >= options_.max_active_games) {
+    observer_->QuotaRefused("active_games");
+    return absl::ResourceExhaustedError(
+        absl::StrCat("you have ", usage.active_games, " games in progress, the most allowed (",
+                     options_.max_active_games, "); finish or resign one before starting another"));
+  }
+  if (options_.max_bot_games_per_hour > 0 &&
+      usage.bot_games_last_hour >= options_.max_bot_games_per_hour) {
+    observer_->QuotaRefused("games_per_hour");
+    return WithRetryDelay(absl::ResourceExhaustedError(absl::StrCat(
+                              "you have started ", usage.bot_games_last_hour,
+                              " games against the computer in the last hour, the most allowed (",
+                              options_.max_bot_games_per_hour, "); retry after the delay given")),
+                          wait_until(usage.oldest_bot_game_in_hour, absl::Hours(1)));
+  }
+  if (options_.max_actions_per_day > 0 && usage.actions_last_day >= options_.max_actions_per_day) {
+    observer_->QuotaRefused("actions_per_day");
+    return WithRetryDelay(absl::ResourceExhaustedError(absl::StrCat(
+                              "your games of the last 24 hours hold ", usage.actions_last_day,
+                              " moves, the most allowed (", options_.max_actions_per_day,
+                              "); retry after the delay given")),
+                          wait_until(usage.oldest_game_in_day, absl::Hours(24)));
+  }
   return absl::OkStatus();
 }
 
@@ -821,6 +967,39 @@ absl::Status Sessions::SubmitAction(const std::string& account_id,
   return result;
 }
 
+// What the decision and the completion of one SubmitAction share; the caller keeps `request` and
+// `response` until `done` is called.
+struct Sessions::SubmitCall {
+  std::string account_id;
+  const v1::SubmitActionRequest* request = nullptr;
+  std::string hash;
+  std::string game_name;
+  v1::SubmitActionResponse answer;
+  // The state this change leaves, to keep loaded once (and only if) it has committed.
+  std::shared_ptr<const engine::State> committed;
+  int64_t committed_version = -1;
+  absl::Time started;
+  GameStore::Decide decide;
+  // The decision found no answer under the key and a newer version than expected. When the two
+  // copies of one request reach two replicas at once, the second's locked read waits for the
+  // first's lock and then sees the newer game row but (READ COMMITTED re-reads only locked rows)
+  // not the key the first stored; a second transaction, with a fresh snapshot, finds it.
+  bool stale = false;
+  bool rechecked = false;
+};
+
+void Sessions::Commit(const std::shared_ptr<SubmitCall>& call,
+                      std::function<void(absl::Status)> finish) {
+  const IdempotencyKeyRef key{call->account_id, call->request->idempotency_key()};
+  if (options_.group_committer != nullptr) {
+    options_.group_committer->UpdateAsync("sessions.submit_action", call->request->game_id(), key,
+                                          call->decide, std::move(finish));
+  } else {
+    finish(
+        store_->UpdateGame("sessions.submit_action", call->request->game_id(), key, call->decide));
+  }
+}
+
 void Sessions::SubmitActionAsync(const std::string& account_id,
                                  const v1::SubmitActionRequest& request,
                                  v1::SubmitActionResponse* response,
@@ -830,37 +1009,24 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
     done(std::move(valid));
     return;
   }
-  // What the decision and the completion share; the caller keeps `request` and `response`
-  // until `done` is called.
-  struct Call {
-    std::string account_id;
-    const v1::SubmitActionRequest* request = nullptr;
-    std::string hash;
-    std::string game_name;
-    v1::SubmitActionResponse answer;
-    // The state this change leaves, to keep loaded once (and only if) it has committed.
-    std::shared_ptr<const engine::State> committed;
-    int64_t committed_version = -1;
-    absl::Time started;
-  };
-  auto call = std::make_shared<Call>();
+  auto call = std::make_shared<SubmitCall>();
   call->account_id = account_id;
   call->request = &request;
   call->hash = Sha256(absl::StrCat(request.game_id(), "\n", request.expected_version(), "\n",
                                    Deterministic(request.action())));
   call->started = absl::Now();
-  const GameStore::Decide decide =
-      [this, call](
-          const GameRow& locked,
-          const std::optional<StoredAnswer>& stored) -> absl::StatusOr<std::optional<Mutation>> {
-    const v1::SubmitActionRequest& request = *call->request;
-    const std::string& account_id = call->account_id;
-    const std::string& hash = call->hash;
-    std::string& game_name = call->game_name;
-    v1::SubmitActionResponse& answer = call->answer;
-    std::shared_ptr<const engine::State>& committed = call->committed;
-    int64_t& committed_version = call->committed_version;
-    game_name = locked.game;
+  // The decision holds the call by plain pointer (the call owns it; the completion keeps the
+  // call alive until the transaction has finished).
+  SubmitCall* const self = call.get();
+  call->decide = [this, self](const GameRow& locked, const std::optional<StoredAnswer>& stored)
+      -> absl::StatusOr<std::optional<Mutation>> {
+    const v1::SubmitActionRequest& request = *self->request;
+    const std::string& account_id = self->account_id;
+    const std::string& hash = self->hash;
+    v1::SubmitActionResponse& answer = self->answer;
+    std::shared_ptr<const engine::State>& committed = self->committed;
+    self->game_name = locked.game;
+    self->stale = false;
     answer.Clear();
     committed.reset();
     const int seat = SeatOf(locked, account_id);
@@ -877,13 +1043,28 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
       return std::optional<Mutation>();
     }
     if (locked.version != request.expected_version()) {
+      self->stale = true;
       return StaleVersion(request.expected_version(), locked.version);
     }
     if (locked.finished) return absl::FailedPreconditionError("the game has ended");
     if (locked.seats[seat].forfeited) {
       return absl::PermissionDeniedError("your seat has forfeited this game");
     }
+    PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
+    std::unique_ptr<engine::State> state;
+    if (std::shared_ptr<const engine::State> loaded = states_.Get(locked.game_id, locked.version)) {
+      state = loaded->Clone();
+    } else {
+      PARLOR_ASSIGN_OR_RETURN(state, LoadState(*game, locked.snapshot));
+    }
     if ((locked.acting_seats >> seat & 1u) == 0) {
+      // A seat that has made its choice of a simultaneous step (a Pico card, a Pescado claim)
+      // gets the engine's own refusal ("you already chose ..."); otherwise it is not its turn.
+      const absl::Status engine_refusal = state->CheckAction(seat, 0);
+      if (absl::IsFailedPrecondition(engine_refusal) &&
+          absl::StrContains(engine_refusal.message(), "already")) {
+        return engine_refusal;
+      }
       std::vector<int> acting;
       for (const SeatRow& s : locked.seats) {
         if (s.my_turn) acting.push_back(s.seat);
@@ -892,22 +1073,18 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
                                                       "; waiting for seat ",
                                                       absl::StrJoin(acting, ", "), ")"));
     }
-    PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
     PARLOR_ASSIGN_OR_RETURN(engine::Action action, game->ActionFromAny(request.action()));
     Change c;
     c.locked = &locked;
     c.game = game;
-    if (std::shared_ptr<const engine::State> loaded = states_.Get(locked.game_id, locked.version)) {
-      c.state = loaded->Clone();
-    } else {
-      PARLOR_ASSIGN_OR_RETURN(c.state, LoadState(*game, locked.snapshot));
-    }
+    c.state = std::move(state);
     c.now = clock_();
     c.after = locked;
     c.answered_account = account_id;
     PARLOR_RETURN_IF_ERROR(
         ApplyLogged(c, LogRow::Kind::kAction, seat, action, LogRow::Cause::kPlayer, account_id));
-    PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+    PARLOR_RETURN_IF_ERROR(
+        AutoPlay(c, AutoPlayLimits{options_.auto_moves_per_request, options_.auto_play_budget}));
     Mutation m = Finish(c);
     PARLOR_ASSIGN_OR_RETURN(*answer.mutable_game(), Summary(m.after, seat));
     *answer.mutable_view() = ViewAny(*c.state, engine::Viewer::Seat(seat));
@@ -915,7 +1092,7 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
       for (auto& a : LegalActionsAny(*c.state, seat)) *answer.add_legal_actions() = std::move(a);
     }
     m.answer = StoredAnswer{hash, m.after.version, answer.SerializeAsString()};
-    committed_version = m.after.version;
+    self->committed_version = m.after.version;
     committed = std::move(c.state);
     return std::optional<Mutation>(std::move(m));
   };
@@ -931,13 +1108,15 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
     }
     done(std::move(status));
   };
-  const IdempotencyKeyRef key{account_id, request.idempotency_key()};
-  if (options_.group_committer != nullptr) {
-    options_.group_committer->UpdateAsync("sessions.submit_action", request.game_id(), key, decide,
-                                          std::move(finish));
-  } else {
-    finish(store_->UpdateGame("sessions.submit_action", request.game_id(), key, decide));
-  }
+  auto first = [this, call, finish = std::move(finish)](absl::Status status) mutable {
+    if (absl::IsAborted(status) && call->stale && !call->rechecked) {
+      call->rechecked = true;
+      Commit(call, std::move(finish));
+      return;
+    }
+    finish(std::move(status));
+  };
+  Commit(call, std::move(first));
 }
 
 absl::Status Sessions::ValidateSubmit(const v1::SubmitActionRequest& request) {
@@ -995,7 +1174,8 @@ absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignReq
           c.after = locked;
           PARLOR_RETURN_IF_ERROR(
               ApplyLogged(c, LogRow::Kind::kForfeit, seat, 0, LogRow::Cause::kPlayer, account_id));
-          PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+          PARLOR_RETURN_IF_ERROR(AutoPlay(
+              c, AutoPlayLimits{options_.auto_moves_per_request, options_.auto_play_budget}));
           Mutation m = Finish(c);
           PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(m.after, seat));
           return std::optional<Mutation>(std::move(m));
@@ -1172,6 +1352,12 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
           bool touched = false;
           for (const SeatRow& s : locked.seats) {
             if (!s.my_turn || !s.deadline || !s.turn_started_at) continue;
+            if (*s.deadline <= now && IsAutoSeat(c, s.seat)) {
+              // A computer (or forfeited) seat left waiting by the bound on automatic play: the
+              // automatic play below continues the game, another bounded chunk.
+              touched = true;
+              continue;
+            }
             SeatRow& seat = c.after.seats[s.seat];
             if (*s.deadline <= now && vacations.count(s.account_id) > 0) {
               // On vacation: the clock is paused (the deadline moves) within the allowance.
@@ -1197,7 +1383,7 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
               } else {
                 PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<bots::Bot> bot,
                                         bots::MakeBot(options_.timeout_bot));
-                engine::Rng rng = BotRng(locked.game_id, c.state->NumMoves());
+                engine::Rng rng = BotRng(*c.state, s.seat);
                 PARLOR_ASSIGN_OR_RETURN(engine::Action action, bot->Choose(*c.state, s.seat, rng));
                 PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kAction, s.seat, action,
                                                    LogRow::Cause::kTimeout, ""));
@@ -1235,7 +1421,8 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
             }
           }
           if (!touched) return std::optional<Mutation>();
-          PARLOR_RETURN_IF_ERROR(AutoPlay(c));
+          PARLOR_RETURN_IF_ERROR(AutoPlay(
+              c, AutoPlayLimits{options_.auto_moves_per_request, options_.auto_play_budget}));
           Mutation m = Finish(c);
           wrote = true;
           return std::optional<Mutation>(std::move(m));

@@ -29,6 +29,9 @@ class SessionsObserver {
   virtual void CommitDuration(absl::Duration /*d*/) {}
   // policy: "bot" (casual) or "forfeit" (ranked).
   virtual void Timeout(absl::string_view /*game*/, absl::string_view /*policy*/) {}
+  // A CreateBotGame refused by a per-account quota: "active_games", "games_per_hour" or
+  // "actions_per_day".
+  virtual void QuotaRefused(absl::string_view /*quota*/) {}
 };
 
 // The sessions domain: validation, the engine, time controls and the timeout policy, over the
@@ -57,6 +60,18 @@ class Sessions {
     // How many games' newest engine states to keep loaded (0: load every time from the
     // snapshot).
     size_t state_cache_entries = 5000;
+    // Automatic play (computer seats, forfeited seats) inside one request or sweep of one game:
+    // at most this many moves and about this much time (whichever comes first; at least one
+    // move). What remains is left to the sweeper, which continues it in the background (the
+    // waiting computer seat is due at once), a bounded chunk per sweep.
+    int auto_moves_per_request = 100;
+    absl::Duration auto_play_budget = absl::Milliseconds(250);
+    // Per-account quotas of CreateBotGame (0 = no limit): games in progress (any kind), games
+    // against the computer created in the last hour, and log entries stored by the games the
+    // account sits in that were created in the last 24 hours.
+    int max_active_games = 100;
+    int max_bot_games_per_hour = 60;
+    int64_t max_actions_per_day = 100000;
   };
 
   Sessions(GameStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
@@ -123,6 +138,12 @@ class Sessions {
                       const v1::TimeControl& tc, v1::Game* out, bool* created);
   absl::StatusOr<v1::Game> Summary(const GameRow& row, int my_seat) const;
   static absl::Status ValidateSubmit(const v1::SubmitActionRequest& request);
+  // RESOURCE_EXHAUSTED (with a retry delay when waiting helps) when a CreateBotGame would exceed
+  // one of the account's quotas.
+  absl::Status CheckQuotas(const std::string& account_id);
+  // One SubmitAction in flight, and its transaction (through the group committer when set).
+  struct SubmitCall;
+  void Commit(const std::shared_ptr<SubmitCall>& call, std::function<void(absl::Status)> finish);
   int SeatOf(const GameRow& row, const std::string& account_id) const;
 
   GameStore* store_;

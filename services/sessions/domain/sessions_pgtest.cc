@@ -1,5 +1,10 @@
 // The sessions domain over a real PostgreSQL (the store's SQL, transactions and constraints).
+#include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -9,13 +14,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "engine/bots/bot.h"
 #include "engine/core/rng.h"
 #include "engine/games/all_games.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pqxx/pqxx"
+#include "services/common/core/crypto.h"
 #include "services/common/db/migrations.h"
 #include "services/common/db/pool.h"
+#include "services/common/grpc_status.h"
 #include "services/common/testing/status_matchers.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/sessions.h"
@@ -41,7 +49,10 @@ class SessionsPgTest : public parlor::testing::PgTest {
     PgTest::SetUp();
     ASSERT_THAT(ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}),
                 IsOk());
-    pool_ = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 4}, nullptr);
+    DbOptions db;
+    db.url = db_url();
+    db.max_connections = 4;
+    pool_ = std::make_unique<DbPool>(db, nullptr);
     store_ = std::make_unique<GameStore>(pool_.get());
     registry_ = std::make_unique<engine::Registry>(engine::AllGames());
     now_ = absl::FromUnixSeconds(1'800'000'000);
@@ -368,9 +379,11 @@ TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneA
     EXPECT_THAT(results[i], IsOk()) << "game " << i;
     EXPECT_EQ(answers[i].game().version(), 1);
   }
-  // The holder's batch, then one batch of the five.
-  EXPECT_EQ(committer.stats().batches, 2);
-  EXPECT_EQ(committer.stats().changes, kGames);
+  // The holder's batch, then one batch of the five, then the stale move once more (a stale
+  // version under a key is re-checked in a new transaction: another replica may just have stored
+  // the first answer under it).
+  EXPECT_EQ(committer.stats().batches, 3);
+  EXPECT_EQ(committer.stats().changes, kGames + 1);
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE version = 1"), kGames - 2);
   EXPECT_EQ(Count(absl::StrCat("SELECT version FROM sessions.games WHERE game_id = '",
                                games[3].game_id(), "'")),
@@ -1107,7 +1120,9 @@ TEST_F(SessionsPgTest, ListPublicGamesPagesPublicGamesOnlyNewestFirst) {
 // A game that ends before any human acts (here every seat is a computer player, which plays it
 // out at creation) is stored finished at its real version, with exactly one result outbox row;
 // a retry of the creation writes nothing more.
-TEST_F(SessionsPgTest, AGameTheComputerFinishesAtCreationWritesOneResultRow) {
+// A game only the computer plays is played at creation, within the bound on automatic play per
+// request, and then by the sweeper, a bounded chunk per sweep, to its end.
+TEST_F(SessionsPgTest, AGameTheComputerPlaysToItsEndWritesOneResultRow) {
   for (const engine::Game* game : registry_->games()) {
     SCOPED_TRACE(game->name());
     v1::CreateGameRequest request;
@@ -1115,19 +1130,27 @@ TEST_F(SessionsPgTest, AGameTheComputerFinishesAtCreationWritesOneResultRow) {
     request.set_game(game->name());
     for (int i = 0; i < game->info().min_players; ++i) request.add_seats()->set_bot("random");
     request.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(3600);
-    v1::CreateGameResponse created, again;
-    ASSERT_THAT(sessions_->CreateGame(request, &created), IsOk());
+    v1::CreateGameResponse made, again;
+    ASSERT_THAT(sessions_->CreateGame(request, &made), IsOk());
     ASSERT_THAT(sessions_->CreateGame(request, &again), IsOk());
     EXPECT_FALSE(again.created());
-    const std::string id = created.game().game_id();
-    EXPECT_EQ(created.game().status(), v1::GAME_STATUS_FINISHED);
-    EXPECT_EQ(created.game().outcome().ranks_size(), game->info().min_players);
-    EXPECT_TRUE(created.game().acting_seats().empty());
-    EXPECT_FALSE(created.game().has_deadline());
+    const std::string id = made.game().game_id();
+    EXPECT_LE(made.game().version(), Sessions::Options{}.auto_moves_per_request);
+    v1::Game created = made.game();
+    for (int sweep = 0; sweep < 10000 && created.status() != v1::GAME_STATUS_FINISHED; ++sweep) {
+      ASSERT_THAT(sessions_->Sweep(), IsOk());
+      v1::CreateGameResponse reread;  // the existing game, as it is now
+      ASSERT_THAT(sessions_->CreateGame(request, &reread), IsOk());
+      created = reread.game();
+    }
+    EXPECT_EQ(created.status(), v1::GAME_STATUS_FINISHED);
+    EXPECT_EQ(created.outcome().ranks_size(), game->info().min_players);
+    EXPECT_TRUE(created.acting_seats().empty());
+    EXPECT_FALSE(created.has_deadline());
     const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
     EXPECT_EQ(Count("SELECT version FROM sessions.games" + where),
               Count("SELECT max(version) FROM sessions.actions" + where));
-    EXPECT_GT(created.game().version(), 0);
+    EXPECT_GT(created.version(), 0);
     EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox" + where), 1);
     EXPECT_EQ(Count("SELECT count(*) FROM sessions.seats" + where + " AND status = 'finished'"),
               game->info().min_players);
@@ -1392,6 +1415,354 @@ TEST_F(SessionsPgTest, TheActionLogIsAppendOnly) {
   pqxx::connection c(db_url());
   pqxx::work txn(c);
   EXPECT_THROW(txn.exec0("UPDATE sessions.actions SET action = 5"), pqxx::sql_error);
+}
+
+// --- Hostile players: bounded work, quotas, unpredictable computer, duplicates on two replicas.
+
+v1::CreateBotGameRequest BotGameRequest(const std::string& request_id, const std::string& game,
+                                        int players, int my_seat,
+                                        std::map<std::string, std::string> options = {}) {
+  v1::CreateBotGameRequest r;
+  r.set_request_id(request_id);
+  r.set_game(game);
+  r.set_num_players(players);
+  r.set_my_seat(my_seat);
+  for (const auto& [k, v] : options) (*r.mutable_options())[k] = v;
+  return r;
+}
+
+// Resigning a 4-seat KA'DICE game against the computer used to make the computer play all three
+// seats to the end inside the Resign call (about 11,900 log entries at max_rounds=500). Now a
+// game with no player left ends at once by the forfeit rules: the computer seats withdraw, lowest
+// score first, and the player, who forfeited first, ranks last.
+TEST_F(SessionsPgTest, ResigningTheLastPlayerEndsABotGameAtOnceByTheForfeitRules) {
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(sessions_->CreateBotGame(kCarol, BotGameRequest("resign", "kadice", 4, 0), &created),
+              IsOk());
+  ASSERT_EQ(created.game().status(), v1::GAME_STATUS_ACTIVE);
+  v1::ResignRequest resign;
+  resign.set_game_id(created.game().game_id());
+  v1::ResignResponse resigned;
+  ASSERT_THAT(sessions_->Resign(kCarol, resign, &resigned), IsOk());
+  const v1::Game& game = resigned.game();
+  EXPECT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
+  // The player's forfeit and two withdrawals: fewer than two sides are left.
+  EXPECT_EQ(game.version(), created.game().version() + 3);
+  EXPECT_EQ(game.outcome().ranks(0), 4);
+  std::vector<int> bot_ranks = {game.outcome().ranks(1), game.outcome().ranks(2),
+                                game.outcome().ranks(3)};
+  std::sort(bot_ranks.begin(), bot_ranks.end());
+  EXPECT_EQ(bot_ranks, (std::vector<int>{1, 2, 3}));
+  const std::string where = absl::StrCat(" WHERE game_id = '", game.game_id(), "'");
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where), game.version() + 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where + " AND kind = 'forfeit'"), 3);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox" + where), 1);
+}
+
+// One request plays at most auto_moves_per_request computer moves; the computer seat left waiting
+// is due at once, and each sweep plays another bounded chunk until the player must act.
+TEST_F(SessionsPgTest, ComputerPlayIsBoundedPerRequestAndTheSweeperPlaysOn) {
+  Sessions::Options options;
+  options.auto_moves_per_request = 2;
+  options.auto_play_budget = absl::Hours(1);
+  Sessions bounded(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(bounded.CreateBotGame(kCarol, BotGameRequest("paced", "kadice", 4, 3), &created),
+              IsOk());
+  EXPECT_EQ(created.game().version(), 2);
+  EXPECT_FALSE(created.game().my_turn());
+  v1::GetGameRequest get;
+  get.set_game_id(created.game().game_id());
+  v1::GetGameResponse state;
+  int64_t version = created.game().version();
+  int sweeps = 0;
+  for (; sweeps < 1000; ++sweeps) {
+    ASSERT_THAT(bounded.GetGame(kCarol, get, &state), IsOk());
+    if (state.game().my_turn() || state.game().status() == v1::GAME_STATUS_FINISHED) break;
+    ASSERT_THAT(bounded.Sweep(), parlor::testing::IsOkAndHolds(1));
+    ASSERT_THAT(bounded.GetGame(kCarol, get, &state), IsOk());
+    EXPECT_GT(state.game().version(), version);
+    EXPECT_LE(state.game().version(), version + 2);
+    version = state.game().version();
+  }
+  EXPECT_GE(sweeps, 1);
+  EXPECT_TRUE(state.game().my_turn());
+  // No reminder or timeout notification went to anyone for the computer's waits.
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind <> 'your_turn'"),
+            0);
+}
+
+TEST_F(SessionsPgTest, OptionsThatMakeGamesHugeAreBoundedAgainstTheComputerOnly) {
+  v1::CreateBotGameResponse created;
+  const std::string digest = Digest();
+  EXPECT_THAT(
+      sessions_->CreateBotGame(
+          kCarol, BotGameRequest("huge", "kadice", 4, 0, {{"max_rounds", "500"}}), &created),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               "options: max_rounds must be at most 100 in a game against the computer (got "
+               "500)"));
+  EXPECT_THAT(
+      sessions_->CreateBotGame(
+          kCarol, BotGameRequest("long", "picadice", 2, 0, {{"turn_limit_per_seat", "151"}}),
+          &created),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("turn_limit_per_seat must be at most 150")));
+  EXPECT_EQ(Digest(), digest);
+  EXPECT_THAT(sessions_->CreateBotGame(
+                  kCarol, BotGameRequest("ok", "kadice", 4, 0, {{"max_rounds", "100"}}), &created),
+              IsOk());
+  // Between players (a match) the game's own range applies.
+  const engine::Game& kadice = **registry_->Find("kadice");
+  v1::CreateGameRequest match = TwoPlayerRequest(kadice, "long-match");
+  (*match.mutable_options())["max_rounds"] = "500";
+  v1::CreateGameResponse made;
+  EXPECT_THAT(sessions_->CreateGame(match, &made), IsOk());
+}
+
+TEST_F(SessionsPgTest, QuotasRefuseCreateBotGameWithResourceExhaustedAndARetryDelay) {
+  Sessions::Options options;
+  options.max_bot_games_per_hour = 3;
+  options.max_active_games = 5;
+  options.max_actions_per_day = 0;
+  Sessions quota(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  v1::CreateBotGameResponse created;
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_THAT(
+        quota.CreateBotGame(kCarol, BotGameRequest(absl::StrCat("q", i), "pico", 2, 0), &created),
+        IsOk());
+    ids.push_back(created.game().game_id());
+  }
+  const std::string digest = Digest();
+  absl::Status refused = quota.CreateBotGame(kCarol, BotGameRequest("q3", "pico", 2, 0), &created);
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted,
+                                HasSubstr("3 games against the computer in the last hour")));
+  EXPECT_EQ(RetryDelay(refused), absl::Hours(1));
+  EXPECT_EQ(Digest(), digest);
+  // A retry of a request that made its game still gets it.
+  ASSERT_THAT(quota.CreateBotGame(kCarol, BotGameRequest("q1", "pico", 2, 0), &created), IsOk());
+  EXPECT_EQ(created.game().game_id(), ids[1]);
+  // Another account has its own quota.
+  EXPECT_THAT(quota.CreateBotGame(kAlice, BotGameRequest("q3", "pico", 2, 0), &created), IsOk());
+  // An hour later the hour's quota has room again, until five games are in progress.
+  now_ = now_.load() + absl::Minutes(61);
+  EXPECT_THAT(quota.CreateBotGame(kCarol, BotGameRequest("q4", "pico", 2, 0), &created), IsOk());
+  EXPECT_THAT(quota.CreateBotGame(kCarol, BotGameRequest("q5", "pico", 2, 0), &created), IsOk());
+  refused = quota.CreateBotGame(kCarol, BotGameRequest("q6", "pico", 2, 0), &created);
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted,
+                                HasSubstr("5 games in progress, the most allowed (5)")));
+  EXPECT_EQ(RetryDelay(refused), std::nullopt);
+  // Moves stored per day.
+  Sessions::Options tight;
+  tight.max_actions_per_day = 1;
+  Sessions moves(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, tight);
+  refused = moves.CreateBotGame(kCarol, BotGameRequest("q7", "pico", 2, 0), &created);
+  EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted,
+                                HasSubstr("your games of the last 24 hours hold")));
+  EXPECT_EQ(RetryDelay(refused), absl::Hours(24) - absl::Minutes(61));
+}
+
+// The store claims CreateBotGame's request id under an internal key; a refusal names the
+// request id the caller sent, not that key.
+TEST_F(SessionsPgTest, AReusedRequestIdIsRefusedNamingTheRequestId) {
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(sessions_->CreateBotGame(kCarol, BotGameRequest("mine", "pico", 2, 0), &created),
+              IsOk());
+  absl::Status reused =
+      sessions_->CreateBotGame(kCarol, BotGameRequest("mine", "pico", 2, 1), &created);
+  EXPECT_THAT(reused, StatusIs(absl::StatusCode::kAlreadyExists,
+                               "request_id 'mine' was already used to create a game with different "
+                               "settings; use a fresh request_id for a new game"));
+  EXPECT_THAT(std::string(reused.message()), ::testing::Not(HasSubstr("bot:")));
+}
+
+TEST_F(SessionsPgTest, BotLevelsAreAcceptedWhereTheBotNameIsGiven) {
+  for (const char* level : {"easy", "medium", "hard", "random", "greedy"}) {
+    SCOPED_TRACE(level);
+    v1::CreateBotGameRequest request = BotGameRequest(absl::StrCat("lvl-", level), "pico", 2, 0);
+    request.set_bot(level);
+    v1::CreateBotGameResponse created;
+    ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &created), IsOk());
+    // The level, or the bot that plays it: what recomputes the seat's decisions.
+    EXPECT_THAT(bots::MakeBot(created.game().seats(1).bot()), IsOk());
+  }
+  v1::CreateBotGameRequest request = BotGameRequest("lvl-x", "pico", 2, 0);
+  request.set_bot("expert");
+  v1::CreateBotGameResponse created;
+  EXPECT_THAT(sessions_->CreateBotGame(kCarol, request, &created),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bot: ")));
+}
+
+// Pico: a seat that has chosen its card for the trick gets the engine's refusal.
+TEST_F(SessionsPgTest, ASeatThatAlreadyChoseIsToldSoNotThatItIsNotItsTurn) {
+  const engine::Game& pico = **registry_->Find("pico");
+  v1::Game created = Create(TwoPlayerRequest(pico, "pico-twice"));
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse mine;
+  ASSERT_THAT(sessions_->GetGame(kAlice, get, &mine), IsOk());
+  ASSERT_TRUE(mine.game().my_turn());
+  v1::SubmitActionRequest submit;
+  submit.set_game_id(created.game_id());
+  submit.set_expected_version(0);
+  submit.set_idempotency_key("first");
+  *submit.mutable_action() = mine.legal_actions(0);
+  v1::SubmitActionResponse out;
+  ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &out), IsOk());
+  submit.set_expected_version(1);
+  submit.set_idempotency_key("second");
+  const std::string digest = Digest();
+  EXPECT_THAT(sessions_->SubmitAction(kAlice, submit, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("you already chose")));
+  EXPECT_EQ(Digest(), digest);
+}
+
+// The same SubmitAction sent to two replicas at the same moment: both get the first answer. The
+// second copy's locked read waits for the first's lock and then sees the new game row but not the
+// key stored with it (READ COMMITTED re-reads only locked rows); it is checked again.
+TEST_F(SessionsPgTest, TwoReplicasAnswerBothCopiesOfAMoveWithTheFirstAnswer) {
+  DbOptions db;
+  db.url = db_url();
+  db.max_connections = 4;
+  DbPool pool2(db, nullptr);
+  GameStore store2(&pool2);
+  Sessions replica2(
+      &store2, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
+  constexpr int kRounds = 30;
+  int aborted = 0, other = 0, different = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    v1::Game created = Create(TwoPlayerRequest(FirstGame(), absl::StrCat("dup-", round)));
+    const std::string account = ActingAccount(created);
+    v1::GetGameRequest get;
+    get.set_game_id(created.game_id());
+    v1::GetGameResponse state;
+    ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(created.game_id());
+    submit.set_expected_version(0);
+    submit.set_idempotency_key("same");
+    *submit.mutable_action() = state.legal_actions(0);
+    std::atomic<int> ready{0};
+    absl::Status results[2];
+    v1::SubmitActionResponse answers[2];
+    Sessions* replicas[2] = {sessions_.get(), &replica2};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < 2; ++i) {
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (ready.load() < 2) {
+        }
+        results[i] = replicas[i]->SubmitAction(account, submit, &answers[i]);
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (const absl::Status& s : results) {
+      if (absl::IsAborted(s))
+        ++aborted;
+      else if (!s.ok())
+        ++other;
+    }
+    if (results[0].ok() && results[1].ok() &&
+        answers[0].SerializeAsString() != answers[1].SerializeAsString()) {
+      ++different;
+    }
+  }
+  EXPECT_EQ(aborted, 0);
+  EXPECT_EQ(other, 0);
+  EXPECT_EQ(different, 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions WHERE version = 1"), kRounds);
+}
+
+// The computer's sealed Pico card, guessed by a player who knows every public input: the game
+// id, the version, the seat, the seed commitment and the views. Before, the computer drew from
+// SHA-256("bot:" + game_id + ":" + version) and was predicted every time. Each guess below must
+// succeed no more often than chance allows (the chance of a blind guess is 1 / the number of
+// cards the computer could play; the bound is the expected hits plus 4.5 standard deviations).
+// After the game, the revealed seed and the seat's bot name recompute every decision.
+TEST_F(SessionsPgTest, TheComputersSealedCardIsNoBetterThanChanceToGuessAndRecomputableAfter) {
+  const engine::Game& pico = **registry_->Find("pico");
+  std::mt19937_64 rng(20);
+  int decisions = 0, recomputed = 0;
+  double expected = 0, variance = 0;
+  // Guesses: the old public derivation; the new one keyed by the public commitment; the lowest
+  // card.
+  int hits[3] = {0, 0, 0};
+  for (int g = 0; g < 300 && decisions < 500; ++g) {
+    const int my_seat = g % 2;
+    const int bot_seat = 1 - my_seat;
+    v1::CreateBotGameRequest request =
+        BotGameRequest(absl::StrCat("guess-", g), "pico", 2, my_seat);
+    request.set_bot("easy");
+    v1::CreateBotGameResponse created;
+    ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &created), IsOk());
+    const std::string id = created.game().game_id();
+    v1::GetGameRequest get;
+    get.set_game_id(id);
+    v1::GetGameResponse state;
+    for (int i = 0; i < 1000; ++i) {
+      ASSERT_THAT(sessions_->GetGame(kCarol, get, &state), IsOk());
+      if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
+      v1::SubmitActionRequest submit;
+      submit.set_game_id(id);
+      submit.set_expected_version(state.game().version());
+      submit.set_idempotency_key(absl::StrCat("k", i));
+      *submit.mutable_action() = state.legal_actions(rng() % state.legal_actions_size());
+      v1::SubmitActionResponse out;
+      ASSERT_THAT(sessions_->SubmitAction(kCarol, submit, &out), IsOk());
+    }
+    ASSERT_EQ(state.game().status(), v1::GAME_STATUS_FINISHED);
+    absl::StatusOr<GameRow> row = store_->GetGame(id);
+    ASSERT_THAT(row, IsOk());
+    absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(row->snapshot);
+    ASSERT_THAT(record, IsOk());
+    absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> states =
+        StatesBetween(pico, *record, 0, row->version);
+    ASSERT_THAT(states, IsOk());
+    absl::StatusOr<engine::Seed> revealed = engine::Seed::FromHex(state.game().seed());
+    ASSERT_THAT(revealed, IsOk());
+    absl::StatusOr<engine::Seed> public_guess =
+        engine::Seed::FromHex(created.game().seed_commitment());
+    ASSERT_THAT(public_guess, IsOk());
+    for (int64_t v = 1; v <= row->version; ++v) {
+      const engine::v1::LogEntry& entry = record->log(static_cast<int>(v));
+      if (entry.kind() != engine::v1::LogEntry::KIND_ACTION || entry.seat() != bot_seat) continue;
+      const engine::State& before = *(*states)[v - 1];
+      const std::vector<engine::Action> legal = before.LegalActions(bot_seat);
+      ASSERT_FALSE(legal.empty());
+      const double p = 1.0 / static_cast<double>(legal.size());
+      expected += p;
+      variance += p * (1 - p);
+      ++decisions;
+      bots::RandomBot random;
+      const std::string digest = Sha256(absl::StrCat("bot:", id, ":", before.NumMoves()));
+      uint64_t old_seed = 0;
+      std::memcpy(&old_seed, digest.data(), sizeof(old_seed));
+      engine::Rng old_rng(old_seed);
+      engine::Rng guess_rng = engine::BotDecisionRng(*public_guess, bot_seat, before.NumMoves());
+      const engine::Action guesses[3] = {*random.Choose(before, bot_seat, old_rng),
+                                         *random.Choose(before, bot_seat, guess_rng), legal[0]};
+      for (int k = 0; k < 3; ++k) hits[k] += guesses[k] == entry.action() ? 1 : 0;
+      absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(row->seats[bot_seat].bot);
+      ASSERT_THAT(bot, IsOk());
+      engine::Rng audit = engine::BotDecisionRng(*revealed, bot_seat, before.NumMoves());
+      recomputed += *(*bot)->Choose(before, bot_seat, audit) == entry.action() ? 1 : 0;
+    }
+  }
+  ASSERT_GE(decisions, 500);
+  const double bound = expected + 4.5 * std::sqrt(variance);
+  std::printf(
+      "%d sealed cards; chance expects %.1f hits, bound %.1f; hits: old derivation %d, "
+      "commitment-keyed %d, lowest card %d; recomputed after the reveal %d\n",
+      decisions, expected, bound, hits[0], hits[1], hits[2], recomputed);
+  SCOPED_TRACE(
+      absl::StrCat(decisions, " decisions; chance expects ", expected, " hits; bound ", bound));
+  EXPECT_LE(hits[0], bound) << "the old public derivation";
+  EXPECT_LE(hits[1], bound) << "the new derivation keyed by the public commitment";
+  EXPECT_LE(hits[2], bound) << "always the lowest card";
+  EXPECT_EQ(recomputed, decisions);
 }
 
 }  // namespace

@@ -661,6 +661,12 @@ int Run(const Settings& s) {
                                      a6,
                                      a7,
                                      "--max_receive_message_bytes=1048576"};
+    // Each client starts game after game as one account: the load measures moves, not the
+    // per-account quotas.
+    for (const char* no_quota :
+         {"--max_active_games=0", "--max_bot_games_per_hour=0", "--max_actions_per_day=0"}) {
+      args.emplace_back(no_quota);
+    }
     for (absl::string_view extra : absl::StrSplit(s.server_args, ' ', absl::SkipEmpty())) {
       args.emplace_back(extra);
     }

@@ -67,6 +67,23 @@ inline constexpr char kInsertMatch[] =
 inline constexpr char kSelectMatch[] =
     "SELECT game_id::text, request_hash FROM sessions.matches WHERE match_id = $1";
 
+// CreateBotGame's quotas: $1 account, $2 an hour ago, $3 a day ago (microseconds). Games in
+// progress; games against the computer (no match id) created since $2 and the oldest one's time;
+// log entries (version + 1 per game) of games created since $3 and the oldest one's time.
+inline constexpr char kAccountUsage[] =
+    "SELECT count(*) FILTER (WHERE g.status = 'active'), "
+    "count(*) FILTER (WHERE g.match_id IS NULL AND g.created_at > to_timestamp($2::double "
+    "precision / 1000000)), "
+    "coalesce((min(extract(epoch from g.created_at) * 1000000) FILTER (WHERE g.match_id IS NULL "
+    "AND g.created_at > to_timestamp($2::double precision / 1000000)))::bigint, 0), "
+    "coalesce(sum(g.version + 1) FILTER (WHERE g.created_at > to_timestamp($3::double precision "
+    "/ 1000000)), 0)::bigint, "
+    "coalesce((min(extract(epoch from g.created_at) * 1000000) FILTER (WHERE g.created_at > "
+    "to_timestamp($3::double precision / 1000000)))::bigint, 0) "
+    "FROM sessions.seats s JOIN sessions.games g ON g.game_id = s.game_id "
+    "WHERE s.account_id = $1::uuid AND (g.status = 'active' OR "
+    "g.created_at > to_timestamp($3::double precision / 1000000))";
+
 inline constexpr char kSelectGame[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS " FROM sessions.games g WHERE g.game_id = $1::uuid";
 

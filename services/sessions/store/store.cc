@@ -644,6 +644,36 @@ absl::StatusOr<std::vector<std::string>> GameStore::DueGames(absl::Time now, int
   return ids;
 }
 
+absl::StatusOr<bool> GameStore::MatchExists(absl::string_view match_key) {
+  bool exists = false;
+  const std::string key(match_key);
+  absl::Status status = db_->Read("sessions.match_exists", [&](pqxx::nontransaction& txn) {
+    exists = !txn.exec_params(sql::kSelectMatch, key).empty();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return exists;
+}
+
+absl::StatusOr<GameStore::AccountUsage> GameStore::GetAccountUsage(absl::string_view account_id,
+                                                                   absl::Time hour_ago,
+                                                                   absl::Time day_ago) {
+  AccountUsage usage;
+  const std::string account(account_id);
+  absl::Status status = db_->Read("sessions.account_usage", [&](pqxx::nontransaction& txn) {
+    const pqxx::row r =
+        txn.exec_params1(sql::kAccountUsage, account, Micros(hour_ago), Micros(day_ago));
+    usage.active_games = r[0].as<int64_t>();
+    usage.bot_games_last_hour = r[1].as<int64_t>();
+    usage.oldest_bot_game_in_hour = TimeOrNull(r[2].as<int64_t>());
+    usage.actions_last_day = r[3].as<int64_t>();
+    usage.oldest_game_in_day = TimeOrNull(r[4].as<int64_t>());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return usage;
+}
+
 absl::StatusOr<std::optional<GameStore::Vacation>> GameStore::GetVacation(
     absl::string_view account_id) {
   std::optional<Vacation> result;

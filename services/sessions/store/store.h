@@ -209,6 +209,22 @@ class GameStore {
   // only for the duration of the listing (each is then handled with UpdateGame).
   absl::StatusOr<std::vector<std::string>> DueGames(absl::Time now, int limit);
 
+  // Whether a game was created under `match_key` (a match id, or a CreateBotGame request key).
+  absl::StatusOr<bool> MatchExists(absl::string_view match_key);
+
+  // What an account's games hold, for its quotas: games in progress (any kind); games against
+  // the computer (no match id) created after `hour_ago`, and the oldest of them; log entries of
+  // the games it sits in created after `day_ago`, and the oldest of those games.
+  struct AccountUsage {
+    int64_t active_games = 0;
+    int64_t bot_games_last_hour = 0;
+    std::optional<absl::Time> oldest_bot_game_in_hour;
+    int64_t actions_last_day = 0;
+    std::optional<absl::Time> oldest_game_in_day;
+  };
+  absl::StatusOr<AccountUsage> GetAccountUsage(absl::string_view account_id, absl::Time hour_ago,
+                                               absl::Time day_ago);
+
   // The account's running or planned vacation.
   struct Vacation {
     absl::Time started_at;
