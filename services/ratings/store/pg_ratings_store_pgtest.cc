@@ -163,14 +163,18 @@ TEST_F(RatingsPgTest, BadReportsChangeNothing) {
     std::string out;
     for (const auto& family : ratings_->prometheus_registry->Collect()) {
       for (const auto& m : family.metric) {
-        for (const auto& l : m.label) absl::StrAppend(&out, family.name, "{", l.value, "} ");
+        // Every reason exists from the start at 0: the counts tell the refusals apart.
+        for (const auto& l : m.label) {
+          absl::StrAppend(&out, family.name, "{", l.value, "}=", m.counter.value, " ");
+        }
       }
     }
     return out;
   }();
-  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_rejected_reports_total{unknown_game}"));
-  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_rejected_reports_total{bad_placements}"));
-  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_updates_total{pico}"));
+  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_rejected_reports_total{unknown_game}=1 "));
+  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_rejected_reports_total{bad_placements}=1 "));
+  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_rejected_reports_total{bad_seats}=0 "));
+  EXPECT_THAT(metrics, HasSubstr("parlor_ratings_updates_total{pico}=1 "));
 }
 
 // A mixed workload: 2-player Glicko-2 games, 2-4 player Weng-Lin games and doubles, over a small
