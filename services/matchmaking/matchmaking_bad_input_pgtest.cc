@@ -1,4 +1,4 @@
-// Issue 14 item 4 for matchmaking: every RPC of MatchmakingService gets bad input of every kind
+// Bad input, matchmaking: every RPC of MatchmakingService gets bad input of every kind
 // through a real gRPC client against a real server (next to a real accounts server for invitee
 // lookups) on a real PostgreSQL, and must answer the precise code with an actionable message while
 // changing no table of the schema. Matchmaking has no internal RPC and no enum in its requests,

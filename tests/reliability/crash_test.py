@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Crash test (issue 14 item 1): two sessions replicas share one database while clients play
+"""Crash test: two sessions replicas share one database while clients play
 ranked games through both; every --kill-every seconds one replica is killed with SIGKILL (no
 drain) and started again. Clients send each move with a fresh idempotency key and, on
 UNAVAILABLE or a missed deadline, send the very same request again to the other replica until

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Database faults (issue 14 item 2), against real service binaries and a PostgreSQL server of
+"""Database faults, against real service binaries and a PostgreSQL server of
 this test's own:
 
 1. PostgreSQL restarted mid-load (pg_ctl stop -m fast, down for --down seconds, start again)

@@ -1,4 +1,4 @@
-"""Shared by the reliability tests (issue 14): a PostgreSQL server of the test's own (so it can be
+"""Shared by the reliability tests: a PostgreSQL server of the test's own (so it can be
 restarted or stopped without disturbing any other test), service processes that can be
 SIGKILLed and restarted on the same port, and the google.rpc.RetryInfo decoder.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Full-system load test (issue 13): N simulated players sign in, queue for ranked games of a
+"""Full-system load test: N simulated players sign in, queue for ranked games of a
 mix of the five games, get matched, and play their games to the end concurrently, each player
 learning its turn from its own WatchMyGames stream, with every service running (accounts,
 sessions, matchmaking, ratings; sessions reports results to ratings). Loopback only; bounded by

@@ -1,5 +1,5 @@
 // Picadice speed: random playouts per second, LegalActions + Apply, Clone.
-// Target (issue 6): >= 500,000 applied actions per second on one core.
+// Target: >= 500,000 applied actions per second on one core.
 #include <bit>
 #include <memory>
 #include <vector>

@@ -246,7 +246,7 @@ TEST_F(AccountsApiPgTest, HealthTurnsServingOnceMigratedAndConnected) {
   EXPECT_EQ(parlor::testing::HealthCheck(channel, "no.such.Service"), -1);
 }
 
-// Issue 14 item 6: per-caller rate limits, seen by a real gRPC client.
+// Per-caller rate limits, seen by a real gRPC client.
 class AccountsRateLimitPgTest : public AccountsApiPgTest {
  protected:
   void Configure(ServerConfig& server) override {

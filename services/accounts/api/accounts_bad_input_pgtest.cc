@@ -1,4 +1,4 @@
-// Issue 14 item 4 for accounts: every RPC of AccountsService and AccountsInternalService gets bad
+// Bad input, accounts: every RPC of AccountsService and AccountsInternalService gets bad
 // input of every kind through a real gRPC client against a real server on a real PostgreSQL, and
 // must answer the precise code with an actionable message while changing no table of the schema
 // (the one exception, refresh-token reuse, revokes the session on purpose and is checked for it).

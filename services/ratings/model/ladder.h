@@ -29,7 +29,7 @@ namespace parlor::ratings::model {
 // Weng-Lin even for two-player games (Weng-Lin handles two sides as well as many), because
 // splitting a game's community into a 2-player and a 3–4-player ladder would leave both thin,
 // and the games play the same way at every count. Picadice is split because its duel, doubles and
-// free-for-all are different games to its players (the issue names those three ladders).
+// free-for-all are different games to its players.
 
 enum class ModelKind { kGlicko2, kWengLin };
 

@@ -1,4 +1,4 @@
-// Issue 14 item 4 for sessions: every RPC of SessionsService and SessionsInternalService gets bad
+// Bad input, sessions: every RPC of SessionsService and SessionsInternalService gets bad
 // input of every kind through a real gRPC client against a real server on a real PostgreSQL, and
 // must answer the precise code with an actionable message while changing no table of the schema.
 #include <chrono>

@@ -1,4 +1,4 @@
-// Issue 14 item 5: nothing a seat may not see ever reaches it. Full games of every registered
+// Hidden information: nothing a seat may not see ever reaches it. Full games of every registered
 // game are played over gRPC against a real sessions server on a real PostgreSQL; at every version
 // each seat's GetGame, ListMyGames, GetHistory, SubmitAction answers, WatchGame / WatchMyGames
 // stream messages and the error messages of deliberately bad calls are recorded, and so is what a
