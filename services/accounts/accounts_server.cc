@@ -2,7 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/accounts/api/accounts_api.h"
+#include "services/accounts/domain/revocations.h"
 #include "services/accounts/store/pg_accounts_store.h"
+#include "services/accounts/store/revocations_store.h"
 
 namespace parlor::accounts {
 namespace {
@@ -11,6 +13,8 @@ namespace {
 struct Installed {
   std::unique_ptr<PgAccountsStore> store;
   std::unique_ptr<AccountsService> domain;
+  std::unique_ptr<RevocationsStore> revocations_store;
+  std::unique_ptr<Revocations> revocations;
   std::unique_ptr<AccountsApi> api;
   std::unique_ptr<AccountsInternalApi> internal_api;
 };
@@ -69,12 +73,14 @@ absl::StatusOr<std::shared_ptr<void>> InstallAccounts(ServiceHost& host,
   if (!signer.ok()) return signer.status();
   auto installed = std::make_shared<Installed>();
   installed->store = std::make_unique<PgAccountsStore>(&host.db());
+  installed->revocations_store = std::make_unique<RevocationsStore>(&host.db());
+  installed->revocations = std::make_unique<Revocations>(installed->revocations_store.get(), clock);
   installed->domain = std::make_unique<AccountsService>(installed->store.get(), *std::move(signer),
                                                         std::move(clock), config.options,
                                                         &host.metrics().registry());
   installed->api = std::make_unique<AccountsApi>(installed->domain.get(), &host.rpc());
-  installed->internal_api =
-      std::make_unique<AccountsInternalApi>(installed->domain.get(), &host.rpc());
+  installed->internal_api = std::make_unique<AccountsInternalApi>(
+      installed->domain.get(), installed->revocations.get(), &host.rpc());
   host.AddService(installed->api.get(), "parlor.accounts.v1.AccountsService");
   host.AddService(installed->internal_api.get(), "parlor.accounts.v1.AccountsInternalService");
   return std::shared_ptr<void>(installed);

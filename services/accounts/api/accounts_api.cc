@@ -114,4 +114,27 @@ grpc::ServerUnaryReactor* AccountsInternalApi::BatchGetAccounts(
       });
 }
 
+grpc::ServerUnaryReactor* AccountsInternalApi::ListRevokedSessions(
+    grpc::CallbackServerContext* context, const v1::ListRevokedSessionsRequest* request,
+    v1::ListRevokedSessionsResponse* response) {
+  return rpc_->Run(context, Access::kService, request, response,
+                   [this](const CallContext&, const v1::ListRevokedSessionsRequest& request,
+                          v1::ListRevokedSessionsResponse* response) -> absl::Status {
+                     const absl::Time since = absl::FromUnixMicros(
+                         TimeUtil::TimestampToMicroseconds(request.revoked_since()));
+                     absl::StatusOr<Revocations::Page> page =
+                         revocations_->List(since, request.page_size(), request.page_token());
+                     if (!page.ok()) return page.status();
+                     for (const RevokedSessionRow& row : page->sessions) {
+                       v1::RevokedSession* out = response->add_sessions();
+                       out->set_session_id(row.session_id);
+                       out->set_account_id(row.account_id);
+                       ToProto(row.revoke_time, out->mutable_revoke_time());
+                     }
+                     response->set_next_page_token(page->next_page_token);
+                     ToProto(page->server_time, response->mutable_server_time());
+                     return absl::OkStatus();
+                   });
+}
+
 }  // namespace parlor::accounts

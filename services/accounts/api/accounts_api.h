@@ -3,6 +3,7 @@
 
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "services/accounts/domain/accounts_service.h"
+#include "services/accounts/domain/revocations.h"
 #include "services/common/rpc.h"
 
 namespace parlor::accounts {
@@ -38,14 +39,19 @@ class AccountsApi final : public parlor::accounts::v1::AccountsService::Callback
 class AccountsInternalApi final
     : public parlor::accounts::v1::AccountsInternalService::CallbackService {
  public:
-  AccountsInternalApi(AccountsService* accounts, RpcRunner* rpc) : accounts_(accounts), rpc_(rpc) {}
+  AccountsInternalApi(AccountsService* accounts, Revocations* revocations, RpcRunner* rpc)
+      : accounts_(accounts), revocations_(revocations), rpc_(rpc) {}
 
   grpc::ServerUnaryReactor* BatchGetAccounts(grpc::CallbackServerContext* context,
                                              const v1::BatchGetAccountsRequest* request,
                                              v1::BatchGetAccountsResponse* response) override;
+  grpc::ServerUnaryReactor* ListRevokedSessions(grpc::CallbackServerContext* context,
+                                                const v1::ListRevokedSessionsRequest* request,
+                                                v1::ListRevokedSessionsResponse* response) override;
 
  private:
   AccountsService* accounts_;
+  Revocations* revocations_;
   RpcRunner* rpc_;
 };
 

@@ -131,6 +131,20 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       return internal_->BatchGetAccounts(Bearer(bearer).get(), request, &response);
     };
   };
+  auto list_revoked = [this](std::string bearer, std::optional<absl::Time> since, int page_size,
+                             std::string page_token) {
+    return [this, bearer, since, page_size, page_token] {
+      v1::ListRevokedSessionsRequest request;
+      if (since.has_value()) {
+        request.mutable_revoked_since()->set_seconds(absl::ToUnixSeconds(*since));
+      }
+      request.set_page_size(page_size);
+      request.set_page_token(page_token);
+      v1::ListRevokedSessionsResponse response;
+      return internal_->ListRevokedSessions(Bearer(bearer).get(), request, &response);
+    };
+  };
+  const absl::Time recently = absl::Now() - absl::Minutes(5);
   auto raw = [this](std::string method, std::string bytes, std::string bearer) {
     return [this, method, bytes, bearer] {
       return parlor::testing::RawUnaryCall(server_->channel(), "/parlor.accounts.v1." + method,
@@ -257,6 +271,27 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       {"BatchGetAccounts: request bytes that do not parse (gRPC's own answer)",
        raw("AccountsInternalService/BatchGetAccounts", "\x0a\xff\xff\xff\xff\x0f", service),
        StatusCode::UNIMPLEMENTED, ""},
+
+      // ListRevokedSessions (internal).
+      {"ListRevokedSessions: player token on an internal RPC", list_revoked(token, recently, 0, ""),
+       StatusCode::PERMISSION_DENIED, "a player's access token is never accepted"},
+      {"ListRevokedSessions: no credential", list_revoked("", recently, 0, ""),
+       StatusCode::UNAUTHENTICATED, "needs `authorization: Bearer <service credential>`"},
+      {"ListRevokedSessions: no revoked_since", list_revoked(service, std::nullopt, 0, ""),
+       StatusCode::INVALID_ARGUMENT, "revoked_since must be set and at most a day ago"},
+      {"ListRevokedSessions: revoked_since two days ago",
+       list_revoked(service, absl::Now() - absl::Hours(48), 0, ""), StatusCode::INVALID_ARGUMENT,
+       "revoked_since must be set and at most a day ago"},
+      {"ListRevokedSessions: page_size 1001", list_revoked(service, recently, 1001, ""),
+       StatusCode::INVALID_ARGUMENT, "page_size must be 0 to 1000"},
+      {"ListRevokedSessions: negative page_size", list_revoked(service, recently, -1, ""),
+       StatusCode::INVALID_ARGUMENT, "page_size must be 0 to 1000"},
+      {"ListRevokedSessions: garbage page_token", list_revoked(service, recently, 0, "x:y:z"),
+       StatusCode::INVALID_ARGUMENT, "page_token was not issued by ListRevokedSessions"},
+      {"ListRevokedSessions: page_token of another revoked_since",
+       list_revoked(service, recently, 0,
+                    absl::StrCat(absl::ToUnixMicros(recently) + 1, ":0:", ada_id)),
+       StatusCode::INVALID_ARGUMENT, "page_token was not issued by ListRevokedSessions"},
 
       // Last: this one revokes Bob's session on purpose.
       {"RefreshSession: refresh token reuse", refresh_with(bob.tokens().refresh_token()),

@@ -91,6 +91,18 @@ inline constexpr char kGetAccounts[] =
     "FROM unnest($1::uuid[]) WITH ORDINALITY AS wanted(account_id, position) "
     "JOIN accounts.accounts a USING (account_id) ORDER BY wanted.position";
 
+// ListRevokedSessions: keyset pagination on (revoke_time, session_id). $1 = revoked since (unix
+// micros), $2/$3 = after this (micros, session id; -1/'' for the first page), $4 = limit.
+inline constexpr char kListRevokedSessions[] =
+    "SELECT session_id::text, account_id::text, "
+    "(extract(epoch FROM revoke_time) * 1000000)::bigint "
+    "FROM accounts.sessions "
+    "WHERE revoke_time IS NOT NULL "
+    "AND revoke_time >= to_timestamp($1::double precision / 1000000) "
+    "AND (revoke_time, session_id) > (to_timestamp($2::double precision / 1000000), "
+    "     COALESCE(NULLIF($3, '')::uuid, '00000000-0000-0000-0000-000000000000'::uuid)) "
+    "ORDER BY revoke_time, session_id LIMIT $4";
+
 }  // namespace parlor::accounts::sql
 
 #endif  // PARLOR_SERVICES_ACCOUNTS_STORE_SQL_H_
