@@ -13,7 +13,9 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "services/common/core/crypto.h"
+#include "services/sessions/api/revocation_poller.h"
 #include "services/sessions/api/sessions_api.h"
+#include "services/sessions/api/stream_guard.h"
 #include "services/sessions/api/watch_hub.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/dispatcher.h"
@@ -48,6 +50,22 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
                      .Help("Open WatchGame and WatchMyGames streams on this replica")
                      .Register(registry)
                      .Add({})),
+        watch_refused_(prometheus::BuildCounter()
+                           .Name("parlor_sessions_watch_refused_total")
+                           .Help("WatchGame and WatchMyGames streams refused at open, by the "
+                                 "limit that refused them")
+                           .Register(registry)),
+        watch_ended_(prometheus::BuildCounter()
+                         .Name("parlor_sessions_watch_ended_total")
+                         .Help("Watch streams the server ended early, by reason (token_expired, "
+                               "signed_out, fell_behind, overloaded)")
+                         .Register(registry)),
+        watch_reads_(prometheus::BuildCounter()
+                         .Name("parlor_sessions_watch_pages_read_total")
+                         .Help("Reads done for watch streams, each at most one page of events "
+                               "(the streams' catch-up and live work)")
+                         .Register(registry)
+                         .Add({})),
         timeouts_(prometheus::BuildCounter()
                       .Name("parlor_sessions_timeouts_total")
                       .Help("Deadlines that passed, by game and the policy applied")
@@ -91,10 +109,25 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
     quota_refused_.Add({{"quota", std::string(quota)}}).Increment();
   }
   void Streams(int delta) { streams_.Increment(delta); }
+  void WatchRefused(const char* reason) { watch_refused_.Add({{"reason", reason}}).Increment(); }
+  void WatchEnded(const char* reason) { watch_ended_.Add({{"reason", reason}}).Increment(); }
+  void WatchRead() { watch_reads_.Increment(); }
   void NotificationFailed(absl::string_view adapter) override {
     notifications_failed_.Add({{"adapter", std::string(adapter)}}).Increment();
   }
   // The adapter's series exists (at 0) from the start, so rate() sees the first failure.
+  // Zero-valued series for every game (timeouts by policy; moves accepted and refused as
+  // illegal), so that their panels and any rule over them have data before the first event.
+  void DeclareTimeouts(const engine::Registry& games) {
+    for (const engine::Game* game : games.games()) {
+      for (const char* policy : {"bot", "forfeit"}) {
+        timeouts_.Add({{"game", std::string(game->name())}, {"policy", policy}});
+      }
+      for (const char* result : {"ok", "invalid_argument", "failed_precondition"}) {
+        actions_.Add({{"game", std::string(game->name())}, {"result", result}});
+      }
+    }
+  }
   void AdapterInUse(absl::string_view adapter) {
     notifications_failed_.Add({{"adapter", std::string(adapter)}});
   }
@@ -123,24 +156,15 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
       }
     }
   }
-  // Zero-valued series for every game (timeouts by policy; moves accepted and refused as
-  // illegal), so that their panels and any rule over them have data before the first event.
-  void DeclareTimeouts(const engine::Registry& games) {
-    for (const engine::Game* game : games.games()) {
-      for (const char* policy : {"bot", "forfeit"}) {
-        timeouts_.Add({{"game", std::string(game->name())}, {"policy", policy}});
-      }
-      for (const char* result : {"ok", "invalid_argument", "failed_precondition"}) {
-        actions_.Add({{"game", std::string(game->name())}, {"result", result}});
-      }
-    }
-  }
 
  private:
   prometheus::Family<prometheus::Gauge>& games_;
   prometheus::Family<prometheus::Counter>& actions_;
   prometheus::Histogram& commit_;
   prometheus::Gauge& streams_;
+  prometheus::Family<prometheus::Counter>& watch_refused_;
+  prometheus::Family<prometheus::Counter>& watch_ended_;
+  prometheus::Counter& watch_reads_;
   prometheus::Family<prometheus::Counter>& timeouts_;
   prometheus::Family<prometheus::Gauge>& outbox_;
   prometheus::Family<prometheus::Gauge>& outbox_age_;
@@ -195,6 +219,9 @@ struct SessionsHandles {
   std::unique_ptr<Sessions> domain;
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<WatchHub> hub;
+  std::unique_ptr<StreamGuard> guard;
+  std::unique_ptr<ThreadPool> stream_pool;
+  std::unique_ptr<RevocationPoller> revocations;
   std::unique_ptr<SessionsApi> api;
   std::unique_ptr<SessionsInternalApi> internal_api;
   std::unique_ptr<PushAdapter> push;
@@ -209,6 +236,9 @@ struct SessionsHandles {
     sweeper.reset();
     gauges.reset();
     dispatch.reset();
+    if (revocations) revocations->Stop();
+    if (guard) guard->Stop();
+    if (stream_pool) stream_pool->Shutdown();
     if (hub) hub->Stop();
   }
 };
@@ -269,6 +299,38 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
             "CreateBotGame: refused while the account's games created in the last 24 hours hold "
             "this many moves (0 = no limit)",
             {.min = 0, .max = 1000000000});
+  flags.String("accounts_address", &config->accounts_address,
+               "accounts service host:port, polled for signed-out sessions (their watch streams "
+               "end); needs --service_token_private_key; empty = streams end only when their "
+               "token expires");
+  flags.Duration("revocation_poll_interval", &config->revocation_poll_interval,
+                 "how often accounts is asked which sessions were signed out",
+                 absl::Milliseconds(50), absl::Minutes(1));
+  flags.Int("stream_threads", &config->stream_threads,
+            "threads reading for WatchGame / WatchMyGames (their own pool, apart from the unary "
+            "workers)",
+            {.min = 1, .max = 64});
+  flags.Int("watch_max_streams", &config->streams.max_streams,
+            "most open watch streams on this replica (more are refused RESOURCE_EXHAUSTED)",
+            {.min = 1, .max = 1000000});
+  flags.Int("watch_max_streams_per_account", &config->streams.max_streams_per_account,
+            "most open watch streams of one player on this replica", {.min = 1, .max = 10000});
+  flags.Int("watch_opens_per_minute", &config->streams.opens_per_account.per_minute,
+            "watch streams one player may open per minute on this replica (0 = no limit)",
+            {.min = 0, .max = 1000000});
+  flags.Int("watch_opens_burst", &config->streams.opens_per_account.burst,
+            "watch stream opens one player may make at once before the per-minute rate applies",
+            {.min = 0, .max = 1000000});
+  flags.Int("watch_max_catching_up", &config->streams.max_catching_up,
+            "most WatchGame streams of this replica catching up on history at once",
+            {.min = 1, .max = 100000});
+  flags.Int("watch_page_size", &config->streams.page_size,
+            "events one stream read sends at most (and so the most a stream holds unsent)",
+            {.min = 1, .max = 1000});
+  flags.Duration("watch_stall_timeout", &config->streams.stall_timeout,
+                 "a watch stream whose client takes no message for this long ends (ABORTED, "
+                 "naming the version to resume from)",
+                 absl::Seconds(1), absl::Hours(1));
 }
 
 absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
@@ -319,12 +381,40 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   h->hub = std::make_unique<WatchHub>(host.db().session_url());  // LISTEN: not via a pooler
   h->hub->Start();
   SessionsMetrics* metrics = h->metrics.get();
+  h->guard = std::make_unique<StreamGuard>(
+      config.streams, [] { return absl::Now(); },
+      StreamGuard::Observer{.refused = [metrics](const char* r) { metrics->WatchRefused(r); },
+                            .ended = [metrics](const char* r) { metrics->WatchEnded(r); }});
+  h->guard->Start();
+  if (!config.accounts_address.empty()) {
+    absl::StatusOr<auth::TokenSigner> signer =
+        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
+    if (!signer.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--accounts_address needs --service_token_private_key: ", signer.status().message()));
+    }
+    h->revocations = std::make_unique<RevocationPoller>(
+        host.InternalChannel(config.accounts_address), *std::move(signer), h->guard.get(),
+        [] { return absl::Now(); },
+        RevocationPoller::Options{.interval = config.revocation_poll_interval});
+    h->revocations->Start();
+  } else {
+    spdlog::warn(
+        "no --accounts_address: watch streams of a signed-out session end only when "
+        "their access token expires");
+  }
+  // Each stream has at most one read queued, so the queue never refuses below the stream cap.
+  h->stream_pool = std::make_unique<ThreadPool>(
+      "streams", config.stream_threads, static_cast<size_t>(config.streams.max_streams) + 16);
   StreamDeps streams{.sessions = h->domain.get(),
                      .hub = h->hub.get(),
-                     .workers = &host.workers(),
+                     .workers = h->stream_pool.get(),
+                     .guard = h->guard.get(),
                      .authenticator = h->authenticator.get(),
                      .clock = [] { return absl::Now(); },
-                     .on_stream_count = [metrics](int delta) { metrics->Streams(delta); }};
+                     .on_stream_count = [metrics](int delta) { metrics->Streams(delta); },
+                     .on_ended = [metrics](const char* r) { metrics->WatchEnded(r); },
+                     .on_read = [metrics] { metrics->WatchRead(); }};
   h->api = std::make_unique<SessionsApi>(h->domain.get(), &host.rpc(), std::move(streams));
   h->internal_api = std::make_unique<SessionsInternalApi>(h->domain.get(), &host.rpc());
   host.AddService(h->api.get(), "parlor.sessions.v1.SessionsService");
@@ -373,4 +463,5 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
 absl::StatusOr<int> SweepNow(const std::shared_ptr<void>& installed) {
   return static_cast<SessionsHandles*>(installed.get())->domain->Sweep();
 }
+
 }  // namespace parlor::sessions

@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/server.h"
+#include "services/sessions/api/stream_guard.h"
 
 namespace parlor::sessions {
 
@@ -43,6 +44,13 @@ struct SessionsConfig {
   int max_active_games = 100;
   int max_bot_games_per_hour = 60;
   int max_actions_per_day = 100000;
+  // WatchGame / WatchMyGames: the threads that read for them (their own pool) and their limits.
+  int stream_threads = 2;
+  StreamLimits streams;
+  // accounts service (host:port) polled for signed-out sessions, whose streams then end; empty =
+  // streams end only when their token expires.
+  std::string accounts_address;
+  absl::Duration revocation_poll_interval = absl::Milliseconds(500);
 };
 
 ServiceHost::Identity SessionsIdentity();

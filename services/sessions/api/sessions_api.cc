@@ -7,70 +7,142 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/common/grpc_status.h"
+#include "services/sessions/domain/game_feed.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor::sessions {
 namespace {
 
-// How many versions one read sends at most (the stream reads again for the rest).
-constexpr int kEventsPerRead = 50;
+// What a client that lost a stream reconnects with, once it has taken `r`.
+std::string ResumeAfter(const v1::WatchGameResponse& r) {
+  return absl::StrCat("after_version=", r.event().version());
+}
 
-// A server stream fed by the hub.
+std::string ResumeAfter(const v1::WatchMyGamesResponse& r) {
+  return absl::StrCat("changed_after=",
+                      google::protobuf::util::TimeUtil::ToString(r.game().update_time()));
+}
+
+// A server stream fed by the hub, with flow control: a stream reads (on the streams' own pool,
+// never the unary workers) only when everything it read before has been written and the client
+// has taken it (OnWriteDone), so a client that reads slowly is served slowly and a stream holds at
+// most one page of unsent messages.
 //
-// Lifetime and threading: the reactor owns a shared State; hub callbacks and worker tasks hold
-// the State (and the Reader, which does the stream's reads), never the reactor. Reactor methods
-// (StartWrite, Finish) are only called by whoever holds the State's `busy` token, taken under
-// the lock; an in-flight write holds it until OnWriteDone. Finish is called once, by the token
-// holder, after which nobody touches the reactor, so OnDone (which deletes it) cannot race.
+// Lifetime and threading: the reactor owns a shared State; hub callbacks, pool tasks and the
+// guard's checks hold the State (weakly, for the guard), never the reactor. Every call into the
+// reactor (StartWrite, Finish, the context's TryCancel) is made under the State's mutex while
+// `reactor` is set; OnDone clears it under the same mutex before the reactor is deleted. The
+// mutex is recursive in case gRPC runs a reaction inline.
 template <typename Response>
 class StreamReactor : public grpc::ServerWriteReactor<Response> {
  public:
-  // Reads what is new (on a worker, one read at a time per stream).
+  // Reads what is new (on a pool thread, one read at a time per stream).
   class Reader {
    public:
     virtual ~Reader() = default;
+    // The next messages (at most a page); *more when more can be read at once.
     virtual absl::Status Read(std::vector<Response>* out, bool* more) = 0;
   };
 
-  struct State {
-    std::mutex mu;
+  struct State final : GuardedStream {
+    std::recursive_mutex mu;
     StreamReactor* reactor = nullptr;
+    grpc::CallbackServerContext* context = nullptr;
     std::shared_ptr<Reader> reader;
+    StreamDeps deps;
+    int64_t guard_id = 0;
     std::deque<Response> queue;
     Response current;
-    bool busy = false;     // a thread is calling into the reactor, or a write is in flight
-    bool reading = false;  // a worker read is queued or running
-    bool dirty = false;    // a change arrived during the read
-    bool finished = false;
-    std::optional<grpc::Status> finish;  // requested
+    bool busy = false;     // a write is in flight
+    bool reading = false;  // a pool read is queued or running
+    bool dirty = false;    // a change arrived since the last read
+    bool more = false;     // the last read had a full page
+    bool catching_up = false;
+    bool finished = false;  // Finish was called
+    absl::Time write_started;
+    absl::Time cancel_at = absl::InfiniteFuture();
+    // What a client that lost the stream reconnects with, as of the last message it took.
+    std::string resume;
+
+    bool End(const absl::Status& status) override {
+      std::lock_guard<std::recursive_mutex> lock(mu);
+      if (finished || reactor == nullptr) return false;
+      FinishLocked(this, ToGrpcStatus(status));
+      return true;
+    }
+
+    const char* Tick(absl::Time now) override {
+      std::lock_guard<std::recursive_mutex> lock(mu);
+      if (reactor == nullptr) return nullptr;
+      if (finished) {
+        // Ended while a write was in flight, and the client still does not read: let go.
+        if (busy && now >= cancel_at && context != nullptr) {
+          cancel_at = absl::InfiniteFuture();
+          context->TryCancel();
+        }
+        return nullptr;
+      }
+      if (busy && now - write_started >= deps.guard->limits().stall_timeout) {
+        // The status follows the message in flight: a client that reads it has that message.
+        FinishLocked(
+            this,
+            grpc::Status(grpc::StatusCode::ABORTED,
+                         absl::StrCat("the stream fell behind: no message was "
+                                      "taken for ",
+                                      absl::FormatDuration(deps.guard->limits().stall_timeout),
+                                      "; reconnect with ", ResumeAfter(current))));
+        return kEndedFellBehind;
+      }
+      return nullptr;
+    }
   };
 
-  StreamReactor(StreamDeps deps, std::shared_ptr<Reader> reader)
-      : deps_(std::move(deps)), state_(std::make_shared<State>()) {
+  StreamReactor(grpc::CallbackServerContext* context, StreamDeps deps,
+                std::shared_ptr<Reader> reader, int64_t guard_id, bool catching_up,
+                std::string resume)
+      : state_(std::make_shared<State>()) {
     state_->reactor = this;
+    state_->context = context;
     state_->reader = std::move(reader);
-    if (deps_.on_stream_count) deps_.on_stream_count(+1);
+    state_->deps = std::move(deps);
+    state_->guard_id = guard_id;
+    state_->catching_up = catching_up;
+    state_->resume = std::move(resume);
+    state_->deps.guard->Attach(guard_id, state_);
+    if (state_->deps.on_stream_count) state_->deps.on_stream_count(+1);
   }
 
-  // Both may lead to Finish and so to OnDone deleting `this`: they work on a local copy of the
-  // State pointer and do not touch members afterwards.
   void OnWriteDone(bool ok) override {
     std::shared_ptr<State> st = state_;
-    std::unique_lock<std::mutex> lock(st->mu);
+    std::lock_guard<std::recursive_mutex> lock(st->mu);
     st->busy = false;
-    if (!ok && !st->finish) st->finish = grpc::Status(grpc::StatusCode::CANCELLED, "closed");
-    Pump(st, lock);
+    if (ok) st->resume = ResumeAfter(st->current);
+    if (!ok && !st->finished) {
+      FinishLocked(st.get(), grpc::Status(grpc::StatusCode::CANCELLED, "closed"));
+      return;
+    }
+    Pump(st);
   }
 
   void OnCancel() override {
     std::shared_ptr<State> st = state_;
-    RequestFinish(st, grpc::Status::CANCELLED);
+    std::lock_guard<std::recursive_mutex> lock(st->mu);
+    if (!st->finished) FinishLocked(st.get(), grpc::Status::CANCELLED);
   }
 
   void OnDone() override {
-    if (subscription_ != 0) deps_.hub->Unsubscribe(subscription_);
-    if (deps_.on_stream_count) deps_.on_stream_count(-1);
+    std::shared_ptr<State> st = state_;
+    {
+      std::lock_guard<std::recursive_mutex> lock(st->mu);
+      st->reactor = nullptr;
+      st->context = nullptr;
+    }
+    if (subscription_ != 0) st->deps.hub->Unsubscribe(subscription_);
+    st->deps.guard->Release(st->guard_id);
+    if (st->deps.on_stream_count) st->deps.on_stream_count(-1);
     delete this;
   }
 
@@ -78,87 +150,80 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
   // `read_now`.
   void Start(const std::function<int64_t(WatchHub::Callback)>& subscribe, bool read_now) {
     std::shared_ptr<State> st = state_;
-    StreamDeps d = deps_;
-    subscription_ = subscribe([st, d](const GameChange&) { RequestRead(st, d); });
-    if (read_now) RequestRead(st, d);
+    // The client learns at once that the stream is open (its limits admitted it).
+    this->StartSendInitialMetadata();
+    subscription_ = subscribe([st](const GameChange&) { RequestRead(st); });
+    if (read_now) RequestRead(st);
   }
 
-  static void RequestRead(const std::shared_ptr<State>& state, const StreamDeps& deps) {
-    {
-      std::lock_guard<std::mutex> lock(state->mu);
-      if (state->finished || state->finish) return;
-      if (state->reading) {
-        state->dirty = true;
-        return;
-      }
-      state->reading = true;
-    }
-    if (!deps.workers->TrySubmit([state] { RunRead(state); })) {
-      {
-        std::lock_guard<std::mutex> lock(state->mu);
-        state->reading = false;
-      }
-      RequestFinish(state, grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                                        "server overloaded; reconnect with your last version"));
-    }
+  // A change was announced: read it, now or once the client has taken what it has.
+  static void RequestRead(const std::shared_ptr<State>& st) {
+    std::lock_guard<std::recursive_mutex> lock(st->mu);
+    if (st->finished) return;
+    st->dirty = true;
+    Pump(st);
   }
 
  private:
-  static void RequestFinish(std::shared_ptr<State> state, grpc::Status status) {
-    std::unique_lock<std::mutex> lock(state->mu);
-    if (!state->finish) state->finish = std::move(status);
-    Pump(state, lock);
+  static void FinishLocked(State* st, const grpc::Status& status) {
+    st->finished = true;
+    // A write may still be in flight: the status follows it, and a client that never takes it is
+    // cancelled after the stall timeout.
+    if (st->busy) st->cancel_at = st->deps.clock() + st->deps.guard->limits().stall_timeout;
+    st->reactor->Finish(status);
   }
 
-  // Starts the next write, or the finish, if nobody holds the token. Releases the lock.
-  static void Pump(std::shared_ptr<State> state, std::unique_lock<std::mutex>& lock) {
-    if (state->busy || state->finished) return;
-    StreamReactor* reactor = state->reactor;
-    if (state->finish) {
-      state->busy = true;
-      state->finished = true;
-      grpc::Status status = *state->finish;
-      lock.unlock();
-      reactor->Finish(status);
+  // Under st->mu: the next write, or the next read once everything read has been written.
+  static void Pump(const std::shared_ptr<State>& st) {
+    if (st->finished || st->reactor == nullptr || st->busy) return;
+    if (!st->queue.empty()) {
+      st->busy = true;
+      st->current = std::move(st->queue.front());
+      st->queue.pop_front();
+      st->write_started = st->deps.clock();
+      st->reactor->StartWrite(&st->current);
       return;
     }
-    if (state->queue.empty()) return;
-    state->busy = true;
-    state->current = std::move(state->queue.front());
-    state->queue.pop_front();
-    lock.unlock();
-    reactor->StartWrite(&state->current);
-  }
-
-  static void RunRead(std::shared_ptr<State> state) {
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lock(state->mu);
-        if (state->finished || state->finish) {
-          state->reading = false;
-          return;
-        }
-        state->dirty = false;
-      }
-      std::vector<Response> messages;
-      bool more = false;
-      absl::Status status = state->reader->Read(&messages, &more);
-      std::unique_lock<std::mutex> lock(state->mu);
-      if (!status.ok()) {
-        state->reading = false;
-        if (!state->finish) state->finish = ToGrpcStatus(status);
-        Pump(state, lock);
-        return;
-      }
-      for (Response& m : messages) state->queue.push_back(std::move(m));
-      const bool again = state->dirty || more;
-      if (!again) state->reading = false;
-      Pump(state, lock);
-      if (!again) return;
+    if (st->reading || !(st->more || st->dirty)) return;
+    st->reading = true;
+    st->dirty = false;
+    st->more = false;
+    if (!st->deps.workers->TrySubmit([st] { RunRead(st); })) {
+      st->reading = false;
+      if (st->deps.on_ended) st->deps.on_ended(kEndedOverloaded);
+      FinishLocked(st.get(), grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                                          "server overloaded; reconnect with " + st->resume));
     }
   }
 
-  StreamDeps deps_;
+  static void RunRead(const std::shared_ptr<State>& st) {
+    {
+      std::lock_guard<std::recursive_mutex> lock(st->mu);
+      if (st->finished) {
+        st->reading = false;
+        return;
+      }
+    }
+    std::vector<Response> messages;
+    bool more = false;
+    absl::Status status = st->reader->Read(&messages, &more);
+    if (st->deps.on_read) st->deps.on_read();
+    std::lock_guard<std::recursive_mutex> lock(st->mu);
+    st->reading = false;
+    if (st->finished || st->reactor == nullptr) return;
+    if (!status.ok()) {
+      FinishLocked(st.get(), ToGrpcStatus(status));
+      return;
+    }
+    for (Response& m : messages) st->queue.push_back(std::move(m));
+    st->more = more;
+    if (!more && st->catching_up) {
+      st->catching_up = false;
+      st->deps.guard->CaughtUp(st->guard_id);
+    }
+    Pump(st);
+  }
+
   std::shared_ptr<State> state_;
   int64_t subscription_ = 0;
 };
@@ -166,32 +231,17 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
 class WatchGameReader final : public StreamReactor<v1::WatchGameResponse>::Reader {
  public:
   WatchGameReader(Sessions* sessions, std::string account_id, std::string game_id,
-                  int64_t after_version)
-      : sessions_(sessions),
-        account_id_(std::move(account_id)),
-        game_id_(std::move(game_id)),
-        last_version_(after_version) {}
+                  int64_t after_version, int page_size)
+      : feed_(sessions, std::move(account_id), std::move(game_id), after_version),
+        page_size_(page_size) {}
 
   absl::Status Read(std::vector<v1::WatchGameResponse>* out, bool* more) override {
-    if (last_version_ < 0) {
-      // Only the current version: start from it.
-      absl::StatusOr<v1::Game> game = sessions_->GameSummary(account_id_, game_id_);
-      if (!game.ok()) return game.status();
-      last_version_ = game->version() - 1;
-    }
-    absl::Status status =
-        sessions_->WatchEvents(account_id_, game_id_, last_version_, kEventsPerRead, out);
-    if (!status.ok()) return status;
-    if (!out->empty()) last_version_ = out->back().event().version();
-    *more = static_cast<int>(out->size()) == kEventsPerRead;
-    return absl::OkStatus();
+    return feed_.Next(page_size_, out, more);
   }
 
  private:
-  Sessions* sessions_;
-  const std::string account_id_;
-  const std::string game_id_;
-  int64_t last_version_;
+  GameFeed feed_;
+  const int page_size_;
 };
 
 class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>::Reader {
@@ -271,14 +321,14 @@ class RefusedStream final : public grpc::ServerWriteReactor<Response> {
   void OnDone() override { delete this; }
 };
 
-absl::StatusOr<std::string> AuthenticatePlayer(const StreamDeps& deps,
-                                               grpc::CallbackServerContext* context) {
+absl::StatusOr<auth::Claims> AuthenticatePlayer(const StreamDeps& deps,
+                                                grpc::CallbackServerContext* context) {
   absl::StatusOr<std::optional<auth::Claims>> claims =
       deps.authenticator->Authenticate(*context, Access::kPlayer, deps.clock());
   if (!claims.ok()) return claims.status();
   if (!claims->has_value())
     return absl::UnauthenticatedError("a player's access token is required");
-  return (*claims)->subject;
+  return **std::move(claims);
 }
 
 }  // namespace
@@ -319,18 +369,26 @@ grpc::ServerUnaryReactor* SessionsApi::SubmitAction(grpc::CallbackServerContext*
 
 grpc::ServerWriteReactor<v1::WatchGameResponse>* SessionsApi::WatchGame(
     grpc::CallbackServerContext* context, const v1::WatchGameRequest* request) {
-  absl::StatusOr<std::string> account = AuthenticatePlayer(streams_, context);
-  if (!account.ok()) return new RefusedStream<v1::WatchGameResponse>(account.status());
+  absl::StatusOr<auth::Claims> caller = AuthenticatePlayer(streams_, context);
+  if (!caller.ok()) return new RefusedStream<v1::WatchGameResponse>(caller.status());
   if (absl::Status s = Sessions::ValidateGameId(request->game_id()); !s.ok()) {
     return new RefusedStream<v1::WatchGameResponse>(s);
   }
   if (request->after_version() < -1) {
-    return new RefusedStream<v1::WatchGameResponse>(
-        absl::InvalidArgumentError("after_version must be >= -1"));
+    return new RefusedStream<v1::WatchGameResponse>(absl::InvalidArgumentError(
+        "after_version must be the last version the client has (>= 0), or -1 for the current "
+        "version only"));
   }
-  auto reader = std::make_shared<WatchGameReader>(sessions_, *account, request->game_id(),
-                                                  request->after_version());
-  auto* reactor = new StreamReactor<v1::WatchGameResponse>(streams_, reader);
+  // A stream that starts with history takes a catch-up slot until it has reached the present.
+  const bool catching_up = request->after_version() >= 0;
+  absl::StatusOr<int64_t> admitted = streams_.guard->Admit(*caller, catching_up);
+  if (!admitted.ok()) return new RefusedStream<v1::WatchGameResponse>(admitted.status());
+  auto reader = std::make_shared<WatchGameReader>(sessions_, caller->subject, request->game_id(),
+                                                  request->after_version(),
+                                                  streams_.guard->limits().page_size);
+  auto* reactor = new StreamReactor<v1::WatchGameResponse>(
+      context, streams_, reader, *admitted, catching_up,
+      absl::StrCat("after_version=", request->after_version()));
   const std::string game_id = request->game_id();
   reactor->Start(
       [&](WatchHub::Callback callback) {
@@ -342,16 +400,23 @@ grpc::ServerWriteReactor<v1::WatchGameResponse>* SessionsApi::WatchGame(
 
 grpc::ServerWriteReactor<v1::WatchMyGamesResponse>* SessionsApi::WatchMyGames(
     grpc::CallbackServerContext* context, const v1::WatchMyGamesRequest* request) {
-  absl::StatusOr<std::string> account = AuthenticatePlayer(streams_, context);
-  if (!account.ok()) return new RefusedStream<v1::WatchMyGamesResponse>(account.status());
+  absl::StatusOr<auth::Claims> caller = AuthenticatePlayer(streams_, context);
+  if (!caller.ok()) return new RefusedStream<v1::WatchMyGamesResponse>(caller.status());
   std::optional<google::protobuf::Timestamp> changed_after;
   if (request->has_changed_after()) changed_after = request->changed_after();
-  auto reader = std::make_shared<WatchMyGamesReader>(sessions_, *account, changed_after);
-  auto* reactor = new StreamReactor<v1::WatchMyGamesResponse>(streams_, reader);
+  absl::StatusOr<int64_t> admitted = streams_.guard->Admit(*caller, /*catching_up=*/false);
+  if (!admitted.ok()) return new RefusedStream<v1::WatchMyGamesResponse>(admitted.status());
+  auto reader = std::make_shared<WatchMyGamesReader>(sessions_, caller->subject, changed_after);
+  auto* reactor = new StreamReactor<v1::WatchMyGamesResponse>(
+      context, streams_, reader, *admitted, /*catching_up=*/false,
+      changed_after ? absl::StrCat("changed_after=",
+                                   google::protobuf::util::TimeUtil::ToString(*changed_after))
+                    : std::string("changed_after=<the time you connected>"));
+  const std::string account_id = caller->subject;
   reactor->Start(
       [&](WatchHub::Callback callback) {
         return streams_.hub->SubscribeAccount(
-            *account, [reader, callback = std::move(callback)](const GameChange& change) {
+            account_id, [reader, callback = std::move(callback)](const GameChange& change) {
               reader->Note(change);
               callback(change);
             });

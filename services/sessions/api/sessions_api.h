@@ -7,6 +7,7 @@
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "services/common/core/thread_pool.h"
 #include "services/common/rpc.h"
+#include "services/sessions/api/stream_guard.h"
 #include "services/sessions/api/watch_hub.h"
 #include "services/sessions/domain/sessions.h"
 
@@ -16,16 +17,24 @@ namespace parlor::sessions {
 struct StreamDeps {
   Sessions* sessions = nullptr;
   WatchHub* hub = nullptr;
+  // The streams' own pool (never the workers of the unary calls).
   ThreadPool* workers = nullptr;
+  // Admission, limits and the checks of open streams (token expiry, sign-out, stalls).
+  StreamGuard* guard = nullptr;
   const Authenticator* authenticator = nullptr;
   std::function<absl::Time()> clock;
   // Called with +1 / -1 as streams open and close (the watch_streams gauge).
   std::function<void(int)> on_stream_count;
+  // A stream ended by the server for `reason` (besides those the guard ends).
+  std::function<void(const char*)> on_ended;
+  // A stream read (at most a page of events) was done.
+  std::function<void()> on_read;
 };
 
 // gRPC transport for parlor.sessions.v1.SessionsService: proto in, domain call, proto out. Unary
 // bodies run on the worker pool through RpcRunner; the two streams are ServerWriteReactors fed by
-// the replica's WatchHub, doing their reads on the worker pool too.
+// the replica's WatchHub, admitted and watched by the StreamGuard, doing their reads on their own
+// pool, one page at a time and only once the client has taken the previous one.
 class SessionsApi final : public v1::SessionsService::CallbackService {
  public:
   SessionsApi(Sessions* sessions, RpcRunner* rpc, StreamDeps streams)

@@ -3,6 +3,7 @@
 // must answer the precise code with an actionable message while changing no table of the schema.
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -472,7 +473,18 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       {"WatchGame: garbage game_id", watch_game(alice, "nope", 0), StatusCode::INVALID_ARGUMENT,
        "game_id must be a lower-case UUID"},
       {"WatchGame: after_version below -1", watch_game(alice, fresh.game_id(), -2),
-       StatusCode::INVALID_ARGUMENT, "after_version must be >= -1"},
+       StatusCode::INVALID_ARGUMENT, "after_version must be the last version the client has"},
+      {"WatchGame: after_version the most negative int64",
+       watch_game(alice, fresh.game_id(), std::numeric_limits<int64_t>::min()),
+       StatusCode::INVALID_ARGUMENT, "after_version must be the last version the client has"},
+      // Once answered "from_version must be >= 0" (after_version + 1 overflowed, and named a
+      // field WatchGame does not have).
+      {"WatchGame: after_version the largest int64",
+       watch_game(alice, fresh.game_id(), std::numeric_limits<int64_t>::max()),
+       StatusCode::OUT_OF_RANGE,
+       "after_version 9223372036854775807 is beyond the game's current version 0"},
+      {"WatchGame: after_version one past the current version", watch_game(alice, fresh.game_id(), 1),
+       StatusCode::OUT_OF_RANGE, "after_version 1 is beyond the game's current version 0"},
       {"WatchGame: another players' private game", watch_game(carol, moved.game_id(), 0),
        StatusCode::PERMISSION_DENIED, "is private: only its seated players may see it"},
       {"WatchGame: unknown game", watch_game(alice, kUnknownGame, 0), StatusCode::NOT_FOUND,

@@ -1,31 +1,11 @@
 #include "services/sessions/api/watch_hub.h"
 
-#include <chrono>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "pqxx/pqxx"
-#include "services/sessions/store/sql.h"
-#include "spdlog/spdlog.h"
 
 namespace parlor::sessions {
-namespace {
-
-class Receiver : public pqxx::notification_receiver {
- public:
-  Receiver(pqxx::connection_base& connection, WatchHub* hub)
-      : pqxx::notification_receiver(connection, sql::kNotifyChannel), hub_(hub) {}
-  void operator()(const std::string& payload, int /*backend_pid*/) override {
-    GameChange change;
-    if (ParseGameChange(payload, &change)) hub_->Dispatch(change);
-  }
-
- private:
-  WatchHub* hub_;
-};
-
-}  // namespace
 
 bool ParseGameChange(absl::string_view payload, GameChange* out) {
   std::vector<absl::string_view> parts = absl::StrSplit(payload, absl::MaxSplits(':', 2));
@@ -40,55 +20,31 @@ bool ParseGameChange(absl::string_view payload, GameChange* out) {
   return true;
 }
 
-WatchHub::WatchHub(std::string db_url) : db_url_(std::move(db_url)) {}
+WatchHub::WatchHub(std::string listen_db_url)
+    : listener_(
+          std::move(listen_db_url),
+          [this](const std::string& payload) {
+            GameChange change;
+            if (ParseGameChange(payload, &change)) Dispatch(change);
+          },
+          [this] { Resync(); }) {}
 
 WatchHub::~WatchHub() { Stop(); }
 
-void WatchHub::Start() {
-  thread_ = std::thread([this] { Run(); });
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, std::chrono::seconds(10), [this] { return listening_; });
-}
+void WatchHub::Start() { listener_.Start(); }
 
-void WatchHub::Stop() {
-  stop_ = true;
-  if (thread_.joinable()) thread_.join();
-}
+void WatchHub::Stop() { listener_.Stop(); }
 
-void WatchHub::Run() {
-  bool first = true;
-  while (!stop_) {
-    try {
-      pqxx::connection connection(db_url_);
-      Receiver receiver(connection, this);
-      // LISTEN is issued by the receiver's registration; make sure it has reached the server.
-      {
-        pqxx::nontransaction ping(connection);
-        ping.exec("SELECT 1");
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        listening_ = true;
-      }
-      cv_.notify_all();
-      if (!first) {
-        // Anything committed while we were disconnected: every stream re-reads.
-        GameChange resync;
-        resync.resync = true;
-        std::vector<std::shared_ptr<Entry>> all;
-        {
-          std::lock_guard<std::mutex> lock(mu_);
-          for (auto& [id, e] : entries_) all.push_back(e);
-        }
-        for (auto& e : all) e->callback(resync);
-      }
-      first = false;
-      while (!stop_) connection.await_notification(0, 200000);
-    } catch (const std::exception& e) {
-      spdlog::warn("sessions listener: {}; reconnecting", e.what());
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
+void WatchHub::Resync() {
+  // Anything committed while the listener was disconnected: every stream re-reads.
+  GameChange resync;
+  resync.resync = true;
+  std::vector<std::shared_ptr<Entry>> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, e] : entries_) all.push_back(e);
   }
+  for (auto& e : all) e->callback(resync);
 }
 
 int64_t WatchHub::SubscribeGame(const std::string& game_id, Callback callback) {

@@ -1,17 +1,16 @@
 #ifndef PARLOR_SERVICES_SESSIONS_API_WATCH_HUB_H_
 #define PARLOR_SERVICES_SESSIONS_API_WATCH_HUB_H_
 
-#include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "absl/strings/string_view.h"
+#include "services/sessions/store/change_listener.h"
 
 namespace parlor::sessions {
 
@@ -27,7 +26,7 @@ struct GameChange {
 // Parses a NOTIFY payload; false when malformed.
 bool ParseGameChange(absl::string_view payload, GameChange* out);
 
-// The replica's single LISTEN connection, fanning committed changes out to in-process
+// Fans the committed changes the replica's ChangeListener hears out to in-process
 // subscribers (the WatchGame / WatchMyGames streams). Subscribers are called on the listener
 // thread and must only queue work. After a lost connection it reconnects and calls every
 // subscriber with `resync = true`, so streams re-read from their last version and miss nothing.
@@ -35,12 +34,14 @@ class WatchHub {
  public:
   using Callback = std::function<void(const GameChange&)>;
 
-  explicit WatchHub(std::string db_url);
+  // `listen_db_url`: the connection string of the replica's LISTEN connection (a direct
+  // connection to PostgreSQL, also when the pool goes through PgBouncer).
+  explicit WatchHub(std::string listen_db_url);
   ~WatchHub();
   WatchHub(const WatchHub&) = delete;
   WatchHub& operator=(const WatchHub&) = delete;
 
-  // Starts the listener thread and waits (up to 10 s) for LISTEN to be in place.
+  // Starts the listener and waits (up to 10 s) for LISTEN to be in place.
   void Start();
   void Stop();
 
@@ -55,14 +56,9 @@ class WatchHub {
   void Dispatch(const GameChange& change);
 
  private:
-  void Run();
+  void Resync();
 
-  const std::string db_url_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool listening_ = false;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
   int64_t next_id_ = 1;
   struct Entry {
     std::string key;
@@ -72,6 +68,8 @@ class WatchHub {
   std::map<int64_t, std::shared_ptr<Entry>> entries_;
   std::multimap<std::string, int64_t> by_game_;
   std::multimap<std::string, int64_t> by_account_;
+  // Last: stopped (by its destructor) before the subscriptions it dispatches to go away.
+  ChangeListener listener_;
 };
 
 }  // namespace parlor::sessions

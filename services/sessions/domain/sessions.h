@@ -129,6 +129,7 @@ class Sessions {
   static absl::Status ValidateGameId(absl::string_view game_id);
 
  private:
+  friend class GameFeed;  // WatchGame's page-by-page reader (game_feed.h)
   struct Prepared;
   absl::StatusOr<const engine::Game*> FindGame(absl::string_view name) const;
   absl::Status Create(const std::string& match_key, const std::string& request_hash,
