@@ -700,12 +700,19 @@ TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_wait_seconds_count{game=\"pico\"} 2"));
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_wait_seconds_sum{game=\"pico\"} 84"));
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_match_rating_spread_count 1"));
+  // The pict ticket is left waiting, 42 s old; pico's were both matched (none left waiting).
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_oldest_waiting_seconds{game=\"pict\","
+                              "ranked=\"false\"} 42"));
+  EXPECT_THAT(text,
+              ::testing::Not(HasSubstr("parlor_matchmaking_oldest_waiting_seconds{game=\"pico\"")));
   clock_->Advance(absl::Hours(25));
   ASSERT_THAT(service_->RunMatcherPass(), IsOk());
   text = host_->metrics().Serialize();
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_expired_total 1"));
   EXPECT_THAT(text,
               HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 0"));
+  EXPECT_THAT(text, HasSubstr("parlor_matchmaking_oldest_waiting_seconds{game=\"pict\","
+                              "ranked=\"false\"} 0"));
 }
 
 // Every refusal: the precise code, and nothing in the schema changed.
