@@ -84,33 +84,54 @@ class MonteCarloBot : public Bot {
   int max_playout_moves_;
 };
 
+// How the hard bot searches. Every field left at its "game's" value takes the calibrated setting
+// of the game being played (IsmctsBot::SettingsFor); parlor-bot-match overrides them to calibrate.
+struct IsmctsSettings {
+  // Iterations per decision (0: the game's budget).
+  int iterations = 0;
+  // Moves of a playout before it is cut short and scored by the heuristic (0: the game's).
+  int max_playout_moves = 0;
+  // UCB1 exploration constant (0: the game's).
+  double exploration = 0.0;
+  // A playout cut short is worth 0.5 + 0.5 tanh(h / heuristic_scale) to a seat whose
+  // State::Heuristic is h, so a bigger lead is worth more (0: the game's scale; negative: the
+  // old three steps 0.75 ahead / 0.5 level / 0.25 behind).
+  double heuristic_scale = 0.0;
+  // Simultaneous steps (several seats choose at once): 1 regret matching, 2 decoupled UCB1
+  // (0: the game's).
+  int simultaneous = 0;
+};
+
 // Information-set Monte-Carlo tree search (single observer, "ISMCTS"): each iteration draws a
 // determinization of what the seat cannot see with State::ResampleHidden(seat, rng) (so the bot
 // never peeks), walks down one tree shared by all determinizations, keyed by the actions taken
 // (chance outcomes are not in the tree), choosing each acting seat's action by UCB1 with
-// availability counts; a simultaneous step is searched with decoupled selection (each seat picks
-// from its own statistics without knowing the others' choices). The walk adds one node, plays at
-// random from there (cut short after `max_playout_moves` moves and scored as MonteCarloBot does),
-// and credits every seat's edges with that seat's result. The most visited root action wins.
-// Deterministic given the rng: the budget is a number of iterations, never a time.
+// availability counts. A simultaneous step is searched without letting a seat see the others'
+// choices of the same step: each seat picks from its own statistics at the node, by regret
+// matching (whose average strategy approaches an equilibrium of the step) or by decoupled UCB1.
+// The walk adds one node, plays at random from there, cut short after a few moves in long games
+// and scored by the game's heuristic (a continuous value, see IsmctsSettings), and credits every
+// seat's edges with that seat's result. The most visited root action is played; at a
+// simultaneous root searched by regret matching, an action is drawn from the root seat's average
+// strategy instead (a fixed choice there could be read by the opponent). Deterministic given the
+// rng: the budget is a number of iterations, never a time.
 class IsmctsBot : public Bot {
  public:
-  // iterations 0: the game's calibrated budget (IterationsFor); max_playout_moves 0: the game's
-  // playout length (PlayoutMovesFor).
+  // iterations 0: the game's calibrated budget; max_playout_moves 0: the game's playout length.
   explicit IsmctsBot(int iterations = 0, int max_playout_moves = 0)
-      : iterations_(iterations), max_playout_moves_(max_playout_moves) {}
+      : settings_{.iterations = iterations, .max_playout_moves = max_playout_moves} {}
+  explicit IsmctsBot(const IsmctsSettings& settings) : settings_(settings) {}
   std::string name() const override { return "hard"; }
   absl::StatusOr<engine::Action> Choose(const engine::State& state, int seat,
                                         engine::Rng& rng) override;
-  // Iterations per decision: the one given, or the game's budget, calibrated so that a decision
-  // takes at most about 50 ms on one core (engine/README.md has the figures).
-  int IterationsFor(const engine::Game& game) const;
-  // Moves of a random playout before it is cut short and scored by the heuristic.
-  int PlayoutMovesFor(const engine::Game& game) const;
+  // The settings used for `game`: the ones given, the game's calibrated values for the rest
+  // (budgets chosen so that a decision takes at most about 50 ms on one core; engine/README.md
+  // has the figures).
+  IsmctsSettings SettingsFor(const engine::Game& game) const;
+  int IterationsFor(const engine::Game& game) const { return SettingsFor(game).iterations; }
 
  private:
-  int iterations_;
-  int max_playout_moves_;
+  IsmctsSettings settings_;
 };
 
 // The levels a player chooses from ("easy", "medium", "hard"), in order. easy is the random bot,

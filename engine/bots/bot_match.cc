@@ -13,6 +13,7 @@ absl::StatusOr<MatchResult> PlayMatch(const engine::Game& game, Bot& strong, Bot
   if (!options.ok()) return options.status();
   MatchResult result;
   double score_sum = 0.0;
+  double score_squares = 0.0;
   for (int g = 0; g < settings.games; ++g) {
     const uint64_t game_seed = settings.seed * 1000003 + static_cast<uint64_t>(g);
     absl::StatusOr<std::unique_ptr<engine::State>> state =
@@ -35,7 +36,9 @@ absl::StatusOr<MatchResult> PlayMatch(const engine::Game& game, Bot& strong, Bot
       if (ranks[strong_seat] < ranks[s]) ++ahead;
       if (ranks[strong_seat] == ranks[s]) ++tied;
     }
-    if (opponents > 0) score_sum += (ahead + 0.5 * tied) / opponents;
+    const double score = opponents > 0 ? (ahead + 0.5 * tied) / opponents : 0.0;
+    score_sum += score;
+    score_squares += score * score;
     if (ahead == opponents) {
       ++result.wins;
     } else if (ranks[strong_seat] == 1) {
@@ -46,6 +49,10 @@ absl::StatusOr<MatchResult> PlayMatch(const engine::Game& game, Bot& strong, Bot
     ++result.games;
   }
   result.score = result.games > 0 ? score_sum / result.games : 0.0;
+  if (result.games > 1) {
+    result.score_variance =
+        (score_squares - result.games * result.score * result.score) / (result.games - 1);
+  }
   return result;
 }
 

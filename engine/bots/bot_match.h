@@ -29,6 +29,8 @@ struct MatchResult {
   // half: 1.0 always ahead, 0.5 no better than its opponents. In a two-player game this is
   // (wins + draws / 2) / games.
   double score = 0.0;
+  // The sample variance of the games' scores (for an interval around `score`).
+  double score_variance = 0.0;
 };
 
 // Plays `settings.games` seeded games of `game`: the strong bot takes one seat (rotating through

@@ -3,15 +3,18 @@
 //
 //   parlor-bot-match [--games N] [--seed S] [--game G]... [--players N]
 //                    [--match strong:weak]... [--iterations N] [--playout-moves M]
+//                    [--exploration C] [--scale H] [--simultaneous 1|2]
 //
 // Defaults: 400 games, seed 1, every game at its minimum player count, and the matches
 // medium:easy and hard:greedy. Each match prints one table row per game: wins, draws and losses
-// of the strong bot, its score (share of opponents finished ahead of, ties half), and the mean
-// and largest CPU time of one of its decisions. --iterations and --playout-moves override the hard
-// bot's budget (for calibrating it).
+// of the strong bot, its score (share of opponents finished ahead of, ties half) with a 95%
+// interval (normal approximation over the games' scores), and the CPU time of its decisions
+// among two or more actions (median, 99th percentile, largest). --iterations, --playout-moves,
+// --exploration, --scale and --simultaneous override the hard bot's settings (IsmctsSettings, for
+// calibrating it).
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -35,30 +38,33 @@ double CpuSeconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Times every decision of the bot it wraps (CPU time of the process, so other load on the
-// machine does not count).
+// Times every decision of the bot it wraps among two or more legal actions (a single legal
+// action is played without thinking). CPU time of the process, so other load on the machine
+// counts only through shared caches and cores.
 class TimedBot : public Bot {
  public:
   explicit TimedBot(std::unique_ptr<Bot> bot) : bot_(std::move(bot)) {}
   std::string name() const override { return bot_->name(); }
   absl::StatusOr<parlor::engine::Action> Choose(const parlor::engine::State& state, int seat,
                                                 parlor::engine::Rng& rng) override {
+    const bool choice = state.LegalActions(seat).size() > 1;
     const double start = CpuSeconds();
     absl::StatusOr<parlor::engine::Action> action = bot_->Choose(state, seat, rng);
-    const double took = CpuSeconds() - start;
-    total_ += took;
-    max_ = std::max(max_, took);
-    ++decisions_;
+    if (choice) times_ms_.push_back(1e3 * (CpuSeconds() - start));
     return action;
   }
-  double mean_ms() const { return decisions_ > 0 ? 1e3 * total_ / decisions_ : 0.0; }
-  double max_ms() const { return 1e3 * max_; }
+  // The q-quantile (0..1) of the decision times in ms; 0 without decisions.
+  double quantile_ms(double q) {
+    if (times_ms_.empty()) return 0.0;
+    std::sort(times_ms_.begin(), times_ms_.end());
+    const size_t i = std::min(times_ms_.size() - 1, static_cast<size_t>(q * times_ms_.size()));
+    return times_ms_[i];
+  }
+  size_t decisions() const { return times_ms_.size(); }
 
  private:
   std::unique_ptr<Bot> bot_;
-  double total_ = 0.0;
-  double max_ = 0.0;
-  long decisions_ = 0;
+  std::vector<double> times_ms_;
 };
 
 int Usage(const std::string& error) {
@@ -76,6 +82,9 @@ int main(int argc, char** argv) {
   int players = 0;
   int iterations = 0;  // 0: the hard bot's calibrated budget
   int playout_moves = 0;
+  double exploration = 0.0;
+  double scale = 0.0;
+  int simultaneous = 0;
   std::vector<std::string> only_games;
   std::vector<std::pair<std::string, std::string>> matches;
   for (int i = 1; i < argc; ++i) {
@@ -93,6 +102,13 @@ int main(int argc, char** argv) {
     } else if (flag == "--playout-moves") {
       if (!absl::SimpleAtoi(value, &playout_moves))
         return Usage("--playout-moves must be a number");
+    } else if (flag == "--exploration") {
+      if (!absl::SimpleAtod(value, &exploration)) return Usage("--exploration must be a number");
+    } else if (flag == "--scale") {
+      if (!absl::SimpleAtod(value, &scale)) return Usage("--scale must be a number");
+    } else if (flag == "--simultaneous") {
+      if (!absl::SimpleAtoi(value, &simultaneous) || simultaneous < 1 || simultaneous > 2)
+        return Usage("--simultaneous must be 1 (regret matching) or 2 (decoupled UCB1)");
     } else if (flag == "--game") {
       only_games.push_back(value);
     } else if (flag == "--match") {
@@ -116,13 +132,19 @@ int main(int argc, char** argv) {
     }
   }
   std::cout << absl::StrFormat(
-      "| game | players | strong vs weak | games | wins | draws | losses | score | strong "
-      "decision mean / max (ms CPU) |\n|---|---|---|---|---|---|---|---|---|\n");
+      "| game | players | strong vs weak | games | wins | draws | losses | score (95%% "
+      "interval) | strong decisions | p50 / p99 / max (ms CPU) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& [strong_name, weak_name] : matches) {
     for (const parlor::engine::Game* game : selected) {
       absl::StatusOr<std::unique_ptr<Bot>> strong = parlor::bots::MakeBot(strong_name);
-      if (strong_name == "hard" && (iterations > 0 || playout_moves > 0)) {
-        strong = std::make_unique<parlor::bots::IsmctsBot>(iterations, playout_moves);
+      if (strong_name == "hard") {
+        strong = std::make_unique<parlor::bots::IsmctsBot>(
+            parlor::bots::IsmctsSettings{.iterations = iterations,
+                                         .max_playout_moves = playout_moves,
+                                         .exploration = exploration,
+                                         .heuristic_scale = scale,
+                                         .simultaneous = simultaneous});
       }
       absl::StatusOr<std::unique_ptr<Bot>> weak = parlor::bots::MakeBot(weak_name);
       if (!strong.ok()) return Usage(std::string(strong.status().message()));
@@ -139,10 +161,18 @@ int main(int argc, char** argv) {
         return 1;
       }
       const int n = players > 0 ? players : game->info().min_players;
+      // 95% interval of the mean score: normal approximation with the games' sample variance.
+      const double half_width =
+          result->games > 1
+              ? 1.96 * std::sqrt(result->score_variance / static_cast<double>(result->games))
+              : 0.0;
       std::cout << absl::StrFormat(
-          "| %s | %d | %s vs %s | %d | %d | %d | %d | %.3f | %.2f / %.1f |\n", game->name(), n,
-          strong_name, weak_name, result->games, result->wins, result->draws, result->losses,
-          result->score, timed.mean_ms(), timed.max_ms());
+          "| %s | %d | %s vs %s | %d | %d | %d | %d | %.3f (%.3f-%.3f) | %d | %.1f / %.1f / %.1f "
+          "|\n",
+          game->name(), n, strong_name, weak_name, result->games, result->wins, result->draws,
+          result->losses, result->score, std::max(0.0, result->score - half_width),
+          std::min(1.0, result->score + half_width), timed.decisions(), timed.quantile_ms(0.5),
+          timed.quantile_ms(0.99), timed.quantile_ms(1.0));
       std::cout.flush();
     }
   }

@@ -28,6 +28,10 @@ struct Edge {
   double reward = 0.0;
   int visits = 0;
   int available = 0;
+  // Regret matching, at a simultaneous step: the cumulative regret of not having taken this
+  // action, and the sum of the probabilities it was given (the average strategy).
+  double regret = 0.0;
+  double strategy_sum = 0.0;
 };
 
 struct Node {
@@ -57,12 +61,14 @@ size_t FindOrAddEdge(Node& node, int seat, Action action) {
   return static_cast<size_t>(it - node.edges.begin());
 }
 
-constexpr double kExploration = 0.7;
+// Regret matching mixes this share of uniform choice into its strategy, so that every action is
+// tried now and then and the sampled regret estimates stay bounded.
+constexpr double kRegretMixing = 0.1;
 
 class Search {
  public:
-  Search(int seat, Rng& rng, int max_playout_moves)
-      : root_seat_(seat), rng_(rng), max_playout_moves_(max_playout_moves) {
+  Search(int seat, Rng& rng, const IsmctsSettings& settings)
+      : root_seat_(seat), rng_(rng), settings_(settings) {
     nodes_.emplace_back();
   }
 
@@ -70,6 +76,8 @@ class Search {
     std::unique_ptr<State> state = real.ResampleHidden(root_seat_, rng_);
     // The edges taken, as (node, seat, action), for the update.
     path_.clear();
+    choices_.clear();
+    legal_pool_.clear();
     int node = 0;
     bool expanded = false;
     while (!state->IsTerminal() && !expanded) {
@@ -78,14 +86,23 @@ class Search {
       // simultaneous choice is never searched as if the later chooser knew the earlier one.
       const std::vector<int> acting = state->ActingSeats().ToVector();
       step_.clear();
+      choosers_.clear();
       for (int seat : acting) {
-        const std::vector<Action> legal = state->LegalActions(seat);
-        if (legal.empty()) continue;
-        Action chosen;
-        bool unvisited;
-        Select(nodes_[node], seat, legal, &chosen, &unvisited);
-        if (unvisited) expanded = true;
-        step_.emplace_back(seat, chosen);
+        std::vector<Action> legal = state->LegalActions(seat);
+        if (!legal.empty()) choosers_.emplace_back(seat, std::move(legal));
+      }
+      const bool regret = settings_.simultaneous == 1 && choosers_.size() > 1;
+      for (const auto& [seat, legal] : choosers_) {
+        Choice choice;
+        if (regret) {
+          choice = SelectByRegret(nodes_[node], seat, legal);
+        } else {
+          bool unvisited;
+          choice.action = SelectByUcb(nodes_[node], seat, legal, &unvisited);
+          if (unvisited) expanded = true;
+        }
+        step_.emplace_back(seat, choice.action);
+        choices_.push_back(choice);
       }
       for (const auto& [seat, action] : step_) {
         if (state->IsTerminal() || !state->ActingSeats().Contains(seat)) break;
@@ -93,8 +110,9 @@ class Search {
           return absl::InternalError(absl::StrCat("search: legal action ", action, " of seat ",
                                                   seat, " was refused: ", s.message()));
         }
-        path_.push_back({node, seat, action});
+        path_.push_back({node, seat, action, choices_[path_.size()]});
       }
+      choices_.resize(path_.size());
       const uint64_t key = StepKey(step_);
       auto it = std::find_if(nodes_[node].children.begin(), nodes_[node].children.end(),
                              [&](const auto& c) { return c.first == key; });
@@ -110,7 +128,7 @@ class Search {
     }
     // Random playout from the new node, cut short in long games.
     int moves = 0;
-    for (; !state->IsTerminal() && moves < max_playout_moves_; ++moves) {
+    for (; !state->IsTerminal() && moves < settings_.max_playout_moves; ++moves) {
       const std::vector<int> acting = state->ActingSeats().ToVector();
       const int mover = acting[rng_.Uniform(acting.size())];
       absl::StatusOr<Action> action = RandomLegalAction(*state, mover, rng_);
@@ -119,14 +137,49 @@ class Search {
     }
     std::vector<double> result(state->num_players());
     for (int s = 0; s < state->num_players(); ++s) {
-      result[s] = state->IsTerminal() ? FinalValue(*state, s) : CutOffValue(*state, s);
+      result[s] = state->IsTerminal() ? FinalValue(*state, s) : LeafValue(*state, s);
     }
     for (const Taken& t : path_) {
-      Edge& e = nodes_[t.node].edges[FindOrAddEdge(nodes_[t.node], t.seat, t.action)];
+      Node& n = nodes_[t.node];
+      const double u = result[t.seat];
+      Edge& e = n.edges[FindOrAddEdge(n, t.seat, t.action)];
       ++e.visits;
-      e.reward += result[t.seat];
+      e.reward += u;
+      if (t.choice.probability > 0.0) {
+        // Sampled regrets: every action the seat could take lost u, the one taken gained the
+        // importance-weighted u / p.
+        n.edges[FindOrAddEdge(n, t.seat, t.action)].regret += u / t.choice.probability;
+        for (int i = 0; i < t.choice.legal_count; ++i) {
+          n.edges[FindOrAddEdge(n, t.seat, legal_pool_[t.choice.legal_begin + i])].regret -= u;
+        }
+      }
     }
     return absl::OkStatus();
+  }
+
+  // Whether the root is a simultaneous step searched by regret matching.
+  static bool RegretRoot(const State& real, const IsmctsSettings& settings) {
+    if (settings.simultaneous != 1) return false;
+    int choosers = 0;
+    for (int seat : real.ActingSeats().ToVector()) choosers += !real.LegalActions(seat).empty();
+    return choosers > 1;
+  }
+
+  // An action drawn from the root seat's average strategy (regret matching's answer).
+  Action Mixed(const std::vector<Action>& legal) {
+    std::vector<double> weights(legal.size(), 0.0);
+    double total = 0.0;
+    for (size_t i = 0; i < legal.size(); ++i) {
+      weights[i] = nodes_[0].edges[FindOrAddEdge(nodes_[0], root_seat_, legal[i])].strategy_sum;
+      total += weights[i];
+    }
+    if (total <= 0.0) return legal[rng_.Uniform(legal.size())];
+    double x = rng_.UniformDouble() * total;
+    for (size_t i = 0; i < legal.size(); ++i) {
+      if (x < weights[i]) return legal[i];
+      x -= weights[i];
+    }
+    return legal.back();
   }
 
   // The root action of the search's seat taken most often (ties: better mean, then lower code).
@@ -149,14 +202,62 @@ class Search {
   }
 
  private:
+  // How a seat's action at a node was chosen: by UCB1 (probability 0), or drawn by regret
+  // matching with `probability` among the legal actions legal_pool_[legal_begin ...].
+  struct Choice {
+    Action action = 0;
+    double probability = 0.0;
+    int legal_begin = 0;
+    int legal_count = 0;
+  };
   struct Taken {
     int node;
     int seat;
     Action action;
+    Choice choice;
   };
 
-  void Select(Node& node, int seat, const std::vector<Action>& legal, Action* chosen,
-              bool* unvisited) {
+  double LeafValue(const State& state, int seat) const {
+    if (settings_.heuristic_scale < 0) return CutOffValue(state, seat);
+    return 0.5 + 0.5 * std::tanh(state.Heuristic(seat) / settings_.heuristic_scale);
+  }
+
+  // Regret matching: each action with probability proportional to its positive regret (uniform
+  // while none is positive), mixed with a little uniform choice.
+  Choice SelectByRegret(Node& node, int seat, const std::vector<Action>& legal) {
+    probabilities_.assign(legal.size(), 0.0);
+    double positive = 0.0;
+    for (size_t i = 0; i < legal.size(); ++i) {
+      Edge& e = node.edges[FindOrAddEdge(node, seat, legal[i])];
+      ++e.available;
+      probabilities_[i] = std::max(e.regret, 0.0);
+      positive += probabilities_[i];
+    }
+    const double n = static_cast<double>(legal.size());
+    for (size_t i = 0; i < legal.size(); ++i) {
+      const double strategy = positive > 0.0 ? probabilities_[i] / positive : 1.0 / n;
+      node.edges[FindOrAddEdge(node, seat, legal[i])].strategy_sum += strategy;
+      probabilities_[i] = (1.0 - kRegretMixing) * strategy + kRegretMixing / n;
+    }
+    double x = rng_.UniformDouble();
+    size_t pick = legal.size() - 1;
+    for (size_t i = 0; i < legal.size(); ++i) {
+      if (x < probabilities_[i]) {
+        pick = i;
+        break;
+      }
+      x -= probabilities_[i];
+    }
+    Choice choice;
+    choice.action = legal[pick];
+    choice.probability = probabilities_[pick];
+    choice.legal_begin = static_cast<int>(legal_pool_.size());
+    choice.legal_count = static_cast<int>(legal.size());
+    legal_pool_.insert(legal_pool_.end(), legal.begin(), legal.end());
+    return choice;
+  }
+
+  Action SelectByUcb(Node& node, int seat, const std::vector<Action>& legal, bool* unvisited) {
     unvisited_.clear();
     double best = -1.0;
     Action best_action = legal[0];
@@ -168,56 +269,65 @@ class Search {
         continue;
       }
       const double ucb =
-          e.reward / e.visits + kExploration * std::sqrt(std::log(e.available) / e.visits);
+          e.reward / e.visits + settings_.exploration * std::sqrt(std::log(e.available) / e.visits);
       if (ucb > best) {
         best = ucb;
         best_action = a;
       }
     }
     *unvisited = !unvisited_.empty();
-    *chosen = *unvisited ? unvisited_[rng_.Uniform(unvisited_.size())] : best_action;
+    return *unvisited ? unvisited_[rng_.Uniform(unvisited_.size())] : best_action;
   }
 
   int root_seat_;
   Rng& rng_;
-  int max_playout_moves_;
+  IsmctsSettings settings_;
   std::vector<Node> nodes_;
   std::vector<Taken> path_;
   std::vector<std::pair<int, Action>> step_;
+  std::vector<std::pair<int, std::vector<Action>>> choosers_;
+  std::vector<Choice> choices_;
+  std::vector<Action> legal_pool_;
   std::vector<Action> unvisited_;
+  std::vector<double> probabilities_;
 };
 
 }  // namespace
 
-int IsmctsBot::IterationsFor(const engine::Game& game) const {
-  if (iterations_ > 0) return iterations_;
-  // Calibrated so that a decision takes at most about 50 ms on one core of the development
-  // machine in the longest positions of each game (figures in engine/README.md).
-  static const std::map<std::string, int> kBudget = {
-      {"pico", 1500}, {"picadice", 800}, {"pescado", 800}, {"pict", 400}, {"kadice", 500}};
-  auto it = kBudget.find(game.name());
-  return it == kBudget.end() ? 500 : it->second;
-}
-
-int IsmctsBot::PlayoutMovesFor(const engine::Game& game) const {
-  if (max_playout_moves_ > 0) return max_playout_moves_;
+IsmctsSettings IsmctsBot::SettingsFor(const engine::Game& game) const {
+  // The games' calibrated settings. Budgets: a decision takes at most about 50 ms on one core of
+  // the development machine in the longest positions of each game (figures in engine/README.md).
   // Long dice games are judged by the game's heuristic after a short playout: more iterations in
-  // the budget, and less noise than a random game played to its end.
-  static const std::map<std::string, int> kPlayout = {
-      {"pico", 300}, {"picadice", 30}, {"pescado", 30}, {"pict", 300}, {"kadice", 30}};
-  auto it = kPlayout.find(game.name());
-  return it == kPlayout.end() ? 300 : it->second;
+  // the budget, and less noise than a random game played to its end. Scales: about one typical
+  // lead of the game's heuristic (points in Pico, Pict and Pescado, counters in Picadice, ten per
+  // card in KA'DICE!).
+  static const std::map<std::string, IsmctsSettings> kGames = {
+      {"pico", {1500, 300, 0.7, 3.0, 2}},  {"picadice", {800, 30, 0.7, -1.0, 2}},
+      {"pescado", {800, 30, 0.7, 4.0, 2}}, {"pict", {400, 300, 0.7, -1.0, 2}},
+      {"kadice", {500, 30, 0.7, 15.0, 2}},
+  };
+  static const IsmctsSettings kOther = {500, 300, 0.7, 5.0, 2};
+  auto it = kGames.find(game.name());
+  const IsmctsSettings& base = it == kGames.end() ? kOther : it->second;
+  IsmctsSettings s = settings_;
+  if (s.iterations <= 0) s.iterations = base.iterations;
+  if (s.max_playout_moves <= 0) s.max_playout_moves = base.max_playout_moves;
+  if (s.exploration <= 0) s.exploration = base.exploration;
+  if (s.heuristic_scale == 0) s.heuristic_scale = base.heuristic_scale;
+  if (s.simultaneous <= 0) s.simultaneous = base.simultaneous;
+  return s;
 }
 
 absl::StatusOr<Action> IsmctsBot::Choose(const State& state, int seat, Rng& rng) {
   std::vector<Action> legal = state.LegalActions(seat);
   if (legal.empty()) return CannotAct(state, seat);
   if (legal.size() == 1) return legal[0];
-  Search search(seat, rng, PlayoutMovesFor(state.game()));
-  const int iterations = IterationsFor(state.game());
-  for (int i = 0; i < iterations; ++i) {
+  const IsmctsSettings settings = SettingsFor(state.game());
+  Search search(seat, rng, settings);
+  for (int i = 0; i < settings.iterations; ++i) {
     if (absl::Status s = search.Iterate(state); !s.ok()) return s;
   }
+  if (Search::RegretRoot(state, settings)) return search.Mixed(legal);
   return search.Best(legal);
 }
 
