@@ -2,9 +2,19 @@
 # Checks k8s/monitoring/prometheusrule.yaml: extracts its rule groups, then
 # `promtool check rules` and `promtool test rules` (k8s/monitoring/alerts-test.yaml).
 # usage: scripts/ops/check-rules.sh [WORK_DIR]
+# Without WORK_DIR it works in a directory of its own, removed when it exits (also on failure
+# or a signal); with one, what it wrote stays there.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-WORK="${1:-$ROOT/build-ops/rules}"
+if [ $# -ge 1 ]; then
+  WORK="$1"
+else
+  WORK="$(mktemp -d /tmp/parlor-rules.XXXXXX)"
+  trap 'rm -rf "$WORK"' EXIT
+  trap 'exit 129' HUP
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+fi
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 PROMTOOL="${PROMTOOL:-$(command -v promtool || true)}"
