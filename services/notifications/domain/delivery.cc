@@ -1,0 +1,275 @@
+#include "services/notifications/domain/delivery.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/core/logging.h"
+#include "services/notifications/domain/rules.h"
+#include "spdlog/spdlog.h"
+
+namespace parlor::notifications {
+namespace {
+
+const std::vector<std::string>& Results() {
+  static const std::vector<std::string> kResults = {
+      "delivered", "retry", "rejected", "dead_token", "expired", "gave_up", "unconfigured"};
+  return kResults;
+}
+
+}  // namespace
+
+DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
+  if (registry == nullptr) return;
+  deliveries_ = &prometheus::BuildCounter()
+                     .Name("parlor_notifications_deliveries_total")
+                     .Help("Push attempts by provider and outcome")
+                     .Register(*registry);
+  latency_ = &prometheus::BuildHistogram()
+                  .Name("parlor_notifications_commit_to_acceptance_seconds")
+                  .Help("From the event's commit at its sender to the provider's acceptance")
+                  .Register(*registry);
+  dead_tokens_ = &prometheus::BuildCounter()
+                      .Name("parlor_notifications_dead_tokens_total")
+                      .Help("Devices removed because the provider reported their token dead")
+                      .Register(*registry);
+  auto& queue = prometheus::BuildGauge()
+                    .Name("parlor_notifications_queue_depth")
+                    .Help("Pushes waiting in the delivery queue (due or backing off)")
+                    .Register(*registry);
+  depth_ = &queue.Add({});
+  auto& age = prometheus::BuildGauge()
+                  .Name("parlor_notifications_queue_oldest_age_seconds")
+                  .Help("Age of the oldest queued push, from its event's commit (0 when empty)")
+                  .Register(*registry);
+  oldest_age_ = &age.Add({});
+  auto& events = prometheus::BuildCounter()
+                     .Name("parlor_notifications_events_total")
+                     .Help(
+                         "Events handed over by other services: accepted, or duplicates of "
+                         "ones accepted before")
+                     .Register(*registry);
+  accepted_ = &events.Add({{"outcome", "accepted"}});
+  duplicates_ = &events.Add({{"outcome", "duplicate"}});
+  // Every series the alerts divide exists from the start, at zero.
+  for (Platform platform : {Platform::kApns, Platform::kFcm}) {
+    for (const std::string& result : Results()) {
+      deliveries_->Add({{"platform", PlatformName(platform)}, {"result", result}});
+    }
+    dead_tokens_->Add({{"platform", PlatformName(platform)}});
+  }
+}
+
+void DeliveryMetrics::Count(Platform platform, const std::string& result) {
+  if (deliveries_ == nullptr) return;
+  deliveries_->Add({{"platform", PlatformName(platform)}, {"result", result}}).Increment();
+}
+
+void DeliveryMetrics::Latency(Platform platform, absl::Duration latency) {
+  if (latency_ == nullptr) return;
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
+  latency_->Add({{"platform", PlatformName(platform)}}, kBuckets)
+      .Observe(std::max(0.0, absl::ToDoubleSeconds(latency)));
+}
+
+void DeliveryMetrics::DeadToken(Platform platform) {
+  if (dead_tokens_ == nullptr) return;
+  dead_tokens_->Add({{"platform", PlatformName(platform)}}).Increment();
+}
+
+void DeliveryMetrics::Queue(int64_t depth, absl::Duration oldest_age) {
+  if (depth_ == nullptr) return;
+  depth_->Set(static_cast<double>(depth));
+  oldest_age_->Set(std::max(0.0, absl::ToDoubleSeconds(oldest_age)));
+}
+
+void DeliveryMetrics::Events(int accepted, int duplicates) {
+  if (accepted_ == nullptr) return;
+  accepted_->Increment(accepted);
+  duplicates_->Increment(duplicates);
+}
+
+PushSender* Deliverer::Senders::For(Platform platform) {
+  if (platform == Platform::kApns) {
+    if (!apns_made_) {
+      apns_ = factory_(platform);
+      apns_made_ = true;
+    }
+    return apns_.get();
+  }
+  if (platform == Platform::kFcm) {
+    if (!fcm_made_) {
+      fcm_ = factory_(platform);
+      fcm_made_ = true;
+    }
+    return fcm_.get();
+  }
+  return nullptr;
+}
+
+Deliverer::Deliverer(NotificationsStore* store, DeliveryMetrics* metrics, Clock clock,
+                     DeliveryOptions options)
+    : store_(store), metrics_(metrics), clock_(std::move(clock)), options_(options) {}
+
+absl::Time Deliverer::RetryTime(absl::Time now, int attempts,
+                                std::optional<absl::Duration> retry_after) const {
+  absl::Duration backoff = options_.backoff_base;
+  for (int i = 1; i < attempts && backoff < options_.backoff_cap; ++i) backoff *= 2;
+  backoff = std::min(backoff, options_.backoff_cap);
+  // The provider said when: never earlier than that (bounded, so a bogus header cannot park a
+  // push for days).
+  if (retry_after.has_value()) {
+    backoff = std::max(backoff, std::min(*retry_after, absl::Hours(1)));
+  }
+  return now + backoff;
+}
+
+absl::StatusOr<int> Deliverer::DeliverOnce(Senders& senders) {
+  absl::StatusOr<std::vector<Push>> claimed =
+      store_->ClaimPushes(clock_(), options_.lease, options_.batch);
+  if (!claimed.ok()) return claimed.status();
+  std::vector<int64_t> done;
+  std::vector<NotificationsStore::Retry> retries;
+  for (Push& push : *claimed) {
+    const Platform platform = push.device.platform;
+    push.thread_id = push.game_id.empty() ? KindName(push.kind) : push.game_id;
+    push.collapse_id = push.thread_id;
+    const absl::Time now = clock_();
+    if (push.expire_time.has_value() && *push.expire_time <= now) {
+      metrics_->Count(platform, "expired");
+      done.push_back(push.delivery_id);
+      continue;
+    }
+    PushSender* sender = senders.For(platform);
+    if (sender == nullptr) {
+      spdlog::warn("notifications: {} is not configured; dropped push {} ({})",
+                   PlatformName(platform), push.delivery_id, KindName(push.kind));
+      metrics_->Count(platform, "unconfigured");
+      done.push_back(push.delivery_id);
+      continue;
+    }
+    const SendResult result = sender->Send(push);
+    const absl::Time after = clock_();
+    switch (result.outcome) {
+      case SendResult::Outcome::kAccepted:
+        metrics_->Count(platform, "delivered");
+        metrics_->Latency(platform, after - push.commit_time);
+        done.push_back(push.delivery_id);
+        break;
+      case SendResult::Outcome::kDeadToken: {
+        metrics_->Count(platform, "dead_token");
+        absl::StatusOr<bool> removed =
+            store_->RemoveDeadDevice(push.device.device_id, push.device.token);
+        if (!removed.ok()) {
+          // Retried like a transient failure: the next attempt finds the token dead again.
+          retries.push_back(
+              {push.delivery_id, RetryTime(after, push.attempts, std::nullopt), result.detail});
+          break;
+        }
+        if (*removed) {
+          metrics_->DeadToken(platform);
+          spdlog::info("notifications: removed device {} ({}): {}", push.device.device_id,
+                       PlatformName(platform), result.detail);
+        }
+        done.push_back(push.delivery_id);  // gone with the device, or harmless if not
+        break;
+      }
+      case SendResult::Outcome::kRejected:
+        if (push.attempts >= options_.rejected_attempts) {
+          metrics_->Count(platform, "rejected");
+          spdlog::warn("notifications: {} refused push {} for good after {} attempts: {}",
+                       PlatformName(platform), push.delivery_id, push.attempts, result.detail);
+          done.push_back(push.delivery_id);
+        } else {
+          metrics_->Count(platform, "retry");
+          retries.push_back(
+              {push.delivery_id, RetryTime(after, push.attempts, std::nullopt), result.detail});
+        }
+        break;
+      case SendResult::Outcome::kTransient:
+        if (push.attempts >= options_.max_attempts) {
+          metrics_->Count(platform, "gave_up");
+          spdlog::warn("notifications: gave up push {} after {} attempts: {}", push.delivery_id,
+                       push.attempts, result.detail);
+          done.push_back(push.delivery_id);
+        } else {
+          metrics_->Count(platform, "retry");
+          retries.push_back({push.delivery_id, RetryTime(after, push.attempts, result.retry_after),
+                             result.detail});
+        }
+        break;
+    }
+  }
+  // A failed settlement leaves the rows leased: they are tried again when the lease ends.
+  if (absl::Status removed = store_->RemovePushes(done); !removed.ok()) {
+    spdlog::warn("notifications: cannot settle {} pushes: {}", done.size(), removed.ToString());
+  }
+  if (absl::Status rescheduled = store_->ReschedulePushes(retries); !rescheduled.ok()) {
+    spdlog::warn("notifications: cannot schedule {} retries: {}", retries.size(),
+                 rescheduled.ToString());
+  }
+  return static_cast<int>(claimed->size());
+}
+
+absl::Status Deliverer::UpdateQueueGauges() {
+  absl::StatusOr<NotificationsStore::QueueStats> stats = store_->GetQueueStats();
+  if (!stats.ok()) return stats.status();
+  metrics_->Queue(stats->depth, stats->oldest_commit_time.has_value()
+                                    ? clock_() - *stats->oldest_commit_time
+                                    : absl::ZeroDuration());
+  return absl::OkStatus();
+}
+
+DeliveryLoop::DeliveryLoop(Deliverer* deliverer, SenderFactory factory)
+    : deliverer_(deliverer), factory_(std::move(factory)) {
+  for (int i = 0; i < std::max(1, deliverer_->options().threads); ++i) {
+    threads_.emplace_back([this, i] { Run(i); });
+  }
+}
+
+DeliveryLoop::~DeliveryLoop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+}
+
+void DeliveryLoop::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++wakes_;
+  }
+  cv_.notify_all();
+}
+
+void DeliveryLoop::Run(int index) {
+  Deliverer::Senders senders(factory_);
+  uint64_t seen = 0;
+  absl::Time next_gauges = absl::InfinitePast();
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return;
+      seen = wakes_;
+    }
+    absl::StatusOr<int> claimed = deliverer_->DeliverOnce(senders);
+    if (!claimed.ok()) {
+      spdlog::warn("notifications: delivery round failed: {}", claimed.status().ToString());
+    }
+    if (index == 0 && absl::Now() >= next_gauges) {
+      (void)deliverer_->UpdateQueueGauges();
+      next_gauges = absl::Now() + absl::Seconds(1);
+    }
+    // A full batch: more may be due at once.
+    if (claimed.ok() && *claimed >= deliverer_->options().batch) continue;
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, absl::ToChronoMilliseconds(deliverer_->options().poll_interval),
+                 [&] { return stop_ || wakes_ != seen; });
+    if (stop_) return;
+  }
+}
+
+}  // namespace parlor::notifications

@@ -1,0 +1,66 @@
+#ifndef PARLOR_SERVICES_NOTIFICATIONS_DOMAIN_NOTIFICATIONS_SERVICE_H_
+#define PARLOR_SERVICES_NOTIFICATIONS_DOMAIN_NOTIFICATIONS_SERVICE_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/notifications/domain/delivery.h"
+#include "services/notifications/domain/model.h"
+#include "services/notifications/store/notifications_store.h"
+
+namespace parlor::notifications {
+
+// The notifications domain: input rules, what each event becomes (inbox entry, pushes, badge,
+// quiet hours, mutes), paging. It knows nothing of gRPC (the api layer translates) nor of SQL
+// (the store persists). Every method returns a precise absl::Status for bad input and changes
+// nothing in that case.
+class NotificationsService {
+ public:
+  using Clock = std::function<absl::Time()>;
+
+  // `metrics` may be null. `on_queued` is called after events queued pushes (wakes the senders).
+  NotificationsService(NotificationsStore* store, Clock clock, DeliveryMetrics* metrics,
+                       std::function<void()> on_queued);
+
+  absl::StatusOr<NotificationsStore::Registered> RegisterDevice(const std::string& account_id,
+                                                                Device device);
+  absl::Status UnregisterDevice(const std::string& account_id, const std::string& device_id,
+                                const std::string& token);
+  absl::StatusOr<std::vector<Device>> ListDevices(const std::string& account_id);
+
+  absl::StatusOr<Preferences> GetPreferences(const std::string& account_id);
+  absl::StatusOr<Preferences> UpdatePreferences(const std::string& account_id,
+                                                Preferences preferences);
+
+  struct InboxPage {
+    std::vector<Notification> notifications;
+    std::string next_page_token;
+    int64_t unread = 0;
+  };
+  absl::StatusOr<InboxPage> ListNotifications(const std::string& account_id, int page_size,
+                                              const std::string& page_token);
+  absl::StatusOr<int64_t> MarkRead(const std::string& account_id, const std::vector<int64_t>& ids,
+                                   int64_t up_to);
+
+  absl::StatusOr<NotificationsStore::Accepted> AcceptEvents(const std::vector<Event>& events);
+
+  static constexpr int kDefaultPageSize = 20;
+  static constexpr int kMaxPageSize = 100;
+  static constexpr size_t kMaxMarkRead = 100;
+
+ private:
+  NotificationsStore::Plan PlanEvent(const Event& event, const Preferences& preferences,
+                                     absl::Time now) const;
+
+  NotificationsStore* store_;
+  Clock clock_;
+  DeliveryMetrics* metrics_;
+  std::function<void()> on_queued_;
+};
+
+}  // namespace parlor::notifications
+
+#endif  // PARLOR_SERVICES_NOTIFICATIONS_DOMAIN_NOTIFICATIONS_SERVICE_H_

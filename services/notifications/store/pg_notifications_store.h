@@ -1,0 +1,42 @@
+#ifndef PARLOR_SERVICES_NOTIFICATIONS_STORE_PG_NOTIFICATIONS_STORE_H_
+#define PARLOR_SERVICES_NOTIFICATIONS_STORE_PG_NOTIFICATIONS_STORE_H_
+
+#include "services/common/db/pool.h"
+#include "services/notifications/store/notifications_store.h"
+
+namespace parlor::notifications {
+
+// NotificationsStore on PostgreSQL (schema `notifications`, see migrations/notifications/).
+// Blocking: call it from a worker pool or a sender thread.
+class PgNotificationsStore : public NotificationsStore {
+ public:
+  explicit PgNotificationsStore(DbPool* db) : db_(db) {}
+
+  absl::StatusOr<Registered> RegisterDevice(const Device& device, absl::Time now) override;
+  absl::Status UnregisterDevice(const std::string& account_id, const std::string& device_id,
+                                const std::string& token) override;
+  absl::StatusOr<std::vector<Device>> ListDevices(const std::string& account_id) override;
+  absl::StatusOr<Preferences> GetPreferences(const std::string& account_id) override;
+  absl::Status PutPreferences(const std::string& account_id, const Preferences& preferences,
+                              absl::Time now) override;
+  absl::StatusOr<Accepted> AcceptEvents(const std::vector<Event>& events, const Planner& plan,
+                                        absl::Time now) override;
+  absl::StatusOr<InboxPage> ListInbox(const std::string& account_id, int64_t before_id,
+                                      int limit) override;
+  absl::StatusOr<int64_t> MarkRead(const std::string& account_id, const std::vector<int64_t>& ids,
+                                   int64_t up_to, absl::Time now) override;
+  absl::StatusOr<std::vector<Push>> ClaimPushes(absl::Time now, absl::Duration lease,
+                                                int limit) override;
+  absl::Status RemovePushes(const std::vector<int64_t>& delivery_ids) override;
+  absl::Status ReschedulePushes(const std::vector<Retry>& retries) override;
+  absl::StatusOr<bool> RemoveDeadDevice(const std::string& device_id,
+                                        const std::string& token) override;
+  absl::StatusOr<QueueStats> GetQueueStats() override;
+
+ private:
+  DbPool* db_;
+};
+
+}  // namespace parlor::notifications
+
+#endif  // PARLOR_SERVICES_NOTIFICATIONS_STORE_PG_NOTIFICATIONS_STORE_H_

@@ -1,0 +1,154 @@
+#ifndef PARLOR_SERVICES_NOTIFICATIONS_STORE_SQL_H_
+#define PARLOR_SERVICES_NOTIFICATIONS_STORE_SQL_H_
+
+// Every SQL statement of the notifications service, in one place. Parameters are always bound
+// ($1, $2, ...), never spliced into the text. Times travel as Unix microseconds (BIGINT); lists
+// as array literals (services/common/db/pg_array.h).
+namespace parlor::notifications::sql {
+
+#define PARLOR_TS(n) "to_timestamp($" #n "::bigint / 1000000.0)"
+#define PARLOR_MICROS(col) "(extract(epoch FROM " col ") * 1000000)::bigint"
+
+#define PARLOR_DEVICE_COLUMNS                                                       \
+  "device_id::text, account_id::text, platform, token, locale, time_zone, app_id, " \
+  "sandbox, " PARLOR_MICROS("create_time") ", " PARLOR_MICROS("update_time")
+
+// The account holding (platform, token) now, locked so that two registrations queue up.
+inline constexpr char kLockToken[] =
+    "SELECT device_id::text, account_id::text FROM notifications.devices "
+    "WHERE platform = $1 AND token = $2 FOR UPDATE";
+
+inline constexpr char kUpsertDevice[] =
+    "INSERT INTO notifications.devices (account_id, platform, token, locale, time_zone, app_id, "
+    "sandbox, create_time, update_time) "
+    "VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, " PARLOR_TS(8) ", " PARLOR_TS(8) ") "
+    "ON CONFLICT (platform, token) DO UPDATE SET account_id = EXCLUDED.account_id, "
+    "locale = EXCLUDED.locale, time_zone = EXCLUDED.time_zone, app_id = EXCLUDED.app_id, "
+    "sandbox = EXCLUDED.sandbox, "
+    "update_time = greatest(notifications.devices.create_time, EXCLUDED.update_time) "
+    "RETURNING " PARLOR_DEVICE_COLUMNS;
+
+// A moved token's undelivered pushes were for its previous account.
+inline constexpr char kDropDevicePushes[] =
+    "DELETE FROM notifications.deliveries WHERE device_id = $1::uuid";
+
+inline constexpr char kUnregisterById[] =
+    "DELETE FROM notifications.devices WHERE account_id = $1::uuid AND device_id = $2::uuid "
+    "RETURNING device_id";
+inline constexpr char kUnregisterByToken[] =
+    "DELETE FROM notifications.devices WHERE account_id = $1::uuid AND token = $2 "
+    "RETURNING device_id";
+
+inline constexpr char kListDevices[] = "SELECT " PARLOR_DEVICE_COLUMNS
+                                       " FROM notifications.devices WHERE account_id = $1::uuid "
+                                       "ORDER BY create_time DESC, device_id";
+
+inline constexpr char kGetPreferences[] =
+    "SELECT muted_game_ids, disabled_kinds, quiet_start, quiet_end, time_zone "
+    "FROM notifications.preferences WHERE account_id = $1::uuid";
+
+inline constexpr char kPutPreferences[] =
+    "INSERT INTO notifications.preferences (account_id, muted_game_ids, disabled_kinds, "
+    "quiet_start, quiet_end, time_zone, update_time) "
+    "VALUES ($1::uuid, $2::text[], $3::smallint[], NULLIF($4::smallint, -1), "
+    "NULLIF($5::smallint, -1), $6, " PARLOR_TS(7)
+    ") ON CONFLICT (account_id) DO UPDATE SET muted_game_ids = EXCLUDED.muted_game_ids, "
+    "disabled_kinds = EXCLUDED.disabled_kinds, quiet_start = EXCLUDED.quiet_start, "
+    "quiet_end = EXCLUDED.quiet_end, time_zone = EXCLUDED.time_zone, "
+    "update_time = EXCLUDED.update_time";
+
+// No row back: the dedupe key was seen before.
+inline constexpr char kInsertEvent[] =
+    "INSERT INTO notifications.events (dedupe_key, account_id, kind, game_id, game, version, "
+    "title_loc_key, loc_key, loc_args, deep_link, commit_time, expire_time, create_time, "
+    "in_inbox) "
+    "VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9::text[], $10, " PARLOR_TS(11)
+    ", CASE WHEN $12::bigint < 0 THEN NULL ELSE " PARLOR_TS(12) " END, " PARLOR_TS(13)
+    ", $14) ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id";
+
+// Pending "your turn" (1) and reminder (2) pushes of the game made stale by an event at version
+// $3: older versions, and the same version too when $4 (the turn is over at $3).
+inline constexpr char kDropStalePushes[] =
+    "DELETE FROM notifications.deliveries WHERE account_id = $1::uuid AND game_id = $2 "
+    "AND kind IN (1, 2) AND (version < $3::bigint OR (version = $3::bigint AND $4::boolean))";
+
+// The turn state of (account, game) as of version $3, unless a newer event already set it.
+inline constexpr char kSetTurn[] =
+    "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, expire_time) "
+    "VALUES ($1::uuid, $2, $3, $4, CASE WHEN $5::bigint < 0 THEN NULL ELSE " PARLOR_TS(5)
+    " END) ON CONFLICT (account_id, game_id) DO UPDATE SET version = EXCLUDED.version, "
+    "my_turn = EXCLUDED.my_turn, expire_time = EXCLUDED.expire_time "
+    "WHERE notifications.turns.version <= EXCLUDED.version";
+
+// The badge: games where it is the player's turn (and that turn has not run out).
+inline constexpr char kCountMyTurns[] =
+    "SELECT count(*) FROM notifications.turns WHERE account_id = $1::uuid AND my_turn "
+    "AND (expire_time IS NULL OR expire_time > " PARLOR_TS(2) ")";
+
+// One queued push per device of the account.
+inline constexpr char kFanOut[] =
+    "INSERT INTO notifications.deliveries (notification_id, device_id, account_id, game_id, "
+    "kind, version, badge, commit_time, expire_time, due_time) "
+    "SELECT $1::bigint, device_id, account_id, $3::text, $4::smallint, $5::bigint, "
+    "$6::integer, " PARLOR_TS(7) ", CASE WHEN $8::bigint < 0 THEN NULL ELSE " PARLOR_TS(
+        8) " END, " PARLOR_TS(9) " FROM notifications.devices WHERE account_id = $2::uuid";
+
+#define PARLOR_NOTIFICATION_COLUMNS                                                   \
+  "notification_id, kind, title_loc_key, loc_key, loc_args, game_id, game, version, " \
+  "deep_link, " PARLOR_MICROS("create_time") ", read_time IS NOT NULL"
+
+inline constexpr char kListInbox[] =
+    "SELECT " PARLOR_NOTIFICATION_COLUMNS
+    " FROM notifications.events WHERE account_id = $1::uuid AND in_inbox "
+    "AND notification_id < $2 ORDER BY notification_id DESC LIMIT $3";
+
+inline constexpr char kCountUnread[] =
+    "SELECT count(*) FROM notifications.events WHERE account_id = $1::uuid AND in_inbox "
+    "AND read_time IS NULL";
+
+inline constexpr char kMarkReadIds[] =
+    "UPDATE notifications.events SET read_time = " PARLOR_TS(3)
+    " WHERE account_id = $1::uuid AND notification_id = ANY($2::bigint[]) AND in_inbox "
+    "AND read_time IS NULL";
+
+inline constexpr char kMarkReadUpTo[] = "UPDATE notifications.events SET read_time = " PARLOR_TS(
+    3) " WHERE account_id = $1::uuid AND notification_id <= $2 AND in_inbox AND read_time IS NULL";
+
+// Leases due pushes (SKIP LOCKED: every replica's senders claim different rows).
+inline constexpr char kClaimPushes[] =
+    "WITH due AS (SELECT delivery_id FROM notifications.deliveries "
+    "  WHERE due_time <= " PARLOR_TS(1) " ORDER BY due_time LIMIT $3 FOR UPDATE SKIP LOCKED) "
+    "UPDATE notifications.deliveries d SET due_time = " PARLOR_TS(2)
+    ", attempts = d.attempts + 1 "
+    "FROM due, notifications.devices v, notifications.events e "
+    "WHERE d.delivery_id = due.delivery_id AND v.device_id = d.device_id "
+    "AND e.notification_id = d.notification_id "
+    "RETURNING d.delivery_id, d.attempts, v.device_id::text, v.account_id::text, v.platform, "
+    "v.token, v.locale, v.time_zone, v.app_id, v.sandbox, d.kind, d.game_id, d.version, "
+    "e.title_loc_key, e.loc_key, e.loc_args, e.deep_link, d.badge, "
+    PARLOR_MICROS("d.commit_time") ", " PARLOR_MICROS("d.expire_time") ", e.dedupe_key";
+
+inline constexpr char kRemovePushes[] =
+    "DELETE FROM notifications.deliveries WHERE delivery_id = ANY($1::bigint[])";
+
+inline constexpr char kReschedulePushes[] =
+    "UPDATE notifications.deliveries d SET due_time = to_timestamp(u.due / 1000000.0), last_error "
+    "= u.error "
+    "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS u(id, due, error) "
+    "WHERE d.delivery_id = u.id";
+
+inline constexpr char kRemoveDeadDevice[] =
+    "DELETE FROM notifications.devices WHERE device_id = $1::uuid AND token = $2 "
+    "RETURNING device_id";
+
+inline constexpr char kQueueStats[] =
+    "SELECT count(*), " PARLOR_MICROS("min(commit_time)") " FROM notifications.deliveries";
+
+#undef PARLOR_NOTIFICATION_COLUMNS
+#undef PARLOR_DEVICE_COLUMNS
+#undef PARLOR_MICROS
+#undef PARLOR_TS
+
+}  // namespace parlor::notifications::sql
+
+#endif  // PARLOR_SERVICES_NOTIFICATIONS_STORE_SQL_H_
