@@ -1,10 +1,9 @@
 #include "services/accounts/api/accounts_api.h"
 
 #include "google/protobuf/util/time_util.h"
+#include "services/accounts/api/api_convert.h"
 
 namespace parlor::accounts {
-namespace {
-
 using google::protobuf::util::TimeUtil;
 
 void ToProto(absl::Time time, google::protobuf::Timestamp* out) {
@@ -24,8 +23,6 @@ void ToProto(const SessionTokens& tokens, v1::SessionTokens* out) {
   out->set_refresh_token(tokens.refresh_token);
   ToProto(tokens.refresh_token_expire_time, out->mutable_refresh_token_expire_time());
 }
-
-}  // namespace
 
 grpc::ServerUnaryReactor* AccountsApi::AuthenticateDevice(
     grpc::CallbackServerContext* context, const v1::AuthenticateDeviceRequest* request,

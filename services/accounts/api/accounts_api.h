@@ -3,6 +3,7 @@
 
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "services/accounts/domain/accounts_service.h"
+#include "services/accounts/domain/credentials_service.h"
 #include "services/accounts/domain/revocations.h"
 #include "services/common/rpc.h"
 
@@ -12,7 +13,8 @@ namespace parlor::accounts {
 // pool through RpcRunner, which also authenticates and maps the status.
 class AccountsApi final : public parlor::accounts::v1::AccountsService::CallbackService {
  public:
-  AccountsApi(AccountsService* accounts, RpcRunner* rpc) : accounts_(accounts), rpc_(rpc) {}
+  AccountsApi(AccountsService* accounts, CredentialsService* credentials, RpcRunner* rpc)
+      : accounts_(accounts), credentials_(credentials), rpc_(rpc) {}
 
   grpc::ServerUnaryReactor* AuthenticateDevice(grpc::CallbackServerContext* context,
                                                const v1::AuthenticateDeviceRequest* request,
@@ -30,8 +32,44 @@ class AccountsApi final : public parlor::accounts::v1::AccountsService::Callback
                                           const v1::UpdateProfileRequest* request,
                                           v1::UpdateProfileResponse* response) override;
 
+  // Linked credentials and devices (credentials_api.cc).
+  grpc::ServerUnaryReactor* SendLinkEmailCode(grpc::CallbackServerContext* context,
+                                              const v1::SendLinkEmailCodeRequest* request,
+                                              v1::SendLinkEmailCodeResponse* response) override;
+  grpc::ServerUnaryReactor* LinkEmailPassword(grpc::CallbackServerContext* context,
+                                              const v1::LinkEmailPasswordRequest* request,
+                                              v1::LinkEmailPasswordResponse* response) override;
+  grpc::ServerUnaryReactor* AuthenticateEmail(grpc::CallbackServerContext* context,
+                                              const v1::AuthenticateEmailRequest* request,
+                                              v1::AuthenticateEmailResponse* response) override;
+  grpc::ServerUnaryReactor* SendPasswordResetCode(
+      grpc::CallbackServerContext* context, const v1::SendPasswordResetCodeRequest* request,
+      v1::SendPasswordResetCodeResponse* response) override;
+  grpc::ServerUnaryReactor* ResetPassword(grpc::CallbackServerContext* context,
+                                          const v1::ResetPasswordRequest* request,
+                                          v1::ResetPasswordResponse* response) override;
+  grpc::ServerUnaryReactor* AuthenticateIdToken(grpc::CallbackServerContext* context,
+                                                const v1::AuthenticateIdTokenRequest* request,
+                                                v1::AuthenticateIdTokenResponse* response) override;
+  grpc::ServerUnaryReactor* LinkIdToken(grpc::CallbackServerContext* context,
+                                        const v1::LinkIdTokenRequest* request,
+                                        v1::LinkIdTokenResponse* response) override;
+  grpc::ServerUnaryReactor* ListCredentials(grpc::CallbackServerContext* context,
+                                            const v1::ListCredentialsRequest* request,
+                                            v1::ListCredentialsResponse* response) override;
+  grpc::ServerUnaryReactor* UnlinkCredential(grpc::CallbackServerContext* context,
+                                             const v1::UnlinkCredentialRequest* request,
+                                             v1::UnlinkCredentialResponse* response) override;
+  grpc::ServerUnaryReactor* ListDevices(grpc::CallbackServerContext* context,
+                                        const v1::ListDevicesRequest* request,
+                                        v1::ListDevicesResponse* response) override;
+  grpc::ServerUnaryReactor* RemoveDevice(grpc::CallbackServerContext* context,
+                                         const v1::RemoveDeviceRequest* request,
+                                         v1::RemoveDeviceResponse* response) override;
+
  private:
   AccountsService* accounts_;
+  CredentialsService* credentials_;
   RpcRunner* rpc_;
 };
 

@@ -13,6 +13,8 @@
 #include "gtest/gtest.h"
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/credentials/testing/fake_identity_provider.h"
+#include "services/accounts/credentials/testing/local_servers.h"
 #include "services/common/core/crypto.h"
 #include "services/common/testing/test_server.h"
 #include "tests/pg/pg_test_database.h"
@@ -31,6 +33,18 @@ class AccountsBadInputPgTest : public parlor::testing::PgTest {
     PgTest::SetUp();
     AccountsConfig config;
     config.access_token_private_key = keys_.access().private_key;
+    // Codes by SMTP to a local server the test reads; Google Sign-In with a test provider's keys.
+    config.smtp = {.url = smtp_.Url(),
+                   .from = "no-reply@parlor.test",
+                   .username = "",
+                   .password = "",
+                   .require_tls = false,
+                   .timeout = absl::Seconds(5)};
+    google_.AddKey("google-1", "RS256");
+    google_keys_.Set("/certs", 200, google_.Jwks());
+    config.google_client_ids = "parlor-test-client";
+    config.google_keys_url = google_keys_.Url("/certs");
+    config.credentials.password_hashing = {.memory_kib = 1024, .iterations = 1, .parallelism = 1};
     ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
     ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
     auto started = parlor::testing::TestServer::Start(
@@ -59,6 +73,9 @@ class AccountsBadInputPgTest : public parlor::testing::PgTest {
   }
 
   parlor::testing::TestKeys keys_;
+  testing::LocalSmtpServer smtp_;
+  testing::FakeIdentityProvider google_;
+  testing::LocalHttpServer google_keys_;
   std::unique_ptr<parlor::testing::TestServer> server_;
   std::unique_ptr<v1::AccountsService::Stub> accounts_;
   std::unique_ptr<v1::AccountsInternalService::Stub> internal_;
@@ -153,6 +170,151 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
   };
   const std::string huge(100 * 1024, 'x');
   const std::vector<std::string> too_many_ids(101, ada_id);
+
+  // Linked credentials: Ada has an email (by a mailed code) and a Google account; Bob has
+  // neither and one device.
+  {
+    v1::SendLinkEmailCodeRequest send;
+    send.set_email("ada@example.com");
+    v1::SendLinkEmailCodeResponse sent;
+    ASSERT_TRUE(accounts_->SendLinkEmailCode(Bearer(token).get(), send, &sent).ok());
+    v1::LinkEmailPasswordRequest link;
+    link.set_email("ada@example.com");
+    link.set_code(smtp_.LastCodeFor("ada@example.com"));
+    link.set_password("correct horse battery");
+    v1::LinkEmailPasswordResponse linked;
+    ASSERT_TRUE(accounts_->LinkEmailPassword(Bearer(token).get(), link, &linked).ok());
+  }
+  testing::IdTokenClaims google_claims;
+  google_claims.sub = "g-ada";
+  const std::string ada_google_token = google_.Sign("google-1", google_claims);
+  {
+    v1::LinkIdTokenRequest link;
+    link.set_provider(v1::CREDENTIAL_KIND_GOOGLE);
+    link.set_id_token(ada_google_token);
+    link.set_nonce(google_claims.nonce);
+    v1::LinkIdTokenResponse linked;
+    ASSERT_TRUE(accounts_->LinkIdToken(Bearer(token).get(), link, &linked).ok());
+  }
+  v1::ListCredentialsResponse ada_credentials;
+  ASSERT_TRUE(accounts_->ListCredentials(Bearer(token).get(), {}, &ada_credentials).ok());
+  const std::string bob_token = refreshed.tokens().access_token();
+  v1::ListDevicesResponse bob_devices;
+  ASSERT_TRUE(accounts_->ListDevices(Bearer(bob_token).get(), {}, &bob_devices).ok());
+  const auto fresh_google = [this, google_claims](std::string sub, std::string aud,
+                                                  absl::Time exp) {
+    testing::IdTokenClaims claims = google_claims;
+    claims.sub = sub;
+    claims.aud = aud;
+    claims.exp = exp;
+    return google_.Sign("google-1", claims);
+  };
+  testing::FakeIdentityProvider forger;
+  forger.AddKey("google-1", "RS256");
+  const std::string forged_google = forger.Sign("google-1", google_claims);
+
+  auto send_link_code = [this](std::string bearer, std::string email) {
+    return [this, bearer, email] {
+      v1::SendLinkEmailCodeRequest request;
+      request.set_email(email);
+      v1::SendLinkEmailCodeResponse response;
+      return accounts_->SendLinkEmailCode(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto link_email = [this](std::string bearer, std::string email, std::string code,
+                           std::string password) {
+    return [this, bearer, email, code, password] {
+      v1::LinkEmailPasswordRequest request;
+      request.set_email(email);
+      request.set_code(code);
+      request.set_password(password);
+      v1::LinkEmailPasswordResponse response;
+      return accounts_->LinkEmailPassword(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto email_sign_in = [this](std::string email, std::string password, std::string device_id) {
+    return [this, email, password, device_id] {
+      v1::AuthenticateEmailRequest request;
+      request.set_email(email);
+      request.set_password(password);
+      request.set_device_id(device_id);
+      v1::AuthenticateEmailResponse response;
+      return accounts_->AuthenticateEmail(Bearer("").get(), request, &response);
+    };
+  };
+  auto send_reset_code = [this](std::string email) {
+    return [this, email] {
+      v1::SendPasswordResetCodeRequest request;
+      request.set_email(email);
+      v1::SendPasswordResetCodeResponse response;
+      return accounts_->SendPasswordResetCode(Bearer("").get(), request, &response);
+    };
+  };
+  auto reset_password = [this](std::string email, std::string code, std::string password,
+                               std::string device_id) {
+    return [this, email, code, password, device_id] {
+      v1::ResetPasswordRequest request;
+      request.set_email(email);
+      request.set_code(code);
+      request.set_new_password(password);
+      request.set_device_id(device_id);
+      v1::ResetPasswordResponse response;
+      return accounts_->ResetPassword(Bearer("").get(), request, &response);
+    };
+  };
+  auto id_sign_in = [this](v1::CredentialKind provider, std::string id_token, std::string nonce,
+                           std::string device_id) {
+    return [this, provider, id_token, nonce, device_id] {
+      v1::AuthenticateIdTokenRequest request;
+      request.set_provider(provider);
+      request.set_id_token(id_token);
+      request.set_nonce(nonce);
+      request.set_device_id(device_id);
+      v1::AuthenticateIdTokenResponse response;
+      return accounts_->AuthenticateIdToken(Bearer("").get(), request, &response);
+    };
+  };
+  auto link_id = [this](std::string bearer, v1::CredentialKind provider, std::string id_token,
+                        std::string nonce) {
+    return [this, bearer, provider, id_token, nonce] {
+      v1::LinkIdTokenRequest request;
+      request.set_provider(provider);
+      request.set_id_token(id_token);
+      request.set_nonce(nonce);
+      v1::LinkIdTokenResponse response;
+      return accounts_->LinkIdToken(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto list_credentials = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::ListCredentialsResponse response;
+      return accounts_->ListCredentials(Bearer(bearer).get(), {}, &response);
+    };
+  };
+  auto unlink = [this](std::string bearer, std::string credential_id) {
+    return [this, bearer, credential_id] {
+      v1::UnlinkCredentialRequest request;
+      request.set_credential_id(credential_id);
+      v1::UnlinkCredentialResponse response;
+      return accounts_->UnlinkCredential(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto list_devices = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::ListDevicesResponse response;
+      return accounts_->ListDevices(Bearer(bearer).get(), {}, &response);
+    };
+  };
+  auto remove_device = [this](std::string bearer, std::string handle) {
+    return [this, bearer, handle] {
+      v1::RemoveDeviceRequest request;
+      request.set_device_handle(handle);
+      v1::RemoveDeviceResponse response;
+      return accounts_->RemoveDevice(Bearer(bearer).get(), request, &response);
+    };
+  };
+  const std::string nonce = google_claims.nonce;
+  const std::string password = "a good long password";
 
   const std::vector<BadInputCase> cases = {
       // AuthenticateDevice.
@@ -292,6 +454,196 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
        list_revoked(service, recently, 0,
                     absl::StrCat(absl::ToUnixMicros(recently) + 1, ":0:", ada_id)),
        StatusCode::INVALID_ARGUMENT, "page_token was not issued by ListRevokedSessions"},
+
+      // SendLinkEmailCode.
+      {"SendLinkEmailCode: no token", send_link_code("", "x@example.com"),
+       StatusCode::UNAUTHENTICATED, "missing credentials"},
+      {"SendLinkEmailCode: empty email", send_link_code(bob_token, ""),
+       StatusCode::INVALID_ARGUMENT, "email is required"},
+      {"SendLinkEmailCode: no @", send_link_code(bob_token, "bob.example.com"),
+       StatusCode::INVALID_ARGUMENT, "exactly one '@'"},
+      {"SendLinkEmailCode: two @", send_link_code(bob_token, "bob@x@example.com"),
+       StatusCode::INVALID_ARGUMENT, "exactly one '@'"},
+      {"SendLinkEmailCode: header injection",
+       send_link_code(bob_token, "bob@example.com\r\nBcc: x"), StatusCode::INVALID_ARGUMENT,
+       "found byte 0x0d"},
+      {"SendLinkEmailCode: display-name form", send_link_code(bob_token, "Bob <bob@example.com>"),
+       StatusCode::INVALID_ARGUMENT, "found ' '"},
+      {"SendLinkEmailCode: domain without a dot", send_link_code(bob_token, "bob@localhost"),
+       StatusCode::INVALID_ARGUMENT, "domain with a dot"},
+      {"SendLinkEmailCode: huge", send_link_code(bob_token, huge + "@example.com"),
+       StatusCode::INVALID_ARGUMENT, "email must be 3-254 characters long"},
+      {"SendLinkEmailCode: local part too long",
+       send_link_code(bob_token, std::string(65, 'b') + "@example.com"),
+       StatusCode::INVALID_ARGUMENT, "1-64 characters before the '@'"},
+      {"SendLinkEmailCode: another account's email", send_link_code(bob_token, "ADA@example.com"),
+       StatusCode::ALREADY_EXISTS, "already linked to another account"},
+      {"SendLinkEmailCode: the caller already has an email",
+       send_link_code(token, "ada2@example.com"), StatusCode::FAILED_PRECONDITION,
+       "already has an email address linked"},
+
+      // LinkEmailPassword.
+      {"LinkEmailPassword: no token", link_email("", "b@example.com", "123456", password),
+       StatusCode::UNAUTHENTICATED, "missing credentials"},
+      {"LinkEmailPassword: bad email", link_email(bob_token, "b", "123456", password),
+       StatusCode::INVALID_ARGUMENT, "email must be 3-254"},
+      {"LinkEmailPassword: 5-digit code", link_email(bob_token, "b@example.com", "12345", password),
+       StatusCode::INVALID_ARGUMENT, "code must be the 6 digits from the mail"},
+      {"LinkEmailPassword: letters in the code",
+       link_email(bob_token, "b@example.com", "12a456", password), StatusCode::INVALID_ARGUMENT,
+       "code must be the 6 digits"},
+      {"LinkEmailPassword: short password",
+       link_email(bob_token, "b@example.com", "123456", "short"), StatusCode::INVALID_ARGUMENT,
+       "password must be 10-128 bytes long; it has 5"},
+      {"LinkEmailPassword: huge password", link_email(bob_token, "b@example.com", "123456", huge),
+       StatusCode::INVALID_ARGUMENT, "password must be 10-128 bytes long"},
+      {"LinkEmailPassword: password is the email",
+       link_email(bob_token, "bob.b@example.com", "123456", "Bob.B@example.com"),
+       StatusCode::INVALID_ARGUMENT, "must not be the email address"},
+      {"LinkEmailPassword: no code was sent",
+       link_email(bob_token, "b@example.com", "123456", password), StatusCode::FAILED_PRECONDITION,
+       "no code was sent to this email"},
+
+      // AuthenticateEmail.
+      {"AuthenticateEmail: empty email", email_sign_in("", password, "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "email is required"},
+      {"AuthenticateEmail: empty password", email_sign_in("ada@example.com", "", "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "password is required"},
+      {"AuthenticateEmail: huge password", email_sign_in("ada@example.com", huge, "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "password must be at most 128 bytes"},
+      {"AuthenticateEmail: no device id", email_sign_in("ada@example.com", password, ""),
+       StatusCode::INVALID_ARGUMENT, "device_id is required"},
+      {"AuthenticateEmail: device id with space",
+       email_sign_in("ada@example.com", password, "device id 1"), StatusCode::INVALID_ARGUMENT,
+       "without spaces"},
+      {"AuthenticateEmail: wrong password",
+       email_sign_in("ada@example.com", "wrong password!", "device-new-1"),
+       StatusCode::UNAUTHENTICATED, "email or password is wrong"},
+      {"AuthenticateEmail: unknown email",
+       email_sign_in("nobody@example.com", password, "device-new-1"), StatusCode::UNAUTHENTICATED,
+       "email or password is wrong"},
+      {"AuthenticateEmail: another account's device",
+       email_sign_in("ada@example.com", "correct horse battery", "device-bob-01"),
+       StatusCode::FAILED_PRECONDITION, "already belongs to another account"},
+
+      // SendPasswordResetCode.
+      {"SendPasswordResetCode: empty email", send_reset_code(""), StatusCode::INVALID_ARGUMENT,
+       "email is required"},
+      {"SendPasswordResetCode: bad email", send_reset_code("not an email"),
+       StatusCode::INVALID_ARGUMENT, "found ' '"},
+
+      // ResetPassword.
+      {"ResetPassword: bad code", reset_password("ada@example.com", "1", password, "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "code must be the 6 digits"},
+      {"ResetPassword: short password",
+       reset_password("ada@example.com", "123456", "short", "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "password must be 10-128 bytes"},
+      {"ResetPassword: bad device id", reset_password("ada@example.com", "123456", password, "abc"),
+       StatusCode::INVALID_ARGUMENT, "device_id must be 8-128 characters long; it has 3"},
+      {"ResetPassword: no code was sent",
+       reset_password("ada@example.com", "123456", password, "device-new-1"),
+       StatusCode::FAILED_PRECONDITION, "no code was sent"},
+      {"ResetPassword: unknown email",
+       reset_password("nobody@example.com", "123456", password, "device-new-1"),
+       StatusCode::FAILED_PRECONDITION, "no code was sent"},
+
+      // AuthenticateIdToken.
+      {"AuthenticateIdToken: no provider",
+       id_sign_in(v1::CREDENTIAL_KIND_UNSPECIFIED, ada_google_token, nonce, "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "provider must be CREDENTIAL_KIND_APPLE or"},
+      {"AuthenticateIdToken: email is no provider",
+       id_sign_in(v1::CREDENTIAL_KIND_EMAIL, ada_google_token, nonce, "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "provider must be"},
+      {"AuthenticateIdToken: no token",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, "", nonce, "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "id_token is required"},
+      {"AuthenticateIdToken: huge token",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, huge, nonce, "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "id_token must be at most 8192 bytes"},
+      {"AuthenticateIdToken: short nonce",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, ada_google_token, "abc", "device-new-1"),
+       StatusCode::INVALID_ARGUMENT, "nonce must be 16-128 characters"},
+      {"AuthenticateIdToken: no device id",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, ada_google_token, nonce, ""),
+       StatusCode::INVALID_ARGUMENT, "device_id is required"},
+      {"AuthenticateIdToken: provider not configured",
+       id_sign_in(v1::CREDENTIAL_KIND_APPLE, ada_google_token, nonce, "device-new-1"),
+       StatusCode::FAILED_PRECONDITION, "Sign in with Apple is not configured"},
+      {"AuthenticateIdToken: garbage token",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, "not.a.jwt", nonce, "device-new-1"),
+       StatusCode::UNAUTHENTICATED, "ID token is malformed"},
+      {"AuthenticateIdToken: forged token",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, forged_google, nonce, "device-new-1"),
+       StatusCode::UNAUTHENTICATED, "signature is invalid"},
+      {"AuthenticateIdToken: another app's token",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE,
+                  fresh_google("g-ada", "other-app", absl::Now() + absl::Hours(1)), nonce,
+                  "device-new-1"),
+       StatusCode::UNAUTHENTICATED, "issued for another app"},
+      {"AuthenticateIdToken: expired token",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE,
+                  fresh_google("g-ada", "parlor-test-client", absl::Now() - absl::Hours(1)), nonce,
+                  "device-new-1"),
+       StatusCode::UNAUTHENTICATED, "expired at"},
+      {"AuthenticateIdToken: wrong nonce",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, ada_google_token, "another-nonce-123456",
+                  "device-new-1"),
+       StatusCode::UNAUTHENTICATED, "nonce does not match"},
+      {"AuthenticateIdToken: the token used to link it",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE, ada_google_token, nonce, "device-new-1"),
+       StatusCode::UNAUTHENTICATED, "already used"},
+      {"AuthenticateIdToken: not linked",
+       id_sign_in(v1::CREDENTIAL_KIND_GOOGLE,
+                  fresh_google("g-nobody", "parlor-test-client", absl::Now() + absl::Hours(1)),
+                  nonce, "device-new-1"),
+       StatusCode::NOT_FOUND, "no account has this Google account linked"},
+
+      // LinkIdToken.
+      {"LinkIdToken: no token", link_id("", v1::CREDENTIAL_KIND_GOOGLE, ada_google_token, nonce),
+       StatusCode::UNAUTHENTICATED, "missing credentials"},
+      {"LinkIdToken: no provider",
+       link_id(bob_token, v1::CREDENTIAL_KIND_UNSPECIFIED, ada_google_token, nonce),
+       StatusCode::INVALID_ARGUMENT, "provider must be"},
+      {"LinkIdToken: no nonce",
+       link_id(bob_token, v1::CREDENTIAL_KIND_GOOGLE, ada_google_token, ""),
+       StatusCode::INVALID_ARGUMENT, "nonce must be 16-128"},
+      {"LinkIdToken: forged", link_id(bob_token, v1::CREDENTIAL_KIND_GOOGLE, forged_google, nonce),
+       StatusCode::UNAUTHENTICATED, "signature is invalid"},
+      {"LinkIdToken: another account's Google account",
+       link_id(bob_token, v1::CREDENTIAL_KIND_GOOGLE,
+               fresh_google("g-ada", "parlor-test-client", absl::Now() + absl::Hours(2)), nonce),
+       StatusCode::ALREADY_EXISTS, "already linked to another account"},
+      {"LinkIdToken: a second Google account",
+       link_id(token, v1::CREDENTIAL_KIND_GOOGLE,
+               fresh_google("g-ada-2", "parlor-test-client", absl::Now() + absl::Hours(2)), nonce),
+       StatusCode::FAILED_PRECONDITION, "already has a Google account linked"},
+
+      // ListCredentials, UnlinkCredential.
+      {"ListCredentials: forged token", list_credentials(forged), StatusCode::UNAUTHENTICATED,
+       "signature is invalid"},
+      {"UnlinkCredential: empty id", unlink(token, ""), StatusCode::INVALID_ARGUMENT,
+       "credential_id is required"},
+      {"UnlinkCredential: not a UUID", unlink(token, "'; DROP TABLE x"),
+       StatusCode::INVALID_ARGUMENT, "not a credential id"},
+      {"UnlinkCredential: someone else's",
+       unlink(bob_token, ada_credentials.credentials(0).credential_id()), StatusCode::NOT_FOUND,
+       "your account has no credential"},
+      {"UnlinkCredential: no token", unlink("", ada_credentials.credentials(0).credential_id()),
+       StatusCode::UNAUTHENTICATED, "missing credentials"},
+
+      // ListDevices, RemoveDevice.
+      {"ListDevices: expired token", list_devices(expired), StatusCode::UNAUTHENTICATED,
+       "expired at"},
+      {"RemoveDevice: empty handle", remove_device(token, ""), StatusCode::INVALID_ARGUMENT,
+       "device_handle must be the 16 lower-case hex characters"},
+      {"RemoveDevice: a device id instead of a handle", remove_device(token, "device-ada-01"),
+       StatusCode::INVALID_ARGUMENT, "device_handle must be"},
+      {"RemoveDevice: someone else's device",
+       remove_device(token, bob_devices.devices(0).device_handle()), StatusCode::NOT_FOUND,
+       "no such device"},
+      {"RemoveDevice: the only device of an account without credentials",
+       remove_device(bob_token, bob_devices.devices(0).device_handle()),
+       StatusCode::FAILED_PRECONDITION, "would lose the account"},
 
       // Last: this one revokes Bob's session on purpose.
       {"RefreshSession: refresh token reuse", refresh_with(bob.tokens().refresh_token()),

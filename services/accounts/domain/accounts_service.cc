@@ -40,7 +40,8 @@ AccountsService::AccountsService(AccountsStore* store, auth::TokenSigner access_
       clock_(std::move(clock)),
       options_(options),
       signups_by_address_(options.signups_per_address),
-      signups_total_(options.signups_total) {
+      signups_total_(options.signups_total),
+      sign_in_metrics_(registry) {
   if (registry != nullptr) {
     signups_created_ = &prometheus::BuildCounter()
                             .Name("parlor_accounts_signups_total")
@@ -116,10 +117,18 @@ absl::StatusOr<AccountsService::SignIn> AccountsService::AuthenticateDevice(
   absl::StatusOr<AccountsStore::DeviceSignIn> signed_in =
       store_->AuthenticateDevice(device_id, display_name, &GenerateDisplayName, stored, now,
                                  [&] { return AdmitSignUp(client_address, now); });
-  if (!signed_in.ok()) return signed_in.status();
+  if (!signed_in.ok()) {
+    if (signed_in.status().code() == absl::StatusCode::kFailedPrecondition) {
+      sign_in_metrics_.Failed("device", "device_refused");
+    } else if (signed_in.status().code() == absl::StatusCode::kResourceExhausted) {
+      sign_in_metrics_.Failed("device", "signup_budget");
+    }
+    return signed_in.status();
+  }
   absl::StatusOr<SessionTokens> tokens = Tokens(
       signed_in->account.account_id, signed_in->session_id, device_id, refresh_token, stored, now);
   if (!tokens.ok()) return tokens.status();
+  sign_in_metrics_.SignedIn("device");
   if (signed_in->created) {
     spdlog::info("created account {}", signed_in->account.account_id);
     if (signups_created_ != nullptr) signups_created_->Increment();

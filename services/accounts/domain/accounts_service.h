@@ -12,6 +12,7 @@
 #include "prometheus/family.h"
 #include "prometheus/registry.h"
 #include "services/accounts/domain/account.h"
+#include "services/accounts/domain/sign_in_metrics.h"
 #include "services/accounts/store/accounts_store.h"
 #include "services/common/core/rate_limit.h"
 #include "services/common/core/token.h"
@@ -68,14 +69,16 @@ class AccountsService {
 
   static constexpr size_t kMaxBatchGet = 100;
 
- private:
+  // Session minting, shared with the other ways of signing in (CredentialsService).
   // A new refresh token (returned to the client) and what the store keeps of it.
   std::pair<std::string, NewRefreshToken> MintRefreshToken(absl::Time now) const;
   absl::StatusOr<SessionTokens> Tokens(const std::string& account_id, const std::string& session_id,
                                        const std::string& device_id,
                                        const std::string& refresh_token,
                                        const NewRefreshToken& stored, absl::Time now) const;
+  SignInMetrics& sign_in_metrics() { return sign_in_metrics_; }
 
+ private:
   // OK when one more account may be created for `client_address` now (and counts it).
   absl::Status AdmitSignUp(const std::string& client_address, absl::Time now);
 
@@ -85,6 +88,7 @@ class AccountsService {
   AccountsOptions options_;
   RateLimiter signups_by_address_;
   RateLimiter signups_total_;
+  SignInMetrics sign_in_metrics_;
   prometheus::Counter* signups_created_ = nullptr;
   prometheus::Family<prometheus::Counter>* signups_refused_ = nullptr;
 };

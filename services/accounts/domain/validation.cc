@@ -44,6 +44,37 @@ absl::Status ValidateDeviceId(absl::string_view device_id) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> NormalizeEmail(absl::string_view email) {
+  if (email.empty()) return absl::InvalidArgumentError("email is required");
+  if (email.size() < 3 || email.size() > kMaxEmailLength) {
+    return absl::InvalidArgumentError(absl::StrCat("email must be 3-", kMaxEmailLength,
+                                                   " characters long; it has ", email.size()));
+  }
+  for (unsigned char c : email) {
+    if (c <= 0x20 || c >= 0x7f ||
+        absl::string_view("<>()[],;:\"\\").find(c) != absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "email may contain only printable ASCII without spaces or <>()[],;:\"\\; found ",
+          absl::ascii_isprint(c) ? absl::StrFormat("'%c'", c) : absl::StrFormat("byte 0x%02x", c)));
+    }
+  }
+  const size_t at = email.find('@');
+  if (at == absl::string_view::npos || email.find('@', at + 1) != absl::string_view::npos) {
+    return absl::InvalidArgumentError("email must contain exactly one '@'");
+  }
+  const absl::string_view local = email.substr(0, at);
+  const absl::string_view domain = email.substr(at + 1);
+  if (local.empty() || local.size() > 64) {
+    return absl::InvalidArgumentError("email must have 1-64 characters before the '@'");
+  }
+  if (domain.find('.') == absl::string_view::npos || domain.front() == '.' ||
+      domain.back() == '.' || domain.find("..") != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        "email must have a domain with a dot after the '@' (like example.com)");
+  }
+  return absl::AsciiStrToLower(email);
+}
+
 bool IsAccountId(absl::string_view id) {
   if (id.size() != 36) return false;
   for (size_t i = 0; i < id.size(); ++i) {

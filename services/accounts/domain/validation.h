@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace parlor::accounts {
@@ -20,6 +21,13 @@ absl::Status ValidateDisplayName(absl::string_view name);
 
 // Device ids: 8-128 printable ASCII characters without spaces.
 absl::Status ValidateDeviceId(absl::string_view device_id);
+
+inline constexpr size_t kMaxEmailLength = 254;
+
+// Email addresses: 3-254 characters, one '@' with 1-64 characters before it and a domain with a
+// dot after it, printable ASCII without spaces or any of <>()[],;:"\. Returns the address
+// lower-cased (addresses are compared ignoring case).
+absl::StatusOr<std::string> NormalizeEmail(absl::string_view email);
 
 // Account ids are lower-case UUIDs.
 bool IsAccountId(absl::string_view id);

@@ -3,6 +3,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "services/accounts/store/pg_helpers.h"
 #include "services/accounts/store/sql.h"
 
 namespace parlor::accounts {
@@ -32,6 +33,14 @@ absl::Status SessionEnded() {
       "this session was signed out or revoked; sign in again with AuthenticateDevice");
 }
 
+}  // namespace
+
+absl::Status DeviceRemoved() {
+  return absl::FailedPreconditionError(
+      "this device_id was removed from its account (RemoveDevice) and cannot sign in again; "
+      "sign in with a linked credential using a new device_id");
+}
+
 // Live session check shared by the profile reads and writes.
 absl::Status CheckSession(pqxx::work& txn, const std::string& account_id,
                           const std::string& session_id) {
@@ -39,8 +48,6 @@ absl::Status CheckSession(pqxx::work& txn, const std::string& account_id,
   if (live.empty() || !live[0][0].as<bool>()) return SessionEnded();
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::StatusOr<AccountsStore::DeviceSignIn> PgAccountsStore::AuthenticateDevice(
     const std::string& device_id, const std::optional<std::string>& requested_name,
@@ -52,6 +59,7 @@ absl::StatusOr<AccountsStore::DeviceSignIn> PgAccountsStore::AuthenticateDevice(
     result = DeviceSignIn();
     pqxx::result found = txn.exec_params(sql::kFindDeviceAccount, device_id);
     if (!found.empty()) {
+      if (found[0][4].as<bool>()) return DeviceRemoved();
       result.account = ToAccount(found[0]);
       txn.exec_params0(sql::kTouchDevice, device_id, Micros(now));
     } else {

@@ -9,7 +9,7 @@ namespace parlor::accounts::sql {
 inline constexpr char kFindDeviceAccount[] =
     "SELECT a.account_id::text, a.display_name, "
     "(extract(epoch FROM a.create_time) * 1000000)::bigint, "
-    "(extract(epoch FROM a.update_time) * 1000000)::bigint "
+    "(extract(epoch FROM a.update_time) * 1000000)::bigint, d.removed_time IS NOT NULL "
     "FROM accounts.devices d JOIN accounts.accounts a USING (account_id) "
     "WHERE d.device_id = $1";
 
@@ -102,6 +102,113 @@ inline constexpr char kListRevokedSessions[] =
     "AND (revoke_time, session_id) > (to_timestamp($2::double precision / 1000000), "
     "     COALESCE(NULLIF($3, '')::uuid, '00000000-0000-0000-0000-000000000000'::uuid)) "
     "ORDER BY revoke_time, session_id LIMIT $4";
+
+// --- Linked credentials, one-time codes, devices ------------------------------------------
+
+inline constexpr char kCredentialColumns[] =
+    "credential_id::text, account_id::text, kind, email, "
+    "(extract(epoch FROM create_time) * 1000000)::bigint, "
+    "(extract(epoch FROM last_used_time) * 1000000)::bigint";
+
+// $1 kind, $2 subject. Also the password hash (NULL unless email).
+inline constexpr char kFindCredential[] =
+    "SELECT credential_id::text, account_id::text, kind, email, "
+    "(extract(epoch FROM create_time) * 1000000)::bigint, "
+    "(extract(epoch FROM last_used_time) * 1000000)::bigint, coalesce(password_hash, '') "
+    "FROM accounts.credentials WHERE kind = $1 AND subject = $2";
+
+inline constexpr char kListCredentials[] =
+    "SELECT credential_id::text, account_id::text, kind, email, "
+    "(extract(epoch FROM create_time) * 1000000)::bigint, "
+    "(extract(epoch FROM last_used_time) * 1000000)::bigint "
+    "FROM accounts.credentials WHERE account_id = $1::uuid ORDER BY create_time, credential_id";
+
+// Locks the account's credentials (unlinking the last one races with nothing then).
+inline constexpr char kLockCredentials[] =
+    "SELECT credential_id::text, kind FROM accounts.credentials WHERE account_id = $1::uuid "
+    "FOR UPDATE";
+
+// $1 account, $2 kind, $3 subject, $4 email, $5 password hash ('' for none), $6 now.
+inline constexpr char kInsertCredential[] =
+    "INSERT INTO accounts.credentials (account_id, kind, subject, email, password_hash, "
+    "create_time, last_used_time) VALUES ($1::uuid, $2, $3, $4, NULLIF($5, ''), "
+    "to_timestamp($6::double precision / 1000000), to_timestamp($6::double precision / 1000000)) "
+    "RETURNING credential_id::text, account_id::text, kind, email, "
+    "(extract(epoch FROM create_time) * 1000000)::bigint, "
+    "(extract(epoch FROM last_used_time) * 1000000)::bigint";
+
+inline constexpr char kTouchCredential[] =
+    "UPDATE accounts.credentials SET last_used_time = greatest(create_time, "
+    "to_timestamp($2::double precision / 1000000)) WHERE credential_id = $1::uuid";
+
+inline constexpr char kSetPasswordHash[] =
+    "UPDATE accounts.credentials SET password_hash = $2, last_used_time = greatest(create_time, "
+    "to_timestamp($3::double precision / 1000000)) WHERE credential_id = $1::uuid";
+
+inline constexpr char kDeleteCredential[] =
+    "DELETE FROM accounts.credentials WHERE credential_id = $1::uuid AND account_id = $2::uuid";
+
+// $1 account, $2 purpose, $3 email, $4 code hash (hex), $5 now, $6 expire. Replaces an older one.
+inline constexpr char kUpsertEmailCode[] =
+    "INSERT INTO accounts.email_codes (account_id, purpose, email, code_hash, create_time, "
+    "expire_time, failed_attempts) VALUES ($1::uuid, $2, $3, decode($4, 'hex'), "
+    "to_timestamp($5::double precision / 1000000), to_timestamp($6::double precision / 1000000), "
+    "0) ON CONFLICT (account_id, purpose) DO UPDATE SET email = EXCLUDED.email, "
+    "code_hash = EXCLUDED.code_hash, create_time = EXCLUDED.create_time, "
+    "expire_time = EXCLUDED.expire_time, failed_attempts = 0";
+
+// $1 account, $2 purpose, $3 now: email, code hash (hex), expired?, failed attempts.
+inline constexpr char kLockEmailCode[] =
+    "SELECT email, encode(code_hash, 'hex'), "
+    "expire_time <= to_timestamp($3::double precision / 1000000), failed_attempts "
+    "FROM accounts.email_codes WHERE account_id = $1::uuid AND purpose = $2 FOR UPDATE";
+
+inline constexpr char kFailEmailCode[] =
+    "UPDATE accounts.email_codes SET failed_attempts = failed_attempts + 1 "
+    "WHERE account_id = $1::uuid AND purpose = $2";
+
+inline constexpr char kDeleteEmailCode[] =
+    "DELETE FROM accounts.email_codes WHERE account_id = $1::uuid AND purpose = $2";
+
+// $1 token hash (hex), $2 provider, $3 expire. No row back: the token was used before.
+inline constexpr char kInsertUsedIdToken[] =
+    "INSERT INTO accounts.used_id_tokens (token_hash, provider, expire_time) "
+    "VALUES (decode($1, 'hex'), $2, to_timestamp($3::double precision / 1000000)) "
+    "ON CONFLICT DO NOTHING RETURNING provider";
+
+// Forgets up to 100 expired used tokens (each sign-in by ID token sweeps a little).
+inline constexpr char kSweepUsedIdTokens[] =
+    "DELETE FROM accounts.used_id_tokens WHERE token_hash IN (SELECT token_hash FROM "
+    "accounts.used_id_tokens WHERE expire_time < to_timestamp($1::double precision / 1000000) "
+    "LIMIT 100)";
+
+// $1 device: its account and whether it was removed; locks the row.
+inline constexpr char kLockDevice[] =
+    "SELECT account_id::text, removed_time IS NOT NULL FROM accounts.devices "
+    "WHERE device_id = $1 FOR UPDATE";
+
+inline constexpr char kListDevices[] =
+    "SELECT device_id, (extract(epoch FROM create_time) * 1000000)::bigint, "
+    "(extract(epoch FROM last_seen_time) * 1000000)::bigint FROM accounts.devices "
+    "WHERE account_id = $1::uuid AND removed_time IS NULL ORDER BY create_time, device_id";
+
+inline constexpr char kCountLiveDevices[] =
+    "SELECT count(*) FROM accounts.devices WHERE account_id = $1::uuid AND removed_time IS NULL";
+
+inline constexpr char kRemoveDevice[] =
+    "UPDATE accounts.devices SET removed_time = to_timestamp($3::double precision / 1000000) "
+    "WHERE device_id = $1 AND account_id = $2::uuid AND removed_time IS NULL "
+    "RETURNING device_id";
+
+// $1 device, $2 now, $3 reason.
+inline constexpr char kRevokeDeviceSessions[] =
+    "UPDATE accounts.sessions SET revoke_time = to_timestamp($2::double precision / 1000000), "
+    "revoke_reason = $3 WHERE device_id = $1 AND revoke_time IS NULL";
+
+// $1 account, $2 now, $3 reason.
+inline constexpr char kRevokeAccountSessions[] =
+    "UPDATE accounts.sessions SET revoke_time = to_timestamp($2::double precision / 1000000), "
+    "revoke_reason = $3 WHERE account_id = $1::uuid AND revoke_time IS NULL";
 
 }  // namespace parlor::accounts::sql
 
