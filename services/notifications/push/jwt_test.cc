@@ -12,6 +12,7 @@
 #include "openssl/pem.h"
 #include "openssl/rsa.h"
 #include "services/common/core/crypto.h"
+#include "services/notifications/push/apns.h"
 #include "services/notifications/push/http2_client.h"
 
 namespace parlor::notifications {
@@ -96,6 +97,41 @@ TEST(JwtTest, Rs256TokensVerifyWithTheRsaKey) {
 
 TEST(JwtTest, NotAKeyIsRefused) {
   EXPECT_FALSE(JwtSigner::FromPem("-----BEGIN PRIVATE KEY-----\nAAAA\n").ok());
+}
+
+TEST(ApnsTokensTest, TheProviderTokenIsReusedThenRenewedWithinTheHour) {
+  TestKey key;
+  Generate(key, /*ec=*/true);
+  ApnsConfig config;
+  config.key_id = "ABC123DEFG";
+  config.team_id = "DEF123GHIJ";
+  config.private_key_pem = key.private_pem;
+  absl::Time now = absl::FromUnixSeconds(1'800'000'000);
+  auto tokens = ApnsTokens::Create(config, [&now] { return now; });
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  const std::string first = *(*tokens)->Get();
+  auto claims = [](const std::string& jwt) {
+    std::vector<std::string> parts = absl::StrSplit(jwt, '.');
+    return *Base64UrlDecode(parts[1]);
+  };
+  EXPECT_EQ(claims(first), R"({"iss":"DEF123GHIJ","iat":1800000000})");
+  // Apple refuses tokens renewed more often than every 20 minutes: the same one for 49 minutes.
+  now += absl::Minutes(49);
+  EXPECT_EQ(*(*tokens)->Get(), first);
+  // And tokens older than an hour: renewed at 50 minutes.
+  now += absl::Minutes(1);
+  const std::string second = *(*tokens)->Get();
+  EXPECT_NE(second, first);
+  EXPECT_EQ(claims(second), R"({"iss":"DEF123GHIJ","iat":1800003000})");
+  // APNs answered ExpiredProviderToken: a new one at once.
+  now += absl::Seconds(1);
+  (*tokens)->Invalidate(second);
+  EXPECT_NE(*(*tokens)->Get(), second);
+  // An RSA key is not an APNs key.
+  TestKey rsa;
+  Generate(rsa, /*ec=*/false);
+  config.private_key_pem = rsa.private_pem;
+  EXPECT_FALSE(ApnsTokens::Create(config, [&now] { return now; }).ok());
 }
 
 TEST(RetryAfterTest, SecondsAndHttpDates) {
