@@ -29,11 +29,11 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
 WORKDIR /src
 COPY . .
 ARG JOBS=2
-# Only the five shipped binaries (about 150 ninja steps), not the tests, fuzzers or benchmarks.
+# Only the six shipped binaries, not the tests, fuzzers or benchmarks.
 RUN --mount=type=cache,target=/root/.cache/ccache \
     cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARLOR_BUILD_BENCHMARKS=OFF \
  && cmake --build /build -j "${JOBS}" --target parlor-accounts parlor-sessions \
-      parlor-matchmaking parlor-ratings parlor-token \
+      parlor-matchmaking parlor-ratings parlor-notifications parlor-token \
  && ccache --show-stats | head -5 \
  && scripts/ops/collect-runtime.sh /out /build
 

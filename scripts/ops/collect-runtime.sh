@@ -15,7 +15,7 @@ mkdir -p "$OUT/usr/local/bin" "$OUT/usr/local/lib/parlor" "$OUT/etc/ld.so.conf.d
   "$OUT/usr/share/parlor" "$OUT/etc/ssl/certs"
 for target in services/accounts/parlor-accounts services/sessions/parlor-sessions \
     services/matchmaking/parlor-matchmaking services/ratings/parlor-ratings \
-    services/common/core/parlor-token; do
+    services/notifications/parlor-notifications services/common/core/parlor-token; do
   found=""
   for dir in "$@"; do
     if [ -x "$dir/$target" ]; then found="$dir/$target"; break; fi

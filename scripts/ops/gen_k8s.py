@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes k8s/base/<service>.yaml for the four services, which share one shape: a Deployment
+"""Writes k8s/base/<service>.yaml for the five services, which share one shape: a Deployment
 (no `replicas`: its HorizontalPodAutoscaler owns the scale) whose init container applies the
 service's migrations, a ClusterIP Service (the Gateway's backend and the metrics port), a
 headless Service (<name>-pods: one DNS record per ready pod, so internal clients balance each
@@ -31,6 +31,14 @@ SERVICES = {
                     env=[], cpu="100m", mem="128Mi", limit="512Mi", hpa=(2, 4),
                     health="parlor.ratings.v1.RatingsService",
                     doc="ladders, seasons, leaderboards; sessions reports results here"),
+    "notifications": dict(secrets=[("PARLOR_APNS_KEY_ID", "parlor-push", "apns-key-id"),
+                                   ("PARLOR_APNS_TEAM_ID", "parlor-push", "apns-team-id"),
+                                   ("PARLOR_APNS_PRIVATE_KEY", "parlor-push", "apns-private-key"),
+                                   ("PARLOR_FCM_SERVICE_ACCOUNT", "parlor-push",
+                                    "fcm-service-account")],
+                          env=[], cpu="100m", mem="64Mi", limit="256Mi", hpa=(2, 4),
+                          health="parlor.notifications.v1.NotificationsService",
+                          doc="push tokens, preferences, the inbox; APNs and FCM delivery"),
 }
 
 TEMPLATE = """\

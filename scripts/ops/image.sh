@@ -68,7 +68,8 @@ echo "user: $user"; [ "${user%%:*}" = 10001 ] || { echo "image does not run as u
 compilers="$(buildah run --isolation chroot "$ctr" -- sh -c 'for c in cc gcc g++ c++ clang clang++ cpp ld as make cmake; do command -v $c; done; true')"
 if [ -n "$compilers" ]; then echo "compilers in the runtime image: $compilers"; fail=1
 else echo "no compiler, linker or build tool in the runtime image"; fi
-for b in parlor-accounts parlor-sessions parlor-matchmaking parlor-ratings parlor-token; do
+for b in parlor-accounts parlor-sessions parlor-matchmaking parlor-ratings parlor-notifications \
+    parlor-token; do
   libs="$(buildah run --isolation chroot --user 10001:10001 "$ctr" -- ldd "/usr/local/bin/$b" 2>&1)"
   if grep -q 'not found' <<<"$libs"; then
     echo "$b: missing libraries: $(grep 'not found' <<<"$libs" | tr '\n' ' ')"; fail=1
