@@ -302,7 +302,7 @@ IsmctsSettings IsmctsBot::SettingsFor(const engine::Game& game) const {
   // lead of the game's heuristic (points in Pico, Pict and Pescado, counters in Picadice, ten per
   // card in KA'DICE!).
   static const std::map<std::string, IsmctsSettings> kGames = {
-      {"pico", {1500, 300, 0.7, 3.0, 2}},  {"picadice", {800, 30, 0.7, -1.0, 2}},
+      {"pico", {3000, 300, 0.7, 3.0, 2}},  {"picadice", {800, 30, 0.7, -1.0, 2}},
       {"pescado", {800, 30, 0.7, 4.0, 2}}, {"pict", {400, 300, 0.7, -1.0, 2}},
       {"kadice", {500, 30, 0.7, 15.0, 2}},
   };
@@ -323,7 +323,9 @@ absl::StatusOr<Action> IsmctsBot::Choose(const State& state, int seat, Rng& rng)
   if (legal.empty()) return CannotAct(state, seat);
   if (legal.size() == 1) return legal[0];
   const IsmctsSettings settings = SettingsFor(state.game());
-  Search search(seat, rng, settings);
+  // The search draws millions of numbers: from a fast stream seeded by the one handed over.
+  Rng fast = Rng::Fast(rng.Uniform(uint64_t{1} << 63));
+  Search search(seat, fast, settings);
   for (int i = 0; i < settings.iterations; ++i) {
     if (absl::Status s = search.Iterate(state); !s.ok()) return s;
   }

@@ -111,6 +111,44 @@ uint64_t CounterRng::Uniform(uint64_t draw, uint64_t n) const {
   }
 }
 
+Rng Rng::Fast(uint64_t seed) {
+  Rng rng(Seed{});
+  rng.fast_ = true;
+  for (uint64_t& word : rng.fast_state_) {
+    // SplitMix64.
+    seed += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = seed;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    word = z ^ (z >> 31);
+  }
+  return rng;
+}
+
+uint64_t Rng::FastNext() {
+  // xoshiro256**.
+  auto rotl = [](uint64_t x, int k) { return (x << k) | (x >> (64 - k)); };
+  std::array<uint64_t, 4>& s = fast_state_;
+  const uint64_t result = rotl(s[1] * 5, 7) * 9;
+  const uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+uint64_t Rng::FastUniform(uint64_t n) {
+  // Lemire's multiply-and-reject, as CounterRng::Uniform.
+  const uint64_t threshold = (0 - n) % n;
+  for (;;) {
+    const unsigned __int128 m = static_cast<unsigned __int128>(FastNext()) * n;
+    if (static_cast<uint64_t>(m) >= threshold) return static_cast<uint64_t>(m >> 64);
+  }
+}
+
 std::string SeedCommitment(const Seed& seed) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(seed.bytes.data(), seed.bytes.size(), digest);

@@ -59,6 +59,26 @@ TEST(RngTest, ShuffleIsAPermutation) {
   for (int i = 0; i < 13; ++i) EXPECT_EQ(sorted[i], i);
 }
 
+TEST(RngTest, FastStreamRepeatsFromItsSeedStaysInRangeAndCoversEveryFace) {
+  Rng a = Rng::Fast(7), b = Rng::Fast(7), other = Rng::Fast(8);
+  int same_as_other = 0;
+  std::array<int, 6> faces{};
+  for (int i = 0; i < 6000; ++i) {
+    const uint64_t x = a.Uniform(6);
+    EXPECT_EQ(x, b.Uniform(6));
+    same_as_other += x == other.Uniform(6);
+    ASSERT_LT(x, 6u);
+    ++faces[x];
+  }
+  // Another seed is another stream: about one draw in six agrees by chance.
+  EXPECT_LT(same_as_other, 1500);
+  for (int count : faces) EXPECT_GT(count, 800);
+  const double u = a.UniformDouble();
+  EXPECT_GE(u, 0.0);
+  EXPECT_LT(u, 1.0);
+  EXPECT_EQ(a.Uniform(1), 0u);
+}
+
 TEST(SeedTest, HexRoundTripAndErrors) {
   const Seed seed = Seed::FromUint64(0x0123456789abcdefu);
   absl::StatusOr<Seed> back = Seed::FromHex(seed.ToHex());
