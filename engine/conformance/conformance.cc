@@ -95,6 +95,8 @@ class Playout {
   absl::Status CheckSeatActions(const State& state, int seat, const std::vector<Action>& legal,
                                 const std::vector<std::vector<Action>>& all_legal);
   absl::Status CheckRefused(const State& state, int seat, Action action, bool must_be_legal_here);
+  absl::Status CheckShapeIsStateless(const State& state, int seat, Action action,
+                                     const absl::Status& check);
   absl::Status CheckViews(const State& state);
   absl::Status CheckEndingInView(const State& state, const Viewer& viewer,
                                  const google::protobuf::Message& view);
@@ -116,6 +118,12 @@ class Playout {
   // Codes legal somewhere earlier in the playout (so ActionToProto may be called on them), a
   // bounded sample: sent later as messages, they are well-formed but often refused.
   std::vector<Action> known_codes_;
+  // For codes sent by a seat that may act (game not over, its turn): the ones refused for their
+  // shape (INVALID_ARGUMENT) and the ones that passed the shape checks (accepted, or refused by a
+  // rule with FAILED_PRECONDITION), each with where that happened. Shape checks never look at the
+  // state (engine/GAMES.md, "Refusals", step 5 before step 6), so no code may be in both.
+  std::map<Action, std::string> shape_refused_;
+  std::map<Action, std::string> shape_passed_;
 };
 
 absl::Status Playout::PickSetup(int* num_players, engine::Options* options) {
@@ -380,9 +388,10 @@ absl::Status Playout::CheckRefused(const State& state, int seat, Action action,
       return Fail("legal action ", action, " of seat ", seat,
                   " is refused by CheckAction: ", check.ToString());
     }
-    return absl::OkStatus();
+    return CheckShapeIsStateless(state, seat, action, check);
   }
   ++figures_.illegal_actions_checked;
+  CONFORMANCE_RETURN_IF_ERROR(CheckShapeIsStateless(state, seat, action, check));
   if (check.ok()) {
     return Fail("CheckAction accepts action ", action, " (", state.ActionToString(seat, action),
                 ") of seat ", seat, ", which is not in its legal actions");
@@ -400,6 +409,29 @@ absl::Status Playout::CheckRefused(const State& state, int seat, Action action,
     return Fail("Apply accepts action ", action, " of seat ", seat,
                 " which CheckAction refuses: ", check.ToString());
   }
+  return absl::OkStatus();
+}
+
+absl::Status Playout::CheckShapeIsStateless(const State& state, int seat, Action action,
+                                            const absl::Status& check) {
+  if (seat < 0 || seat >= state.num_players() || state.IsTerminal() ||
+      !state.ActingSeats().Contains(seat)) {
+    return absl::OkStatus();  // steps 2-4 answer before the shape is looked at
+  }
+  const bool shape_refused = check.code() == absl::StatusCode::kInvalidArgument;
+  std::map<Action, std::string>& same = shape_refused ? shape_refused_ : shape_passed_;
+  const std::map<Action, std::string>& other = shape_refused ? shape_passed_ : shape_refused_;
+  const std::string here =
+      absl::StrCat("seat ", seat, " after move ", state.NumMoves(), ": ", check.ToString());
+  if (auto it = other.find(action); it != other.end()) {
+    return Fail("action code ", action, " is ",
+                shape_refused ? "refused for its shape" : "past the shape checks", " (", here,
+                ") but ", shape_refused ? "past the shape checks" : "refused for its shape",
+                " elsewhere (", it->second,
+                "): shape checks (INVALID_ARGUMENT) must not depend on the state and come before "
+                "the checks of the position (engine/GAMES.md, \"Refusals\", steps 5 and 6)");
+  }
+  if (same.size() < 512) same.emplace(action, here);
   return absl::OkStatus();
 }
 
@@ -469,6 +501,14 @@ absl::Status Playout::CheckSeatActions(const State& state, int seat,
   for (int other = 0; other < static_cast<int>(all_legal.size()); ++other) {
     if (other == seat || all_legal[other].empty()) continue;
     candidates.push_back(all_legal[other][rng_.Uniform(all_legal[other].size())]);
+  }
+  // Codes whose shape was judged at earlier positions are judged the same here.
+  for (const std::map<Action, std::string>* seen : {&shape_refused_, &shape_passed_}) {
+    for (int k = 0; k < 4 && !seen->empty(); ++k) {
+      auto it = seen->begin();
+      std::advance(it, static_cast<long>(rng_.Uniform(seen->size())));
+      candidates.push_back(it->first);
+    }
   }
   for (Action c : candidates) {
     const bool is_legal = std::binary_search(legal.begin(), legal.end(), c);

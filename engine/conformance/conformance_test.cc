@@ -68,6 +68,10 @@ TEST(Conformance, CatchesASnapshotThatLosesState) {
   ExpectCaught(FakeBug::kLossySnapshot, "the deserialized state has other acting seats");
 }
 
+TEST(Conformance, CatchesAShapeRefusalThatDependsOnThePosition) {
+  ExpectCaught(FakeBug::kShapeAfterState, "shape checks (INVALID_ARGUMENT) must not depend");
+}
+
 TEST(Conformance, CatchesChanceThatDoesNotGoThroughTheLog) {
   ExpectCaught(FakeBug::kUnrecordedChance, "Replay");
 }

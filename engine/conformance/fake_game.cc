@@ -95,6 +95,10 @@ class FakeState : public engine::State {
     if (action >= 1 && action <= 3) return absl::OkStatus();
     if (bug_ == FakeBug::kLenientCheck && action == 4) return absl::OkStatus();
     if (bug_ == FakeBug::kRefusalChangesState) ++refusals_;
+    if (bug_ == FakeBug::kShapeAfterState && action > 4 && counter_ % 2 == 0) {
+      // The bug under test: a shape refusal that depends on the position.
+      return absl::InvalidArgumentError("amount: 1 or 2, or 3 to roll");
+    }
     return absl::FailedPreconditionError("you may add 1, 2 or roll");
   }
   void ApplyImpl(int seat, Action action, engine::Chance& chance) override {

@@ -29,6 +29,7 @@ enum class FakeBug {
   kBadRanks,             // views show the game's own ranks, not the outcome's (forfeits ignored)
   kLossySnapshot,        // the snapshot forgets whose turn it is
   kUnrecordedChance,     // a roll that is not drawn through Chance (replay diverges)
+  kShapeAfterState,      // a code above 4 is malformed only while the counter is even
 };
 
 std::unique_ptr<engine::Game> MakeFakeGame(FakeBug bug = FakeBug::kNone);

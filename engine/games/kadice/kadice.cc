@@ -828,15 +828,7 @@ absl::Status KadiceState::CheckActionImpl(int seat, Action code) const {
 
 absl::Status KadiceState::CheckDecoded(int seat, const DecodedAction& action) const {
   const Player& me = players_[seat];
-  // (1) The action must belong to the current state.
-  if (phase_ == Phase::kAwaitRoll && action.kind != kRoll) {
-    return Refuse("roll first: a turn begins with a roll");
-  }
-  if (phase_ == Phase::kDecide && action.kind == kRoll) {
-    return Refuse(
-        "you have already rolled this turn: change dice, eliminate, or hold to end your turn");
-  }
-  // (2) Malformed fields.
+  // (1) Malformed fields, before anything in the state (RULES.md section 6, step 5).
   if (action.kind == kEliminate) {
     if (action.mask == 0) {
       return absl::InvalidArgumentError("eliminate.targets: name at least one card to eliminate");
@@ -850,7 +842,15 @@ absl::Status KadiceState::CheckDecoded(int seat, const DecodedAction& action) co
   if (action.kind == kHold && std::popcount(action.mask) > kMaxHeld) {
     return absl::InvalidArgumentError("hold.dice: at most 4 dice may be held");
   }
-  // (3) The action's own rules.
+  // (2) Legality: the action must belong to the current phase (step 6 of the order).
+  if (phase_ == Phase::kAwaitRoll && action.kind != kRoll) {
+    return Refuse("roll first: a turn begins with a roll");
+  }
+  if (phase_ == Phase::kDecide && action.kind == kRoll) {
+    return Refuse(
+        "you have already rolled this turn: change dice, eliminate, or hold to end your turn");
+  }
+  // (3) The action's own rules (the rest of step 6).
   switch (action.kind) {
     case kRoll: {
       const uint32_t not_held = action.mask & ~static_cast<uint32_t>(me.held);

@@ -806,6 +806,19 @@ TEST(KadiceRules, WrongPhaseRefusals) {
   ExpectRefused(*state, kAnn, 207, absl::StatusCode::kInvalidArgument, "no KA'DICE action");
 }
 
+TEST(KadiceRules, AMalformedActionIsRefusedForItsShapeBeforeTheWrongPhase) {
+  // Shape (RULES.md section 6, step 5) comes before legality (step 6), "roll first" included:
+  // an empty target list or five dice to hold are malformed in every phase.
+  auto state = Start({.tops = {{kSinglePair1}, {kSinglePair2}}, .after = {2, 2, 1, 3, 4}});
+  ExpectRefused(*state, kAnn, EliminateAction(0), absl::StatusCode::kInvalidArgument,
+                "eliminate.targets: name at least one card");
+  ExpectRefused(*state, kAnn, Eliminate({kCat}), absl::StatusCode::kInvalidArgument,
+                "seat 2 does not exist");
+  ExpectRefused(*state, kAnn, Hold({0, 1, 2, 3, 4}), absl::StatusCode::kInvalidArgument,
+                "at most 4 dice");
+  ExpectBroken(*state, kAnn, Eliminate({kBen}), "roll first");
+}
+
 TEST(KadiceRules, TwoPlayerSeatsBeyondTheTableAreMalformed) {
   auto state = Start({.tops = {{kSinglePair1}, {kSinglePair2}}, .after = {2, 2, 1, 3, 4}});
   APPLY(state, kAnn, Roll());

@@ -203,7 +203,7 @@ namespace {
 
 bool ValidTile(int t) { return t >= 1 && t <= kNumTiles; }
 
-// Step (4) of the checks: malformed fields (INVALID_ARGUMENT naming the field).
+// Step 5 of the checks: malformed fields (INVALID_ARGUMENT naming the field).
 absl::Status CheckFields(const DecodedAction& d) {
   switch (d.kind) {
     case ActionType::kTakeTile:
@@ -661,8 +661,10 @@ absl::Status PescadoState::CheckActionImpl(int seat, Action action) const {
   if (d.kind == ActionType::kInvalid) {
     return absl::InvalidArgumentError(absl::StrCat("action ", action, " is not a Pescado action"));
   }
-  if (absl::Status s = CheckKindFits(seat, d.kind); !s.ok()) return s;
+  // Shape before legality (RULES.md section 6, steps 5 and 6): the fields are checked without
+  // looking at the state, then whether the kind of action fits the phase.
   if (absl::Status s = CheckFields(d); !s.ok()) return s;
+  if (absl::Status s = CheckKindFits(seat, d.kind); !s.ok()) return s;
   switch (d.kind) {
     case ActionType::kThrowFirst:
     case ActionType::kEndTurn:

@@ -234,6 +234,15 @@ TEST(PescadoRuleCases, Case12ActingOutOfTurn) {
   ExpectFailedPrecondition(*s, kAnn, EncodeSnatchClaim({}), "no snatch window is open");
 }
 
+TEST(PescadoIllegal, AMalformedActionIsRefusedForItsShapeBeforeTheWrongPhase) {
+  // Shape (RULES.md section 6, step 5) comes before legality (step 6), "throw first" included.
+  auto s = CasesGame();
+  ExpectRejected(*s, kAnn, EncodeBuyGreyDie(29, 29), absl::StatusCode::kInvalidArgument,
+                 "tile_ids: name two different tiles");
+  ExpectRejected(*s, kAnn, EncodeTakeTile(37), absl::StatusCode::kInvalidArgument, "tile_id");
+  ExpectFailedPrecondition(*s, kAnn, EncodeTakeTile(7), "throw first");
+}
+
 TEST(PescadoRuleCases, Case1OneThrowSeveralTilesTheSameDice) {
   auto s = CasesGame();
   Accept(*s, kAnn, EncodeThrowFirst());

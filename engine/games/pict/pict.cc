@@ -588,14 +588,7 @@ absl::Status PictState::Check(int seat, Action action) const {
   };
   switch (d.kind) {
     case Decoded::Kind::kPaint: {
-      if (board_.phase != Phase::kPainting) {
-        return absl::FailedPreconditionError("the palette is being filled: send a Fill");
-      }
-      if (!to_move) return not_your_turn();
-      if (board_.brush_step) {
-        return absl::FailedPreconditionError(
-            "you have painted this turn: send a Brush or a SkipBrush");
-      }
+      // Shape first (Paint checks 2 and 4): they look at nothing but the code.
       int targets[3];
       for (int i = 0; i < d.count; ++i) {
         const int r = d.squares[i] / 3 + d.shift_row, c = d.squares[i] % 3 + d.shift_col;
@@ -606,6 +599,14 @@ absl::Status PictState::Check(int seat, Action action) const {
         targets[i] = r * 4 + c;
       }
       if (!PaletteConnected(d.squares, d.count)) return NotConnectedError(d.squares, d.count);
+      if (board_.phase != Phase::kPainting) {
+        return absl::FailedPreconditionError("the palette is being filled: send a Fill");
+      }
+      if (!to_move) return not_your_turn();
+      if (board_.brush_step) {
+        return absl::FailedPreconditionError(
+            "you have painted this turn: send a Brush or a SkipBrush");
+      }
       for (int i = 0; i < d.count; ++i) {
         if (board_.palette[d.squares[i]] == kEmpty) {
           return absl::FailedPreconditionError(

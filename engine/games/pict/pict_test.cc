@@ -392,6 +392,10 @@ TEST_F(PictTest, Case15RightActionRightPhaseRightPlayer) {
   state->SetBoardForTesting(board);
   ExpectRefused(*state, kAnn, Paint({S(0, 0, 0, 0)}), absl::StatusCode::kFailedPrecondition,
                 "the palette is being filled: send a Fill");
+  // Shape before legality (RULES.md, order of checks, steps 5 and 6): a Paint code off the
+  // canvas is malformed in a filling phase too.
+  ExpectRefused(*state, kAnn, 120024, absl::StatusCode::kInvalidArgument,
+                "canvas square (0,4) is outside the 4×4 canvas");
   ExpectRefused(*state, kBen, FillCode(0, 0, kRed), absl::StatusCode::kFailedPrecondition,
                 "it is seat 0's turn");
   ExpectRefused(*state, kBen, Paint({S(0, 0, 0, 0)}), absl::StatusCode::kFailedPrecondition,
