@@ -14,28 +14,12 @@
 #include "services/common/core/crypto.h"
 #include "services/common/testing/test_server.h"
 #include "services/notifications/notifications_server.h"
+#include "services/notifications/testing/ids.h"
 #include "tests/pg/pg_test_database.h"
 
 // The notifications service on a fresh database behind a real gRPC channel, with helpers to
 // register devices and hand events over as the other services do.
 namespace parlor::notifications::testing {
-
-inline std::string NewUuid() {
-  const std::string b = absl::BytesToHexString(RandomBytes(16));
-  return absl::StrCat(b.substr(0, 8), "-", b.substr(8, 4), "-4", b.substr(13, 3), "-8",
-                      b.substr(17, 3), "-", b.substr(20, 12));
-}
-
-// An APNs device token (64 hex digits) starting with `prefix` (hex).
-inline std::string ApnsToken(const std::string& prefix = "") {
-  std::string token = prefix + absl::BytesToHexString(RandomBytes(32));
-  return token.substr(0, 64);
-}
-
-// An FCM registration token starting with `prefix`.
-inline std::string FcmToken(const std::string& prefix = "") {
-  return absl::StrCat(prefix, "fcm:", RandomToken(40));
-}
 
 class NotificationsPgTest : public parlor::testing::PgTest {
  protected:

@@ -1,0 +1,243 @@
+// parlor-notifications-load: events per second through notifications to the fake providers
+// (services/notifications/testing/fake_push_server.py, TLS + HTTP/2) with N registered devices,
+// and the latency from each event's commit (its commit_time, set by this tool as the sender would)
+// to the provider's acceptance (the fake's answer). Prints figures; not a test.
+//
+//   services/notifications/load/run_load.sh [BUILD_DIR] [--devices=100000 --rate=1000 ...]
+//
+// Phases: (1) a baseline on the same PostgreSQL: durable single-row INSERT commits per second
+// from one client; (2) open loop at --rate events/s for --seconds, each a "your turn" for a random
+// device's account: latency percentiles, backlog at the end; (3) saturation: events as fast as
+// AcceptEvents takes them for --saturation_seconds: events/s accepted and pushes/s the providers
+// accepted.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "google/protobuf/util/time_util.h"
+#include "parlor/notifications/v1/notifications.grpc.pb.h"
+#include "pqxx/pqxx"
+#include "services/common/core/flags.h"
+#include "services/common/testing/test_server.h"
+#include "services/notifications/notifications_server.h"
+#include "services/notifications/testing/fake_providers.h"
+#include "services/notifications/testing/ids.h"
+
+namespace parlor::notifications {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+struct Options {
+  std::string db_url;
+  std::string fake_script;
+  int devices = 100000;
+  int rate = 1000;
+  int seconds = 20;
+  int saturation_seconds = 10;
+  int push_threads = 4;
+};
+
+std::string Percentiles(std::vector<double> ms) {
+  if (ms.empty()) return "no samples";
+  std::sort(ms.begin(), ms.end());
+  auto at = [&](double q) {
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(q * ms.size()))];
+  };
+  return absl::StrFormat("p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms (%zu pushes)", at(0.5),
+                         at(0.9), at(0.99), ms.back(), ms.size());
+}
+
+double Baseline(const std::string& db_url) {
+  pqxx::connection c(db_url);
+  pqxx::nontransaction(c).exec0("CREATE TABLE IF NOT EXISTS load_baseline (id BIGSERIAL, v TEXT)");
+  const absl::Time end = absl::Now() + absl::Seconds(3);
+  int commits = 0;
+  while (absl::Now() < end) {
+    pqxx::work txn(c);
+    txn.exec0("INSERT INTO load_baseline (v) VALUES ('x')");
+    txn.commit();
+    ++commits;
+  }
+  pqxx::nontransaction(c).exec0("DROP TABLE load_baseline");
+  return commits / 3.0;
+}
+
+int Run(const Options& o) {
+  std::printf("PostgreSQL: %s\n", o.db_url.c_str());
+  std::printf("baseline: %.0f durable single-row INSERT commits/s (1 client, same server)\n",
+              Baseline(o.db_url));
+  auto fake = testing::FakeProviders::Start(o.fake_script);
+  if (!fake.ok()) {
+    std::fprintf(stderr, "fake providers: %s\n", fake.status().ToString().c_str());
+    return 1;
+  }
+  parlor::testing::TestKeys keys;
+  NotificationsConfig config;
+  (*fake)->Configure(config);
+  config.delivery.threads = o.push_threads;
+  config.delivery.poll_interval = absl::Milliseconds(100);
+  if (absl::Status s = FinalizeNotificationsConfig(config); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 1;
+  }
+  ServerConfig server_config = parlor::testing::TestServerConfig(o.db_url, keys);
+  server_config.db_max_connections = 16;
+  auto server = parlor::testing::TestServer::Start(
+      NotificationsIdentity(), server_config,
+      [&config](ServiceHost& host) { return InstallNotifications(host, config); });
+  if (!server.ok()) {
+    std::fprintf(stderr, "server: %s\n", server.status().ToString().c_str());
+    return 1;
+  }
+  // N devices, half APNs, half FCM, one per account.
+  std::vector<std::string> accounts;
+  {
+    pqxx::connection c(o.db_url);
+    pqxx::work txn(c);
+    txn.exec_params0(
+        "INSERT INTO notifications.devices (account_id, platform, token, locale, time_zone, "
+        "app_id, sandbox, create_time, update_time) "
+        "SELECT gen_random_uuid(), 1 + i % 2, CASE WHEN i % 2 = 0 THEN "
+        "  md5(i::text) || md5((i + 1)::text) ELSE 'fcm:load-' || i || '-' || md5(i::text) END, "
+        "'en', 'UTC', 'com.parlor.app', false, now(), now() FROM generate_series(1, $1) i",
+        o.devices);
+    for (const pqxx::row& row : txn.exec("SELECT account_id::text FROM notifications.devices")) {
+      accounts.push_back(row[0].as<std::string>());
+    }
+    txn.commit();
+  }
+  std::printf("devices: %zu registered (half APNs, half FCM)\n", accounts.size());
+  auto stub = v1::NotificationsInternalService::NewStub((*server)->channel());
+  const std::string credential = keys.ServiceToken("sessions");
+  std::mt19937_64 random(42);
+  std::map<std::string, absl::Time> committed;  // game id -> commit time
+  int64_t sent = 0;
+  auto send = [&](int count) {
+    v1::AcceptEventsRequest request;
+    const absl::Time now = absl::Now();
+    for (int i = 0; i < count; ++i) {
+      v1::Event* e = request.add_events();
+      const std::string game = testing::NewUuid();
+      e->set_dedupe_key(absl::StrCat("load:", game));
+      e->set_account_id(accounts[random() % accounts.size()]);
+      e->set_kind(v1::EVENT_KIND_YOUR_TURN);
+      e->set_game_id(game);
+      e->set_game("pico");
+      e->set_version(1);
+      e->add_opponent_names("Tess");
+      *e->mutable_commit_time() = TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(now));
+      committed[game] = now;
+    }
+    v1::AcceptEventsResponse response;
+    const grpc::Status status =
+        stub->AcceptEvents(parlor::testing::Bearer(credential).get(), request, &response);
+    if (!status.ok()) {
+      std::fprintf(stderr, "AcceptEvents: %s\n", status.error_message().c_str());
+      return false;
+    }
+    sent += count;
+    return true;
+  };
+  auto delivered_since = [&](double since, std::vector<double>* latencies_ms) {
+    int64_t count = 0;
+    for (const google::protobuf::Struct& r : (*fake)->Requests()) {
+      const double t = r.fields().at("time").number_value();
+      if (t < since || r.fields().at("status").number_value() != 200) continue;
+      const std::string body = json::String(r, "body");
+      const size_t at = body.find("\"game_id\":\"");
+      if (at == std::string::npos) continue;
+      auto found = committed.find(body.substr(at + 11, 36));
+      if (found == committed.end()) continue;
+      ++count;
+      if (latencies_ms != nullptr) {
+        latencies_ms->push_back((t - absl::ToDoubleSeconds(found->second - absl::UnixEpoch())) *
+                                1000);
+      }
+    }
+    return count;
+  };
+  auto queue_depth = [&] {
+    pqxx::connection c(o.db_url);
+    return pqxx::nontransaction(c)
+        .exec1("SELECT count(*) FROM notifications.deliveries")[0]
+        .as<int64_t>();
+  };
+
+  // (2) Open loop at --rate.
+  const double phase2_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  const absl::Time start = absl::Now();
+  const absl::Time end = start + absl::Seconds(o.seconds);
+  while (absl::Now() < end) {
+    const int64_t due =
+        static_cast<int64_t>(absl::ToDoubleSeconds(absl::Now() - start) * o.rate) - sent;
+    if (due > 0) {
+      if (!send(static_cast<int>(std::min<int64_t>(due, 500)))) return 1;
+    } else {
+      absl::SleepFor(absl::Milliseconds(2));
+    }
+  }
+  const double offered = sent / absl::ToDoubleSeconds(absl::Now() - start);
+  const int64_t backlog_at_end = queue_depth();
+  absl::Time drain_deadline = absl::Now() + absl::Seconds(60);
+  while (queue_depth() > 0 && absl::Now() < drain_deadline) absl::SleepFor(absl::Milliseconds(100));
+  std::vector<double> latencies;
+  const int64_t phase2_delivered = delivered_since(phase2_start, &latencies);
+  std::printf(
+      "open loop: %ld events in %d s (%.0f events/s offered), %ld pushes accepted by the "
+      "providers, queue %ld at the end of sending\n",
+      static_cast<long>(sent), o.seconds, offered, static_cast<long>(phase2_delivered),
+      static_cast<long>(backlog_at_end));
+  std::printf("  commit -> provider acceptance: %s\n", Percentiles(latencies).c_str());
+
+  // (3) Saturation.
+  const int64_t sent_before = sent;
+  const double phase3_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  const absl::Time sat_start = absl::Now();
+  while (absl::Now() < sat_start + absl::Seconds(o.saturation_seconds)) {
+    if (!send(200)) return 1;
+  }
+  const double sat_seconds = absl::ToDoubleSeconds(absl::Now() - sat_start);
+  const int64_t accepted = sent - sent_before;
+  drain_deadline = absl::Now() + absl::Seconds(120);
+  while (queue_depth() > 0 && absl::Now() < drain_deadline) absl::SleepFor(absl::Milliseconds(100));
+  const double drained_seconds = absl::ToDoubleSeconds(absl::Now() - sat_start);
+  const int64_t phase3_delivered = delivered_since(phase3_start, nullptr);
+  std::printf(
+      "saturation: %.0f events/s accepted (AcceptEvents, batches of 200, %ld in %.1f s); "
+      "%.0f pushes/s accepted by the providers (%ld in %.1f s until the queue was empty)\n",
+      accepted / sat_seconds, static_cast<long>(accepted), sat_seconds,
+      phase3_delivered / drained_seconds, static_cast<long>(phase3_delivered), drained_seconds);
+  server->reset();
+  return 0;
+}
+
+}  // namespace
+}  // namespace parlor::notifications
+
+int main(int argc, char** argv) {
+  parlor::notifications::Options o;
+  parlor::Flags flags("parlor-notifications-load");
+  flags.String("db_url", &o.db_url, "PostgreSQL to use (a throw-away database)", true);
+  flags.String("fake_script", &o.fake_script, "path of fake_push_server.py", true);
+  flags.Int("devices", &o.devices, "devices to register (one per account)",
+            {.min = 1, .max = 10'000'000});
+  flags.Int("rate", &o.rate, "events per second in the open-loop phase", {.min = 1, .max = 100000});
+  flags.Int("seconds", &o.seconds, "length of the open-loop phase", {.min = 1, .max = 3600});
+  flags.Int("saturation_seconds", &o.saturation_seconds, "length of the saturation phase",
+            {.min = 0, .max = 3600});
+  flags.Int("push_threads", &o.push_threads, "the service's sender threads", {.min = 1, .max = 64});
+  if (absl::Status parsed = flags.Parse(argc, argv); !parsed.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(parsed.message()).c_str());
+    return parsed.code() == absl::StatusCode::kNotFound ? 0 : 2;
+  }
+  return parlor::notifications::Run(o);
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs parlor-notifications-load against a throw-away PostgreSQL 15 with PostgreSQL's default
+# durability (fsync, synchronous_commit and full_page_writes on), and the fake providers.
+#   services/notifications/load/run_load.sh [BUILD_DIR] [extra parlor-notifications-load flags]
+# e.g. services/notifications/load/run_load.sh build --devices=100000 --rate=1000 --seconds=20
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+build="$(cd "${1:-$root/build}" && pwd)"
+shift || true
+# shellcheck source=../../../scripts/lib/postgres.sh
+source "$root/scripts/lib/postgres.sh"
+dir="$(mktemp -d /tmp/parlor-notifications-load.XXXXXX)"
+trap 'pg_local_stop "$dir/pg" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
+pg_local_start "$dir/pg" durable >/dev/null
+conninfo="$(cat "$dir/pg/conninfo")"
+psql "$conninfo dbname=postgres" -q -c "CREATE DATABASE notifications_load" >/dev/null
+"$build/services/notifications/parlor-notifications-load" \
+  --db_url="$conninfo dbname=notifications_load" \
+  --fake_script="$root/services/notifications/testing/fake_push_server.py" "$@"
