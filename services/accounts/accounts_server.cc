@@ -9,6 +9,7 @@
 #include "services/accounts/domain/revocations.h"
 #include "services/accounts/store/pg_accounts_store.h"
 #include "services/accounts/store/pg_credentials_store.h"
+#include "services/accounts/store/pg_friends_store.h"
 #include "services/accounts/store/revocations_store.h"
 
 namespace parlor::accounts {
@@ -21,6 +22,8 @@ struct Installed {
   std::unique_ptr<PgCredentialsStore> credentials_store;
   std::unique_ptr<MailSender> mail;
   std::unique_ptr<CredentialsService> credentials;
+  std::unique_ptr<PgFriendsStore> friends_store;
+  std::unique_ptr<FriendsService> friends;
   std::unique_ptr<RevocationsStore> revocations_store;
   std::unique_ptr<Revocations> revocations;
   std::unique_ptr<AccountsApi> api;
@@ -170,10 +173,12 @@ absl::StatusOr<std::shared_ptr<void>> InstallAccounts(ServiceHost& host,
       verifier(config.apple_client_ids, config.apple_keys_url, &AppleProvider),
       verifier(config.google_client_ids, config.google_keys_url, &GoogleProvider), clock,
       config.credentials);
-  installed->api = std::make_unique<AccountsApi>(installed->domain.get(),
-                                                 installed->credentials.get(), &host.rpc());
+  installed->friends_store = std::make_unique<PgFriendsStore>(&host.db());
+  installed->friends = std::make_unique<FriendsService>(installed->friends_store.get(), clock);
+  installed->api = std::make_unique<AccountsApi>(
+      installed->domain.get(), installed->credentials.get(), installed->friends.get(), &host.rpc());
   installed->internal_api = std::make_unique<AccountsInternalApi>(
-      installed->domain.get(), installed->revocations.get(), &host.rpc());
+      installed->domain.get(), installed->revocations.get(), installed->friends.get(), &host.rpc());
   host.AddService(installed->api.get(), "parlor.accounts.v1.AccountsService");
   host.AddService(installed->internal_api.get(), "parlor.accounts.v1.AccountsInternalService");
   return std::shared_ptr<void>(installed);

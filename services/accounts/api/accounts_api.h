@@ -4,6 +4,7 @@
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "services/accounts/domain/accounts_service.h"
 #include "services/accounts/domain/credentials_service.h"
+#include "services/accounts/domain/friends_service.h"
 #include "services/accounts/domain/revocations.h"
 #include "services/common/rpc.h"
 
@@ -13,8 +14,9 @@ namespace parlor::accounts {
 // pool through RpcRunner, which also authenticates and maps the status.
 class AccountsApi final : public parlor::accounts::v1::AccountsService::CallbackService {
  public:
-  AccountsApi(AccountsService* accounts, CredentialsService* credentials, RpcRunner* rpc)
-      : accounts_(accounts), credentials_(credentials), rpc_(rpc) {}
+  AccountsApi(AccountsService* accounts, CredentialsService* credentials, FriendsService* friends,
+              RpcRunner* rpc)
+      : accounts_(accounts), credentials_(credentials), friends_(friends), rpc_(rpc) {}
 
   grpc::ServerUnaryReactor* AuthenticateDevice(grpc::CallbackServerContext* context,
                                                const v1::AuthenticateDeviceRequest* request,
@@ -67,9 +69,36 @@ class AccountsApi final : public parlor::accounts::v1::AccountsService::Callback
                                          const v1::RemoveDeviceRequest* request,
                                          v1::RemoveDeviceResponse* response) override;
 
+  // Friends and blocks (friends_api.cc).
+  grpc::ServerUnaryReactor* SendFriendRequest(grpc::CallbackServerContext* context,
+                                              const v1::SendFriendRequestRequest* request,
+                                              v1::SendFriendRequestResponse* response) override;
+  grpc::ServerUnaryReactor* AcceptFriendRequest(grpc::CallbackServerContext* context,
+                                                const v1::AcceptFriendRequestRequest* request,
+                                                v1::AcceptFriendRequestResponse* response) override;
+  grpc::ServerUnaryReactor* DeclineFriendRequest(
+      grpc::CallbackServerContext* context, const v1::DeclineFriendRequestRequest* request,
+      v1::DeclineFriendRequestResponse* response) override;
+  grpc::ServerUnaryReactor* RemoveFriend(grpc::CallbackServerContext* context,
+                                         const v1::RemoveFriendRequest* request,
+                                         v1::RemoveFriendResponse* response) override;
+  grpc::ServerUnaryReactor* ListFriends(grpc::CallbackServerContext* context,
+                                        const v1::ListFriendsRequest* request,
+                                        v1::ListFriendsResponse* response) override;
+  grpc::ServerUnaryReactor* BlockPlayer(grpc::CallbackServerContext* context,
+                                        const v1::BlockPlayerRequest* request,
+                                        v1::BlockPlayerResponse* response) override;
+  grpc::ServerUnaryReactor* UnblockPlayer(grpc::CallbackServerContext* context,
+                                          const v1::UnblockPlayerRequest* request,
+                                          v1::UnblockPlayerResponse* response) override;
+  grpc::ServerUnaryReactor* ListBlockedPlayers(grpc::CallbackServerContext* context,
+                                               const v1::ListBlockedPlayersRequest* request,
+                                               v1::ListBlockedPlayersResponse* response) override;
+
  private:
   AccountsService* accounts_;
   CredentialsService* credentials_;
+  FriendsService* friends_;
   RpcRunner* rpc_;
 };
 
@@ -77,8 +106,9 @@ class AccountsApi final : public parlor::accounts::v1::AccountsService::Callback
 class AccountsInternalApi final
     : public parlor::accounts::v1::AccountsInternalService::CallbackService {
  public:
-  AccountsInternalApi(AccountsService* accounts, Revocations* revocations, RpcRunner* rpc)
-      : accounts_(accounts), revocations_(revocations), rpc_(rpc) {}
+  AccountsInternalApi(AccountsService* accounts, Revocations* revocations, FriendsService* friends,
+                      RpcRunner* rpc)
+      : accounts_(accounts), revocations_(revocations), friends_(friends), rpc_(rpc) {}
 
   grpc::ServerUnaryReactor* BatchGetAccounts(grpc::CallbackServerContext* context,
                                              const v1::BatchGetAccountsRequest* request,
@@ -86,10 +116,17 @@ class AccountsInternalApi final
   grpc::ServerUnaryReactor* ListRevokedSessions(grpc::CallbackServerContext* context,
                                                 const v1::ListRevokedSessionsRequest* request,
                                                 v1::ListRevokedSessionsResponse* response) override;
+  grpc::ServerUnaryReactor* CheckBlocks(grpc::CallbackServerContext* context,
+                                        const v1::CheckBlocksRequest* request,
+                                        v1::CheckBlocksResponse* response) override;
+  grpc::ServerUnaryReactor* ListBlocks(grpc::CallbackServerContext* context,
+                                       const v1::ListBlocksRequest* request,
+                                       v1::ListBlocksResponse* response) override;
 
  private:
   AccountsService* accounts_;
   Revocations* revocations_;
+  FriendsService* friends_;
   RpcRunner* rpc_;
 };
 

@@ -316,6 +316,67 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
   const std::string nonce = google_claims.nonce;
   const std::string password = "a good long password";
 
+  // Friends and blocks.
+  const std::string bob_id = bob.account().account_id();
+  const std::string nobody_id = "00000000-0000-4000-8000-000000000000";
+  auto ask_friend = [this](std::string bearer, std::string account_id, std::string name) {
+    return [this, bearer, account_id, name] {
+      v1::SendFriendRequestRequest request;
+      request.set_account_id(account_id);
+      request.set_display_name(name);
+      v1::SendFriendRequestResponse response;
+      return accounts_->SendFriendRequest(Bearer(bearer).get(), request, &response);
+    };
+  };
+  // Every RPC that names one other player by account_id.
+  const auto by_id = [this](auto method, auto request, auto response) {
+    return [this, method, request, response](std::string bearer, std::string account_id) {
+      return [this, method, request, response, bearer, account_id]() mutable {
+        request.set_account_id(account_id);
+        return (accounts_.get()->*method)(Bearer(bearer).get(), request, &response);
+      };
+    };
+  };
+  auto accept_friend = by_id(&v1::AccountsService::Stub::AcceptFriendRequest,
+                             v1::AcceptFriendRequestRequest(), v1::AcceptFriendRequestResponse());
+  auto decline_friend =
+      by_id(&v1::AccountsService::Stub::DeclineFriendRequest, v1::DeclineFriendRequestRequest(),
+            v1::DeclineFriendRequestResponse());
+  auto remove_friend = by_id(&v1::AccountsService::Stub::RemoveFriend, v1::RemoveFriendRequest(),
+                             v1::RemoveFriendResponse());
+  auto block = by_id(&v1::AccountsService::Stub::BlockPlayer, v1::BlockPlayerRequest(),
+                     v1::BlockPlayerResponse());
+  auto unblock = by_id(&v1::AccountsService::Stub::UnblockPlayer, v1::UnblockPlayerRequest(),
+                       v1::UnblockPlayerResponse());
+  auto list_friends = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::ListFriendsResponse response;
+      return accounts_->ListFriends(Bearer(bearer).get(), {}, &response);
+    };
+  };
+  auto list_blocked = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::ListBlockedPlayersResponse response;
+      return accounts_->ListBlockedPlayers(Bearer(bearer).get(), {}, &response);
+    };
+  };
+  auto check_blocks = [this](std::string bearer, std::vector<std::string> ids) {
+    return [this, bearer, ids] {
+      v1::CheckBlocksRequest request;
+      for (const std::string& id : ids) request.add_account_ids(id);
+      v1::CheckBlocksResponse response;
+      return internal_->CheckBlocks(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto list_blocks = [this](std::string bearer, std::string account_id) {
+    return [this, bearer, account_id] {
+      v1::ListBlocksRequest request;
+      request.set_account_id(account_id);
+      v1::ListBlocksResponse response;
+      return internal_->ListBlocks(Bearer(bearer).get(), request, &response);
+    };
+  };
+
   const std::vector<BadInputCase> cases = {
       // AuthenticateDevice.
       {"AuthenticateDevice: empty device id", authenticate("", std::nullopt),
@@ -644,6 +705,80 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       {"RemoveDevice: the only device of an account without credentials",
        remove_device(bob_token, bob_devices.devices(0).device_handle()),
        StatusCode::FAILED_PRECONDITION, "would lose the account"},
+
+      // SendFriendRequest.
+      {"SendFriendRequest: no token", ask_friend("", bob_id, ""), StatusCode::UNAUTHENTICATED,
+       "missing credentials"},
+      {"SendFriendRequest: nobody named", ask_friend(token, "", ""), StatusCode::INVALID_ARGUMENT,
+       "set exactly one of account_id and display_name"},
+      {"SendFriendRequest: both set", ask_friend(token, bob_id, "Bob"),
+       StatusCode::INVALID_ARGUMENT, "set exactly one of account_id and display_name"},
+      {"SendFriendRequest: malformed id", ask_friend(token, "bob", ""),
+       StatusCode::INVALID_ARGUMENT, "account_id is not an account id"},
+      {"SendFriendRequest: own id", ask_friend(token, ada_id, ""), StatusCode::INVALID_ARGUMENT,
+       "account_id is your own"},
+      {"SendFriendRequest: own name", ask_friend(token, "", "ADA"), StatusCode::INVALID_ARGUMENT,
+       "that is you"},
+      {"SendFriendRequest: malformed name", ask_friend(token, "", "x"),
+       StatusCode::INVALID_ARGUMENT, "display_name must be 3-24 characters long"},
+      {"SendFriendRequest: unknown name", ask_friend(token, "", "Nobody"), StatusCode::NOT_FOUND,
+       "no player is named \"Nobody\""},
+      {"SendFriendRequest: unknown id", ask_friend(token, nobody_id, ""), StatusCode::NOT_FOUND,
+       "no player has id"},
+
+      // AcceptFriendRequest, DeclineFriendRequest, RemoveFriend.
+      {"AcceptFriendRequest: no id", accept_friend(token, ""), StatusCode::INVALID_ARGUMENT,
+       "account_id is required"},
+      {"AcceptFriendRequest: malformed id", accept_friend(token, huge),
+       StatusCode::INVALID_ARGUMENT, "account_id is not an account id"},
+      {"AcceptFriendRequest: own id", accept_friend(token, ada_id), StatusCode::INVALID_ARGUMENT,
+       "account_id is your own"},
+      {"AcceptFriendRequest: no such request", accept_friend(token, bob_id), StatusCode::NOT_FOUND,
+       "no pending friend request to you"},
+      {"AcceptFriendRequest: unknown player", accept_friend(token, nobody_id),
+       StatusCode::NOT_FOUND, "no pending friend request to you"},
+      {"DeclineFriendRequest: malformed id", decline_friend(token, "x"),
+       StatusCode::INVALID_ARGUMENT, "account_id is not an account id"},
+      {"DeclineFriendRequest: no such request", decline_friend(token, bob_id),
+       StatusCode::NOT_FOUND, "no pending friend request to you"},
+      {"RemoveFriend: malformed id", remove_friend(token, "'; DROP TABLE x"),
+       StatusCode::INVALID_ARGUMENT, "account_id is not an account id"},
+      {"RemoveFriend: not a friend", remove_friend(token, bob_id), StatusCode::NOT_FOUND,
+       "not your friend"},
+      {"ListFriends: no token", list_friends(""), StatusCode::UNAUTHENTICATED,
+       "missing credentials"},
+
+      // BlockPlayer, UnblockPlayer, ListBlockedPlayers.
+      {"BlockPlayer: own id", block(token, ada_id), StatusCode::INVALID_ARGUMENT,
+       "account_id is your own"},
+      {"BlockPlayer: malformed id", block(token, "B0B"), StatusCode::INVALID_ARGUMENT,
+       "account_id is not an account id"},
+      {"BlockPlayer: unknown player", block(token, nobody_id), StatusCode::NOT_FOUND,
+       "no player has id"},
+      {"BlockPlayer: expired token", block(expired, bob_id), StatusCode::UNAUTHENTICATED,
+       "expired at"},
+      {"UnblockPlayer: not blocked", unblock(token, bob_id), StatusCode::NOT_FOUND,
+       "you have not blocked this player"},
+      {"UnblockPlayer: malformed id", unblock(token, ""), StatusCode::INVALID_ARGUMENT,
+       "account_id is required"},
+      {"ListBlockedPlayers: forged token", list_blocked(forged), StatusCode::UNAUTHENTICATED,
+       "signature is invalid"},
+
+      // CheckBlocks, ListBlocks (internal).
+      {"CheckBlocks: player token", check_blocks(token, {ada_id, bob_id}),
+       StatusCode::PERMISSION_DENIED, "a player's access token is never accepted"},
+      {"CheckBlocks: no credential", check_blocks("", {ada_id, bob_id}),
+       StatusCode::UNAUTHENTICATED, "needs `authorization: Bearer <service credential>`"},
+      {"CheckBlocks: one id", check_blocks(service, {ada_id}), StatusCode::INVALID_ARGUMENT,
+       "account_ids must hold 2-16 ids; it has 1"},
+      {"CheckBlocks: 17 ids", check_blocks(service, std::vector<std::string>(17, ada_id)),
+       StatusCode::INVALID_ARGUMENT, "2-16 ids; it has 17"},
+      {"CheckBlocks: malformed id", check_blocks(service, {ada_id, "x'y"}),
+       StatusCode::INVALID_ARGUMENT, "\"x'y\" is not an account id"},
+      {"ListBlocks: player token", list_blocks(token, ada_id), StatusCode::PERMISSION_DENIED,
+       "a player's access token is never accepted"},
+      {"ListBlocks: malformed id", list_blocks(service, huge), StatusCode::INVALID_ARGUMENT,
+       "account_id is not an account id"},
 
       // Last: this one revokes Bob's session on purpose.
       {"RefreshSession: refresh token reuse", refresh_with(bob.tokens().refresh_token()),

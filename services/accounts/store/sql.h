@@ -210,6 +210,117 @@ inline constexpr char kRevokeAccountSessions[] =
     "UPDATE accounts.sessions SET revoke_time = to_timestamp($2::double precision / 1000000), "
     "revoke_reason = $3 WHERE account_id = $1::uuid AND revoke_time IS NULL";
 
+// --- Friends and blocks ------------------------------------------------------------------------
+// A pair is stored in friendships as (least, greatest) of the two ids.
+
+inline constexpr char kFindAccountByName[] =
+    "SELECT account_id::text, display_name FROM accounts.accounts "
+    "WHERE lower(display_name) = lower($1)";
+
+inline constexpr char kFindAccountById[] =
+    "SELECT account_id::text, display_name FROM accounts.accounts WHERE account_id = $1::uuid";
+
+// $1 caller, $2 other: friends?, request caller→other?, request other→caller?, caller blocked
+// other?, other blocked caller?
+inline constexpr char kRelation[] =
+    "SELECT "
+    "EXISTS (SELECT 1 FROM accounts.friendships WHERE low_account_id = least($1::uuid, $2::uuid) "
+    "        AND high_account_id = greatest($1::uuid, $2::uuid)), "
+    "EXISTS (SELECT 1 FROM accounts.friend_requests WHERE from_account_id = $1::uuid "
+    "        AND to_account_id = $2::uuid), "
+    "EXISTS (SELECT 1 FROM accounts.friend_requests WHERE from_account_id = $2::uuid "
+    "        AND to_account_id = $1::uuid), "
+    "EXISTS (SELECT 1 FROM accounts.blocks WHERE blocker_account_id = $1::uuid "
+    "        AND blocked_account_id = $2::uuid), "
+    "EXISTS (SELECT 1 FROM accounts.blocks WHERE blocker_account_id = $2::uuid "
+    "        AND blocked_account_id = $1::uuid)";
+
+// Serializes changes to one account's friends (counts and pairs stay consistent).
+inline constexpr char kLockAccount[] =
+    "SELECT 1 FROM accounts.accounts WHERE account_id = $1::uuid FOR UPDATE";
+
+inline constexpr char kCountFriends[] =
+    "SELECT count(*) FROM accounts.friendships WHERE low_account_id = $1::uuid "
+    "OR high_account_id = $1::uuid";
+
+inline constexpr char kCountOutgoingRequests[] =
+    "SELECT count(*) FROM accounts.friend_requests WHERE from_account_id = $1::uuid";
+
+inline constexpr char kCountBlocks[] =
+    "SELECT count(*) FROM accounts.blocks WHERE blocker_account_id = $1::uuid";
+
+// $1 from, $2 to, $3 now.
+inline constexpr char kInsertFriendRequest[] =
+    "INSERT INTO accounts.friend_requests (from_account_id, to_account_id, create_time) "
+    "VALUES ($1::uuid, $2::uuid, to_timestamp($3::double precision / 1000000))";
+
+inline constexpr char kDeleteFriendRequest[] =
+    "DELETE FROM accounts.friend_requests WHERE from_account_id = $1::uuid "
+    "AND to_account_id = $2::uuid RETURNING 1";
+
+// Both directions.
+inline constexpr char kDeleteFriendRequests[] =
+    "DELETE FROM accounts.friend_requests WHERE (from_account_id = $1::uuid AND to_account_id = "
+    "$2::uuid) OR (from_account_id = $2::uuid AND to_account_id = $1::uuid)";
+
+inline constexpr char kInsertFriendship[] =
+    "INSERT INTO accounts.friendships (low_account_id, high_account_id, create_time) "
+    "VALUES (least($1::uuid, $2::uuid), greatest($1::uuid, $2::uuid), "
+    "to_timestamp($3::double precision / 1000000)) ON CONFLICT DO NOTHING";
+
+inline constexpr char kDeleteFriendship[] =
+    "DELETE FROM accounts.friendships WHERE low_account_id = least($1::uuid, $2::uuid) "
+    "AND high_account_id = greatest($1::uuid, $2::uuid) RETURNING 1";
+
+inline constexpr char kListFriends[] =
+    "SELECT a.account_id::text, a.display_name, "
+    "(extract(epoch FROM f.create_time) * 1000000)::bigint "
+    "FROM accounts.friendships f JOIN accounts.accounts a ON a.account_id = "
+    "CASE WHEN f.low_account_id = $1::uuid THEN f.high_account_id ELSE f.low_account_id END "
+    "WHERE f.low_account_id = $1::uuid OR f.high_account_id = $1::uuid "
+    "ORDER BY lower(a.display_name)";
+
+inline constexpr char kListIncomingRequests[] =
+    "SELECT a.account_id::text, a.display_name, "
+    "(extract(epoch FROM r.create_time) * 1000000)::bigint "
+    "FROM accounts.friend_requests r JOIN accounts.accounts a ON a.account_id = r.from_account_id "
+    "WHERE r.to_account_id = $1::uuid ORDER BY r.create_time, a.account_id";
+
+inline constexpr char kListOutgoingRequests[] =
+    "SELECT a.account_id::text, a.display_name, "
+    "(extract(epoch FROM r.create_time) * 1000000)::bigint "
+    "FROM accounts.friend_requests r JOIN accounts.accounts a ON a.account_id = r.to_account_id "
+    "WHERE r.from_account_id = $1::uuid ORDER BY r.create_time, a.account_id";
+
+inline constexpr char kInsertBlock[] =
+    "INSERT INTO accounts.blocks (blocker_account_id, blocked_account_id, create_time) "
+    "VALUES ($1::uuid, $2::uuid, to_timestamp($3::double precision / 1000000)) "
+    "ON CONFLICT DO NOTHING RETURNING 1";
+
+inline constexpr char kDeleteBlock[] =
+    "DELETE FROM accounts.blocks WHERE blocker_account_id = $1::uuid "
+    "AND blocked_account_id = $2::uuid RETURNING 1";
+
+inline constexpr char kListBlockedPlayers[] =
+    "SELECT a.account_id::text, a.display_name, "
+    "(extract(epoch FROM b.create_time) * 1000000)::bigint "
+    "FROM accounts.blocks b JOIN accounts.accounts a ON a.account_id = b.blocked_account_id "
+    "WHERE b.blocker_account_id = $1::uuid ORDER BY b.create_time DESC, a.account_id";
+
+// $1 a text[] of ids: every block with both ends in it.
+inline constexpr char kBlocksAmong[] =
+    "SELECT blocker_account_id::text, blocked_account_id::text FROM accounts.blocks "
+    "WHERE blocker_account_id = ANY($1::uuid[]) AND blocked_account_id = ANY($1::uuid[]) "
+    "ORDER BY 1, 2";
+
+inline constexpr char kBlockedBy[] =
+    "SELECT blocked_account_id::text FROM accounts.blocks WHERE blocker_account_id = $1::uuid "
+    "ORDER BY create_time DESC LIMIT 1000";
+
+inline constexpr char kBlockersOf[] =
+    "SELECT blocker_account_id::text FROM accounts.blocks WHERE blocked_account_id = $1::uuid "
+    "ORDER BY create_time DESC LIMIT 1000";
+
 }  // namespace parlor::accounts::sql
 
 #endif  // PARLOR_SERVICES_ACCOUNTS_STORE_SQL_H_

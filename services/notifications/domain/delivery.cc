@@ -40,7 +40,7 @@ DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
   depth_ = &queue.Add({});
   auto& age = prometheus::BuildGauge()
                   .Name("parlor_notifications_queue_oldest_age_seconds")
-                  .Help("Age of the oldest queued push, from its event's commit (0 when empty)")
+                  .Help("Age, from its event's commit, of the oldest queued push that is due (0 when none)")
                   .Register(*registry);
   oldest_age_ = &age.Add({});
   auto& events = prometheus::BuildCounter()

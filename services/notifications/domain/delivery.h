@@ -72,7 +72,8 @@ struct DeliveryOptions {
 //       sender to the provider's acceptance
 //   parlor_notifications_dead_tokens_total{platform}  devices removed because the provider
 //       reported their token dead
-//   parlor_notifications_queue_depth, parlor_notifications_queue_oldest_age_seconds
+//   parlor_notifications_queue_depth (every queued push), parlor_notifications_queue_oldest_age_
+//       seconds (of the oldest push that is due: not waiting for quiet hours or a retry)
 //   parlor_notifications_events_total{outcome}  accepted / duplicate events
 class DeliveryMetrics {
  public:

@@ -90,6 +90,7 @@ class NotificationsStore {
 
   struct QueueStats {
     int64_t depth = 0;
+    // Of the pushes that are due.
     std::optional<absl::Time> oldest_commit_time;
   };
   virtual absl::StatusOr<QueueStats> GetQueueStats() = 0;

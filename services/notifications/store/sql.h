@@ -141,8 +141,11 @@ inline constexpr char kRemoveDeadDevice[] =
     "DELETE FROM notifications.devices WHERE device_id = $1::uuid AND token = $2 "
     "RETURNING device_id";
 
+// Depth counts every queued push; the oldest age only those due (not a reminder waiting for the
+// end of quiet hours, nor a retry backing off, nor one being sent).
 inline constexpr char kQueueStats[] =
-    "SELECT count(*), " PARLOR_MICROS("min(commit_time)") " FROM notifications.deliveries";
+    "SELECT count(*), " PARLOR_MICROS("min(commit_time) FILTER (WHERE due_time <= now())")
+    " FROM notifications.deliveries";
 
 #undef PARLOR_NOTIFICATION_COLUMNS
 #undef PARLOR_DEVICE_COLUMNS
