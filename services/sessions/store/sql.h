@@ -172,7 +172,7 @@ inline constexpr char kWriteMutations[] =
     "to_timestamp(t.at::double precision / 1000000) "
     "FROM unnest($38::uuid[], $39::text[], $40::text[], $41::bigint[], $42::text[], $43::text[], "
     "$44::bigint[]) AS t(game_id, account, kind, version, dedupe, payload, at) "
-    "ON CONFLICT (dedupe_key) DO NOTHING RETURNING 1), "
+    "ON CONFLICT (game_id, dedupe_key) DO NOTHING RETURNING 1), "
     "r AS (INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at, "
     "next_attempt_at) SELECT t.game_id, t.game, t.ranked, t.payload::jsonb, "
     "to_timestamp(t.at::double precision / 1000000), to_timestamp(t.at::double precision / "
@@ -197,7 +197,7 @@ inline constexpr char kInsertNotification[] =
     "INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, dedupe_key, "
     "payload, created_at, next_attempt_at) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::jsonb, "
     "to_timestamp($7::double precision / 1000000), to_timestamp($7::double precision / 1000000)) "
-    "ON CONFLICT (dedupe_key) DO NOTHING";
+    "ON CONFLICT (game_id, dedupe_key) DO NOTHING";
 
 inline constexpr char kInsertResult[] =
     "INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at, "
