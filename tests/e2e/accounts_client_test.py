@@ -54,6 +54,10 @@ class AccountsClientTest(unittest.TestCase):
         access_private, _ = keygen()
         cls.service_private, service_public = keygen()
         cls.log = tempfile.NamedTemporaryFile(prefix="accounts-", suffix=".log", delete=False)
+        # The server's log goes with the test, also when setUpClass fails half-way (class
+        # clean-ups run then too; tearDownClass does not).
+        cls.addClassCleanup(os.unlink, cls.log.name)
+        cls.addClassCleanup(cls.log.close)
         env = dict(os.environ)
         env.update({
             "PARLOR_DB_URL": create_database(),
@@ -68,6 +72,7 @@ class AccountsClientTest(unittest.TestCase):
         })
         cls.server = subprocess.Popen([ACCOUNTS], env=env, stdout=cls.log, stderr=cls.log,
                                       stdin=subprocess.DEVNULL)
+        cls.addClassCleanup(cls.stop_server)
         cls.address = "127.0.0.1:%d" % cls.grpc_port
         parlor_grpc.wait_serving(cls.address, timeout=30, process=cls.server)
         cls.channel = grpc.insecure_channel(cls.address)
@@ -76,6 +81,10 @@ class AccountsClientTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.channel.close()
+        cls.stop_server()
+
+    @classmethod
+    def stop_server(cls):
         if cls.server.poll() is None:
             cls.server.kill()
             cls.server.wait()
@@ -156,4 +165,10 @@ class AccountsClientTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(argv=[sys.argv[0]], verbosity=2)
+    # SIGTERM, SIGHUP and Ctrl-C end the run after the current test (unittest's break
+    # handler), so the server is stopped and its log removed instead of left behind.
+    unittest.installHandler()
+    signal.signal(signal.SIGTERM, signal.getsignal(signal.SIGINT))
+    signal.signal(signal.SIGHUP, signal.getsignal(signal.SIGINT))
+    program = unittest.main(argv=[sys.argv[0]], verbosity=2, catchbreak=True, exit=False)
+    sys.exit(0 if program.result.wasSuccessful() and not program.result.shouldStop else 1)

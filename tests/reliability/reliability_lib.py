@@ -4,7 +4,9 @@ SIGKILLed and restarted on the same port, and the google.rpc.RetryInfo decoder.
 
 Uses Debian's python3-grpcio and the stubs parlor_client generates (PARLOR_PY_STUBS_DIR).
 """
+import atexit
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,6 +42,10 @@ class Postgres:
     def __init__(self, work_dir, durable=True):
         self.dir = os.path.join(work_dir, "pg")
         self.durable = durable
+        self.pooler = None
+        # Stopped and removed when the process exits, also when it fails to start or the test
+        # fails before its own clean-up (destroy may run twice).
+        atexit.register(self.destroy)
         subprocess.check_call(["bash", "-c", 'source "$0"; pg_local_start "$1" "$2"', PG_LIB,
                                self.dir, "durable" if durable else "fast"],
                               stdout=subprocess.DEVNULL)
@@ -185,7 +191,15 @@ def use_pgbouncer(pg):
 
 
 def work_dir(prefix):
-    return tempfile.mkdtemp(prefix=prefix)
+    """A new /tmp directory for one run, removed when the process exits however it exits:
+    normally, on an exception, or on SIGTERM, SIGHUP or SIGINT (which unwind as SystemExit /
+    KeyboardInterrupt, so the test's `finally` stops its services and PostgreSQL first)."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, lambda number, _: sys.exit(128 + number))
+    path = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 def health(address):
