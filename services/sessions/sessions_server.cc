@@ -327,6 +327,19 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   flags.Int("watch_page_size", &config->streams.page_size,
             "events one stream read sends at most (and so the most a stream holds unsent)",
             {.min = 1, .max = 1000});
+  flags.Int("watch_catch_up_events_per_second", &config->streams.catch_up_events_per_second,
+            "history events (WatchGame catch-up) this replica's streams send per second in all; "
+            "a stream over it waits for its next page, it is not refused (0 = no limit)",
+            {.min = 0, .max = 10000000});
+  flags.Int("watch_catch_up_events_per_second_per_account",
+            &config->streams.catch_up_events_per_second_per_account,
+            "history events one player's streams on this replica are sent per second (0 = no "
+            "limit)",
+            {.min = 0, .max = 10000000});
+  flags.Int("stream_thread_nice", &config->streams.thread_nice,
+            "nice value of the threads reading for watch streams, so that their catch-up work "
+            "yields the CPU to the unary calls (0 = as the rest of the server)",
+            {.min = 0, .max = 19});
   flags.Duration("watch_stall_timeout", &config->streams.stall_timeout,
                  "a watch stream whose client takes no message for this long ends (ABORTED, "
                  "naming the version to resume from)",

@@ -1,5 +1,9 @@
 #include "services/sessions/api/sessions_api.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -15,6 +19,18 @@
 
 namespace parlor::sessions {
 namespace {
+
+// The streams' pool threads run at a lower priority (nice), once each: catch-up work yields the
+// CPU to the unary calls.
+void LowerThisThreadsPriority(int nice) {
+  thread_local bool done = false;
+  if (done || nice <= 0) return;
+  done = true;
+  // On Linux a thread id names one thread here (not the whole process).
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), nice) != 0) {
+    spdlog::warn("stream thread: setpriority({}) failed; it keeps the default priority", nice);
+  }
+}
 
 // What a client that lost a stream reconnects with, once it has taken `r`.
 std::string ResumeAfter(const v1::WatchGameResponse& r) {
@@ -47,7 +63,7 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     virtual absl::Status Read(std::vector<Response>* out, bool* more) = 0;
   };
 
-  struct State final : GuardedStream {
+  struct State final : GuardedStream, std::enable_shared_from_this<State> {
     std::recursive_mutex mu;
     StreamReactor* reactor = nullptr;
     grpc::CallbackServerContext* context = nullptr;
@@ -61,6 +77,8 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     bool dirty = false;    // a change arrived since the last read
     bool more = false;     // the last read had a full page
     bool catching_up = false;
+    // Over a catch-up budget: the next read waits until then (the guard's Tick restarts it).
+    absl::Time parked_until = absl::InfinitePast();
     bool finished = false;  // Finish was called
     absl::Time write_started;
     absl::Time cancel_at = absl::InfiniteFuture();
@@ -84,6 +102,10 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
           context->TryCancel();
         }
         return nullptr;
+      }
+      if (parked_until != absl::InfinitePast() && now >= parked_until) {
+        parked_until = absl::InfinitePast();
+        Pump(this->shared_from_this());
       }
       if (busy && now - write_started >= deps.guard->limits().stall_timeout) {
         // The status follows the message in flight: a client that reads it has that message.
@@ -185,6 +207,16 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
       return;
     }
     if (st->reading || !(st->more || st->dirty)) return;
+    if (st->parked_until != absl::InfinitePast()) return;  // the guard's Tick goes on
+    if (st->catching_up) {
+      // History is read within the replica's and the player's catch-up budgets.
+      const absl::Time now = st->deps.clock();
+      const absl::Duration wait = st->deps.guard->CatchUpWait(st->guard_id, now);
+      if (wait > absl::ZeroDuration()) {
+        st->parked_until = now + wait;
+        return;
+      }
+    }
     st->reading = true;
     st->dirty = false;
     st->more = false;
@@ -204,12 +236,17 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
         return;
       }
     }
+    LowerThisThreadsPriority(st->deps.guard->limits().thread_nice);
     std::vector<Response> messages;
     bool more = false;
     absl::Status status = st->reader->Read(&messages, &more);
     if (st->deps.on_read) st->deps.on_read();
     std::lock_guard<std::recursive_mutex> lock(st->mu);
     st->reading = false;
+    if (st->catching_up) {
+      st->deps.guard->CatchUpSent(st->guard_id, static_cast<int>(messages.size()),
+                                  st->deps.clock());
+    }
     if (st->finished || st->reactor == nullptr) return;
     if (!status.ok()) {
       FinishLocked(st.get(), ToGrpcStatus(status));

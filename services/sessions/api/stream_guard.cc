@@ -1,5 +1,6 @@
 #include "services/sessions/api/stream_guard.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -125,6 +126,44 @@ void StreamGuard::Release(int64_t id) {
   entries_.erase(it);
 }
 
+absl::Duration StreamGuard::Budget::Refill(int rate, absl::Time now) {
+  if (at == absl::InfinitePast()) {
+    events = rate;  // a new bucket is full
+  } else if (now > at) {
+    events = std::min<double>(rate, events + rate * absl::ToDoubleSeconds(now - at));
+  }
+  at = std::max(at, now);
+  return events > 0 ? absl::ZeroDuration() : absl::Seconds((1 - events) / rate);
+}
+
+absl::Duration StreamGuard::CatchUpWait(int64_t id, absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::Duration wait = absl::ZeroDuration();
+  if (limits_.catch_up_events_per_second > 0) {
+    wait = replica_budget_.Refill(limits_.catch_up_events_per_second, now);
+  }
+  auto it = entries_.find(id);
+  if (it != entries_.end() && limits_.catch_up_events_per_second_per_account > 0) {
+    wait = std::max(wait, account_budgets_[it->second.account_id].Refill(
+                              limits_.catch_up_events_per_second_per_account, now));
+  }
+  return wait;
+}
+
+void StreamGuard::CatchUpSent(int64_t id, int events, absl::Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (limits_.catch_up_events_per_second > 0) {
+    replica_budget_.Refill(limits_.catch_up_events_per_second, now);
+    replica_budget_.events -= events;
+  }
+  auto it = entries_.find(id);
+  if (it != entries_.end() && limits_.catch_up_events_per_second_per_account > 0) {
+    Budget& budget = account_budgets_[it->second.account_id];
+    budget.Refill(limits_.catch_up_events_per_second_per_account, now);
+    budget.events -= events;
+  }
+}
+
 void StreamGuard::Revoke(const std::vector<std::string>& session_ids, absl::Time forget_after) {
   if (session_ids.empty()) return;
   {
@@ -169,6 +208,15 @@ void StreamGuard::CheckNow() {
     for (auto it = revoked_.begin(); it != revoked_.end();) {
       if (it->second < now) {
         revoked_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+    // A player's catch-up budget that has refilled is the same as a new one.
+    for (auto it = account_budgets_.begin(); it != account_budgets_.end();) {
+      it->second.Refill(limits_.catch_up_events_per_second_per_account, now);
+      if (it->second.events >= limits_.catch_up_events_per_second_per_account) {
+        account_budgets_.erase(it++);
       } else {
         ++it;
       }

@@ -34,6 +34,14 @@ struct StreamLimits {
   int max_catching_up = 32;
   // Events one read sends at most (and so at most what a stream holds unsent).
   int page_size = 50;
+  // History events (catch-up) sent per second by this replica's streams together, and by one
+  // player's streams together (0 = no limit). A stream over either budget is not refused: its
+  // next page is read once the budget has refilled, so catching up slows down, it never fails.
+  int catch_up_events_per_second = 2000;
+  int catch_up_events_per_second_per_account = 500;
+  // Nice value of the threads that read for the streams (0-19): their catch-up work yields the
+  // CPU to the unary calls' workers.
+  int thread_nice = 10;
   // A stream whose client has not taken a message for this long is ended (ABORTED, telling the
   // version to resume from); if the client still does not read, it is cancelled this much later.
   absl::Duration stall_timeout = absl::Seconds(30);
@@ -93,6 +101,12 @@ class StreamGuard {
   void CaughtUp(int64_t id);
   void Release(int64_t id);
 
+  // The catch-up budgets (catch_up_events_per_second*): how long stream `id` must wait before
+  // it reads its next page of history (zero: now), and the events that page sent. A budget
+  // may go below zero by one page; the wait is until it is above zero again.
+  absl::Duration CatchUpWait(int64_t id, absl::Time now);
+  void CatchUpSent(int64_t id, int events, absl::Time now);
+
   // Sessions signed out (or otherwise revoked); their streams end at the next check, which this
   // triggers at once. A session is remembered until `forget_after`.
   void Revoke(const std::vector<std::string>& session_ids, absl::Time forget_after);
@@ -113,6 +127,13 @@ class StreamGuard {
     bool catching_up = false;
     std::weak_ptr<GuardedStream> stream;
   };
+  // A token bucket of events: `rate` a second, holding at most one second's worth.
+  struct Budget {
+    double events = 0;
+    absl::Time at = absl::InfinitePast();
+    // Refills to `now`; how long until it holds more than zero events.
+    absl::Duration Refill(int rate, absl::Time now);
+  };
   void Run();
   bool IsRevokedLocked(absl::string_view session_id) const;
 
@@ -130,6 +151,8 @@ class StreamGuard {
   absl::flat_hash_map<std::string, int> per_account_;
   int64_t catching_up_ = 0;
   absl::flat_hash_map<std::string, absl::Time> revoked_;  // session id -> forget after
+  Budget replica_budget_;
+  absl::flat_hash_map<std::string, Budget> account_budgets_;  // dropped once full again
 };
 
 }  // namespace parlor::sessions

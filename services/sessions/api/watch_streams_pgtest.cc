@@ -48,6 +48,9 @@ StreamLimits TestLimits() {
   limits.page_size = 5;
   limits.stall_timeout = absl::Seconds(2);
   limits.check_interval = absl::Milliseconds(50);
+  // The catch-up budgets have a test of their own (on a replica of its own).
+  limits.catch_up_events_per_second = 0;
+  limits.catch_up_events_per_second_per_account = 0;
   return limits;
 }
 
@@ -127,6 +130,20 @@ struct OpenStream {
   std::unique_ptr<grpc::ClientReader<Response>> reader;
 };
 
+// Reads a stream to its end and returns its status, with the number of messages read before
+// it. A client gets a stream's status only after the messages sent ahead of it: a stream whose
+// server has queued a message (here, WatchMyGames hears of a game created just before it
+// opened whenever the NOTIFY comes after its subscription) never shows its end to a client that
+// calls Finish without reading (Finish then waits out the deadline).
+template <typename Response>
+grpc::Status ReadToEnd(OpenStream<Response>& stream, int* read = nullptr) {
+  Response message;
+  int n = 0;
+  while (stream.reader->Read(&message)) ++n;
+  if (read != nullptr) *read = n;
+  return stream.reader->Finish();
+}
+
 class WatchStreamsPgTest : public parlor::testing::PgTest {
  protected:
   void SetUp() override {
@@ -142,19 +159,33 @@ class WatchStreamsPgTest : public parlor::testing::PgTest {
     ASSERT_TRUE(accounts.ok()) << accounts.status();
     accounts_ = *std::move(accounts);
     for (auto& replica : replicas_) {
-      SessionsConfig config;
-      config.page_token_secret = "watch-test-secret";
-      config.sweep_interval = absl::ZeroDuration();
-      config.dispatch_interval = absl::ZeroDuration();
-      config.streams = TestLimits();
-      config.accounts_address = accounts_->address();
-      config.service_token_private_key = keys_.service().private_key;
-      auto started = parlor::testing::TestServer::Start(
-          SessionsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
-          [&config](ServiceHost& host) { return InstallSessions(host, config); });
+      auto started = StartReplica(TestLimits());
       ASSERT_TRUE(started.ok()) << started.status();
       replica = *std::move(started);
     }
+  }
+
+  absl::StatusOr<std::unique_ptr<parlor::testing::TestServer>> StartReplica(StreamLimits limits) {
+    SessionsConfig config;
+    config.page_token_secret = "watch-test-secret";
+    config.sweep_interval = absl::ZeroDuration();
+    config.dispatch_interval = absl::ZeroDuration();
+    config.streams = limits;
+    config.accounts_address = accounts_->address();
+    config.service_token_private_key = keys_.service().private_key;
+    return parlor::testing::TestServer::Start(
+        SessionsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
+        [&config](ServiceHost& host) { return InstallSessions(host, config); });
+  }
+
+  // Reads `stream` from after_version 0 to `version`; false if an event is missing or out of
+  // order, or the stream ended first.
+  static bool ReadEveryVersion(OpenStream<v1::WatchGameResponse>& stream, int64_t version) {
+    v1::WatchGameResponse event;
+    for (int64_t expected = 1; expected <= version; ++expected) {
+      if (!stream.reader->Read(&event) || event.event().version() != expected) return false;
+    }
+    return true;
   }
 
   v1::SessionsService::Stub Sessions(int replica, int window_bytes = 0) {
@@ -265,21 +296,28 @@ TEST_F(WatchStreamsPgTest, APlayerBeyondItsOpenStreamsIsRefusedWithRetryInfo) {
   v1::SessionsService::Stub other = Sessions(1);
   OpenStream<v1::WatchMyGamesResponse> elsewhere = WatchMyGames(other, token);
   elsewhere.reader->WaitForInitialMetadata();
-  // Closing one frees its place.
-  open[0].context->TryCancel();
-  EXPECT_EQ(open[0].reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
-  for (int attempt = 0;; ++attempt) {
-    OpenStream<v1::WatchMyGamesResponse> again = WatchMyGames(stub, token);
-    again.reader->WaitForInitialMetadata();
-    again.context->TryCancel();
-    grpc::Status s = again.reader->Finish();
-    if (s.error_code() == grpc::StatusCode::CANCELLED) break;
-    ASSERT_LT(attempt, 20) << s.error_message();  // the server releases the place on OnDone
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
   EXPECT_GE(
       CounterValue(Metrics(0), "parlor_sessions_watch_refused_total{reason=\"account_streams\"}"),
       1);
+  // Closing one frees its place, once the server has let go of it (a moment after the client
+  // sees CANCELLED): here 3 streams are left on replica 0 (two of Alice's and Bob's).
+  open[0].context->TryCancel();
+  EXPECT_EQ(open[0].reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  for (int wait = 0; wait < 250 && CounterValue(Metrics(0), "parlor_sessions_watch_streams") > 3;
+       ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const double refused_before =
+      CounterValue(Metrics(0), "parlor_sessions_watch_refused_total{reason=\"account_streams\"}");
+  OpenStream<v1::WatchMyGamesResponse> again = WatchMyGames(stub, token);
+  // Initial metadata comes with an admission and with a refusal, which is counted before.
+  again.reader->WaitForInitialMetadata();
+  EXPECT_EQ(
+      CounterValue(Metrics(0), "parlor_sessions_watch_refused_total{reason=\"account_streams\"}"),
+      refused_before)
+      << "the place closing a stream freed was not given to the next open";
+  again.context->TryCancel();
+  again.reader->Finish();
   for (auto& s : open) s.context->TryCancel();
   bob.context->TryCancel();
   elsewhere.context->TryCancel();
@@ -289,12 +327,24 @@ TEST_F(WatchStreamsPgTest, APlayerOpeningStreamsFasterThanItsRateIsRefusedWithRe
   v1::SessionsService::Stub stub = Sessions(0);
   const std::string token = keys_.PlayerToken(kCarol);
   // Six at once (the burst), each closed at once: the open rate, not the open count, refuses.
+  // The client sees CANCELLED at once; the server lets go of a stream (and its place among the
+  // player's 3 open ones) a moment later, so each open waits for that: otherwise an open could
+  // be refused for the count (which takes no token from the rate) and still look CANCELLED to a
+  // client that cancelled it before its refusal arrived.
   for (int i = 0; i < 6; ++i) {
     OpenStream<v1::WatchMyGamesResponse> s = WatchMyGames(stub, token);
     s.reader->WaitForInitialMetadata();
     s.context->TryCancel();
     ASSERT_EQ(s.reader->Finish().error_code(), grpc::StatusCode::CANCELLED) << i;
+    for (int wait = 0; wait < 250 && CounterValue(Metrics(0), "parlor_sessions_watch_streams") > 0;
+         ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_EQ(CounterValue(Metrics(0), "parlor_sessions_watch_streams"), 0) << i;
   }
+  ASSERT_EQ(
+      CounterValue(Metrics(0), "parlor_sessions_watch_refused_total{reason=\"account_streams\"}"),
+      0);
   OpenStream<v1::WatchMyGamesResponse> seventh = WatchMyGames(stub, token);
   grpc::Status refused = seventh.reader->Finish();
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
@@ -350,6 +400,44 @@ TEST_F(WatchStreamsPgTest, CatchingUpIsCappedPerReplicaAndGoesOnlyAsFastAsTheCli
   first.reader->Finish();
   second.reader->Finish();
   live.reader->Finish();
+}
+
+TEST_F(WatchStreamsPgTest, CatchingUpIsPacedByThePlayersAndTheReplicasBudgetsNeverRefused) {
+  const v1::Game game = CreateGame("kadice", "paced", {kAlice, kBob});
+  const int64_t version = Play(game.game_id(), 30);
+  ASSERT_GE(version, 30);
+  // Budgets of 20 history events a second; a page is 5 events. Two streams catching up on 30
+  // versions each send 60 events: at most 20 at once (a full budget), then 20 a second, and a
+  // budget goes below zero by at most one page per stream, so they need at least
+  // (60 - 20 - 2 * 5) / 20 = 1.5 s; each gets every version, in order, and neither is refused.
+  const absl::Duration least = absl::Seconds((2.0 * static_cast<double>(version) - 20 - 10) / 20);
+  StreamLimits per_player = TestLimits();
+  per_player.catch_up_events_per_second_per_account = 20;
+  StreamLimits per_replica = TestLimits();
+  per_replica.catch_up_events_per_second = 20;
+  for (const auto& [budget, limits] :
+       {std::pair{"the player's", per_player}, std::pair{"the replica's", per_replica}}) {
+    SCOPED_TRACE(budget);
+    auto replica = StartReplica(limits);
+    ASSERT_TRUE(replica.ok()) << replica.status();
+    v1::SessionsService::Stub stub((*replica)->channel());
+    // Under the player's budget one player's two streams share it; under the replica's, two
+    // players' streams do.
+    const bool shared_by_one_player = limits.catch_up_events_per_second_per_account > 0;
+    const absl::Time start = absl::Now();
+    auto first = WatchGame(stub, keys_.PlayerToken(kAlice), game.game_id(), 0);
+    auto second =
+        WatchGame(stub, keys_.PlayerToken(shared_by_one_player ? kAlice : kBob), game.game_id(), 0);
+    std::thread other([&] { EXPECT_TRUE(ReadEveryVersion(second, version)); });
+    EXPECT_TRUE(ReadEveryVersion(first, version));
+    other.join();
+    const absl::Duration took = absl::Now() - start;
+    EXPECT_GE(took, least) << "60 history events within a budget of 20 a second";
+    for (auto* stream : {&first, &second}) {
+      stream->context->TryCancel();
+      EXPECT_EQ(stream->reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+    }
+  }
 }
 
 TEST_F(WatchStreamsPgTest, AStreamThatFallsBehindEndsNamingTheVersionToResumeFrom) {
@@ -434,13 +522,14 @@ TEST_F(WatchStreamsPgTest, AStreamEndsUnauthenticatedWhenItsTokenExpires) {
   ASSERT_TRUE(game_stream.reader->Read(&event));
   my_games.reader->WaitForInitialMetadata();
   const absl::Time start = absl::Now();
-  while (game_stream.reader->Read(&event)) {
-  }
-  grpc::Status ended = game_stream.reader->Finish();
+  grpc::Status ended = ReadToEnd(game_stream);
   EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_THAT(ended.error_message(), HasSubstr("has expired"));
-  grpc::Status ended_too = my_games.reader->Finish();
+  int summaries = 0;
+  grpc::Status ended_too = ReadToEnd(my_games, &summaries);
   EXPECT_EQ(ended_too.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(ended_too.error_message(), HasSubstr("has expired"));
+  EXPECT_LE(summaries, 1) << "at most the game created just before the stream opened";
   EXPECT_LT(absl::Now() - start, absl::Seconds(4));
   // Counted by the guard's thread right after it ended them.
   double ended_count = 0;
@@ -479,14 +568,15 @@ TEST_F(WatchStreamsPgTest, SignOutOnAccountsEndsTheSessionsStreamsOnEveryReplica
   accounts::v1::SignOutResponse signed_out;
   ASSERT_TRUE(accounts->SignOut(parlor::testing::Bearer(token).get(), {}, &signed_out).ok());
   const absl::Time start = absl::Now();
-  while (game_on_a.reader->Read(&event)) {
-  }
-  grpc::Status a = game_on_a.reader->Finish();
-  grpc::Status b = mine_on_b.reader->Finish();
+  grpc::Status a = ReadToEnd(game_on_a);
+  int summaries = 0;
+  grpc::Status b = ReadToEnd(mine_on_b, &summaries);
   const absl::Duration took = absl::Now() - start;
   EXPECT_EQ(a.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_THAT(a.error_message(), HasSubstr("signed out"));
   EXPECT_EQ(b.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(b.error_message(), HasSubstr("signed out"));
+  EXPECT_LE(summaries, 1) << "at most the game created just before the stream opened";
   EXPECT_LT(took, absl::Seconds(1)) << "streams ended " << took << " after SignOut";
   // The signed-out token cannot open a new stream either.
   auto again = WatchMyGames(on_a, token);
