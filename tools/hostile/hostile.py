@@ -33,6 +33,7 @@ usage: hostile.py BUILD_DIR [--quiet-seconds 30] [--attack-seconds 45] [--normal
                   [--log-dir DIR] [--k8s-dir DIR]
 """
 import argparse
+import atexit
 import collections
 import json
 import os
@@ -349,6 +350,14 @@ class ProcessMonitor:
                     self.peak[name] = max(self.peak.get(name, 0), rss)
 
 
+def machine_cpu():
+    """(busy, total) jiffies of the whole machine (every process, also other work)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
 def database_figures(pg, db_url):
     row = pg.psql(db_url, "SELECT pg_database_size(current_database()), "
                           "(SELECT count(*) FROM sessions.actions), "
@@ -472,12 +481,20 @@ def main():
                         help="a sessions binary that still lets one account make a ~12,000-"
                              "version game (CreateBotGame + Resign); it makes the big game, then "
                              "the measured sessions server replaces it on the same database")
+    parser.add_argument("--attacks", default=",".join(ATTACKS),
+                        help="the attacks to run, in order, comma-separated (default: all)")
     parser.add_argument("--log-dir", default="")
     parser.add_argument("--k8s-dir", default=os.path.join(ROOT, "k8s", "base"),
                         help="the shipped configuration to apply (another checkout's k8s/base "
                              "to measure its binaries as shipped)")
     args = parser.parse_args()
+    args.attacks = [a for a in args.attacks.split(",") if a]
+    unknown = [a for a in args.attacks if a not in ATTACKS]
+    if unknown or not args.attacks:
+        parser.error("--attacks: choose from %s" % ", ".join(ATTACKS))
     work = tempfile.mkdtemp(prefix="parlor-hostile-")
+    # Removed however the tool exits (also before the `try` below, and on SIGTERM / SIGHUP).
+    atexit.register(shutil.rmtree, work, True)
     os.environ.setdefault("PARLOR_PY_STUBS_DIR", os.path.join(work, "stubs"))
     import grpc
     import reliability_lib as rl
@@ -541,12 +558,15 @@ def main():
         def run_phase(name, seconds):
             monitor.reset_peak()
             before = {"proc": monitor.snapshot(), "db": database_figures(pg, db_url),
-                      "time": time.time()}
+                      "time": time.time(), "machine": machine_cpu(), "client": os.times()}
             samples.phase = name
             time.sleep(seconds)
             samples.phase = "after " + name
             after = {"proc": monitor.snapshot(), "db": database_figures(pg, db_url),
-                     "time": time.time()}
+                     "time": time.time(), "machine": machine_cpu(), "client": os.times(),
+                     "load": os.getloadavg()[0]}
+            if attacker_process is not None:
+                after["attacker cpu"] = monitor.read(attacker_process.pid)[0] - attacker_cpu0
             with monitor.lock:
                 peak = dict(monitor.peak)
             phases[name] = (before, after, peak)
@@ -555,7 +575,7 @@ def main():
         run_phase("quiet", args.quiet_seconds)
 
         attack_counts, settled = {}, {}
-        for attack in ATTACKS:
+        for attack in args.attacks:
             spec_path = os.path.join(work, "attacker.json")
             result_path = os.path.join(work, "attacker-result.json")
             with open(spec_path, "w") as f:
@@ -567,6 +587,7 @@ def main():
                 [sys.executable, os.path.abspath(__file__), "--attacker", spec_path, result_path],
                 stdout=subprocess.PIPE, text=True, env=dict(os.environ))
             attacker_process.stdout.readline()  # "ready"
+            attacker_cpu0 = monitor.read(attacker_process.pid)[0]
             print("hostile: attack %s, %.0f s" % (attack, args.attack_seconds), flush=True)
             run_phase(attack, args.attack_seconds)
             attacker_process.send_signal(signal.SIGTERM)
@@ -606,7 +627,7 @@ def report(args, phases, samples, settled, attack_counts, big_version, how):
     print("\n%-9s %8s %9s %9s %9s %7s %7s  %s" % (
         "phase", "p50 ms", "p99 ms", "GetGame", "Submit", "calls", "x quiet", "failed calls"))
     print("%-9s %8s %9s %9s %9s" % ("", "(all)", "(all)", "p99 ms", "p99 ms"))
-    for name in ["quiet"] + ATTACKS:
+    for name in ["quiet"] + args.attacks:
         lat = samples.latency[(name, "all")]
         failed = {"%s %s" % (k[1], k[2]): v for k, v in sorted(samples.errors.items())
                   if k[0] == name}
@@ -617,16 +638,27 @@ def report(args, phases, samples, settled, attack_counts, big_version, how):
     print("\n%-9s %-12s %9s %11s %10s %9s %11s" % (
         "phase", "server", "CPU s", "RSS start", "RSS peak", "RSS end", "%.0f s after" %
         args.settle))
-    for name in ["quiet"] + ATTACKS:
+    for name in ["quiet"] + args.attacks:
         before, after, peak = phases[name]
         for server in ("sessions", "accounts"):
             print("%-9s %-12s %9.1f %11.1f %10.1f %9.1f %11s" % (
                 name, server, after["proc"][server][0] - before["proc"][server][0],
                 before["proc"][server][1], peak[server], after["proc"][server][1],
                 "%.1f" % settled[name][server][1] if name in settled else "-"))
+    print("\n%-9s %14s %12s %16s %18s" % ("phase", "machine busy", "load (1 min)",
+                                          "players' client", "attacker's client"))
+    print("%-9s %14s %12s %16s %18s" % ("", "% of all CPUs", "at the end", "CPU s", "CPU s"))
+    for name in ["quiet"] + args.attacks:
+        before, after, _ = phases[name]
+        busy = after["machine"][0] - before["machine"][0]
+        total = max(1, after["machine"][1] - before["machine"][1])
+        client = sum(after["client"][:2]) - sum(before["client"][:2])
+        print("%-9s %13.0f%% %12.2f %16.1f %18s" % (
+            name, 100.0 * busy / total, after["load"], client,
+            "%.1f" % after["attacker cpu"] if "attacker cpu" in after else "-"))
     print("\n%-9s %14s %9s %7s %9s" % ("phase", "DB MB/min", "actions", "games", "accounts"))
     rates = {}
-    for name in ["quiet"] + ATTACKS:
+    for name in ["quiet"] + args.attacks:
         before, after, _ = phases[name]
         d = {k: after["db"][k] - before["db"][k] for k in before["db"]}
         minutes = (after["time"] - before["time"]) / 60.0
@@ -634,11 +666,11 @@ def report(args, phases, samples, settled, attack_counts, big_version, how):
         print("%-9s %14.2f %9d %7d %9d" % (name, rates[name], d["actions"], d["games"],
                                             d["accounts"]))
     print("\nattacker, per attack:")
-    for attack in ATTACKS:
+    for attack in args.attacks:
         print("  %s: %s" % (attack, ", ".join("%s %d" % kv for kv in
                                               sorted(attack_counts.get(attack, {}).items()))))
     print("\ntargets (each attack against the quiet phase)")
-    for attack in ATTACKS:
+    for attack in args.attacks:
         before, after, peak = phases[attack]
         p99 = pick(samples.latency[(attack, "all")], .99)
         rss = max(peak[n] - before["proc"][n][1] for n in peak)
@@ -654,4 +686,5 @@ if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--attacker":
         sys.exit(attacker_main(sys.argv[2], sys.argv[3]))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     sys.exit(main())
