@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "services/accounts/api/accounts_api.h"
 #include "services/accounts/domain/revocations.h"
+#include "services/accounts/store/deletion_store.h"
 #include "services/accounts/store/pg_accounts_store.h"
 #include "services/accounts/store/pg_credentials_store.h"
 #include "services/accounts/store/pg_friends_store.h"
@@ -24,6 +25,8 @@ struct Installed {
   std::unique_ptr<CredentialsService> credentials;
   std::unique_ptr<PgFriendsStore> friends_store;
   std::unique_ptr<FriendsService> friends;
+  std::unique_ptr<DeletionStore> deletion_store;
+  std::unique_ptr<DeletionService> deletion;
   std::unique_ptr<RevocationsStore> revocations_store;
   std::unique_ptr<Revocations> revocations;
   std::unique_ptr<AccountsApi> api;
@@ -175,10 +178,14 @@ absl::StatusOr<std::shared_ptr<void>> InstallAccounts(ServiceHost& host,
       config.credentials);
   installed->friends_store = std::make_unique<PgFriendsStore>(&host.db());
   installed->friends = std::make_unique<FriendsService>(installed->friends_store.get(), clock);
+  installed->deletion_store = std::make_unique<DeletionStore>(&host.db());
+  installed->deletion = std::make_unique<DeletionService>(installed->deletion_store.get(), clock);
   installed->api = std::make_unique<AccountsApi>(
-      installed->domain.get(), installed->credentials.get(), installed->friends.get(), &host.rpc());
+      installed->domain.get(), installed->credentials.get(), installed->friends.get(),
+      installed->deletion.get(), &host.rpc());
   installed->internal_api = std::make_unique<AccountsInternalApi>(
-      installed->domain.get(), installed->revocations.get(), installed->friends.get(), &host.rpc());
+      installed->domain.get(), installed->revocations.get(), installed->friends.get(),
+      installed->deletion.get(), &host.rpc());
   host.AddService(installed->api.get(), "parlor.accounts.v1.AccountsService");
   host.AddService(installed->internal_api.get(), "parlor.accounts.v1.AccountsInternalService");
   return std::shared_ptr<void>(installed);

@@ -24,6 +24,29 @@ void ToProto(const SessionTokens& tokens, v1::SessionTokens* out) {
   ToProto(tokens.refresh_token_expire_time, out->mutable_refresh_token_expire_time());
 }
 
+void ToProto(const CredentialRow& credential, v1::Credential* out) {
+  out->set_credential_id(credential.credential_id);
+  out->set_kind(credential.kind == "email"   ? v1::CREDENTIAL_KIND_EMAIL
+                : credential.kind == "apple" ? v1::CREDENTIAL_KIND_APPLE
+                                             : v1::CREDENTIAL_KIND_GOOGLE);
+  out->set_email(credential.email);
+  ToProto(credential.create_time, out->mutable_create_time());
+  ToProto(credential.last_used_time, out->mutable_last_used_time());
+}
+
+void ToProto(const DeviceInfo& device, v1::Device* out) {
+  out->set_device_handle(device.device_handle);
+  ToProto(device.create_time, out->mutable_create_time());
+  ToProto(device.last_seen_time, out->mutable_last_seen_time());
+  out->set_current(device.current);
+}
+
+void ToProto(const PlayerRow& player, v1::PlayerSummary* out) {
+  out->set_account_id(player.account_id);
+  out->set_display_name(player.display_name);
+  ToProto(player.since, out->mutable_since_time());
+}
+
 grpc::ServerUnaryReactor* AccountsApi::AuthenticateDevice(
     grpc::CallbackServerContext* context, const v1::AuthenticateDeviceRequest* request,
     v1::AuthenticateDeviceResponse* response) {

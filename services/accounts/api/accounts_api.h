@@ -4,6 +4,7 @@
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "services/accounts/domain/accounts_service.h"
 #include "services/accounts/domain/credentials_service.h"
+#include "services/accounts/domain/deletion_service.h"
 #include "services/accounts/domain/friends_service.h"
 #include "services/accounts/domain/revocations.h"
 #include "services/common/rpc.h"
@@ -15,8 +16,12 @@ namespace parlor::accounts {
 class AccountsApi final : public parlor::accounts::v1::AccountsService::CallbackService {
  public:
   AccountsApi(AccountsService* accounts, CredentialsService* credentials, FriendsService* friends,
-              RpcRunner* rpc)
-      : accounts_(accounts), credentials_(credentials), friends_(friends), rpc_(rpc) {}
+              DeletionService* deletion, RpcRunner* rpc)
+      : accounts_(accounts),
+        credentials_(credentials),
+        friends_(friends),
+        deletion_(deletion),
+        rpc_(rpc) {}
 
   grpc::ServerUnaryReactor* AuthenticateDevice(grpc::CallbackServerContext* context,
                                                const v1::AuthenticateDeviceRequest* request,
@@ -95,10 +100,19 @@ class AccountsApi final : public parlor::accounts::v1::AccountsService::Callback
                                                const v1::ListBlockedPlayersRequest* request,
                                                v1::ListBlockedPlayersResponse* response) override;
 
+  // Deletion and export (privacy_api.cc).
+  grpc::ServerUnaryReactor* DeleteAccount(grpc::CallbackServerContext* context,
+                                          const v1::DeleteAccountRequest* request,
+                                          v1::DeleteAccountResponse* response) override;
+  grpc::ServerUnaryReactor* ExportMyData(grpc::CallbackServerContext* context,
+                                         const v1::ExportMyDataRequest* request,
+                                         v1::ExportMyDataResponse* response) override;
+
  private:
   AccountsService* accounts_;
   CredentialsService* credentials_;
   FriendsService* friends_;
+  DeletionService* deletion_;
   RpcRunner* rpc_;
 };
 
@@ -107,8 +121,12 @@ class AccountsInternalApi final
     : public parlor::accounts::v1::AccountsInternalService::CallbackService {
  public:
   AccountsInternalApi(AccountsService* accounts, Revocations* revocations, FriendsService* friends,
-                      RpcRunner* rpc)
-      : accounts_(accounts), revocations_(revocations), friends_(friends), rpc_(rpc) {}
+                      DeletionService* deletion, RpcRunner* rpc)
+      : accounts_(accounts),
+        revocations_(revocations),
+        friends_(friends),
+        deletion_(deletion),
+        rpc_(rpc) {}
 
   grpc::ServerUnaryReactor* BatchGetAccounts(grpc::CallbackServerContext* context,
                                              const v1::BatchGetAccountsRequest* request,
@@ -123,10 +141,15 @@ class AccountsInternalApi final
                                        const v1::ListBlocksRequest* request,
                                        v1::ListBlocksResponse* response) override;
 
+  grpc::ServerUnaryReactor* ListDeletedAccounts(grpc::CallbackServerContext* context,
+                                                const v1::ListDeletedAccountsRequest* request,
+                                                v1::ListDeletedAccountsResponse* response) override;
+
  private:
   AccountsService* accounts_;
   Revocations* revocations_;
   FriendsService* friends_;
+  DeletionService* deletion_;
   RpcRunner* rpc_;
 };
 

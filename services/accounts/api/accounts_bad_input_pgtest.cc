@@ -360,6 +360,29 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       return accounts_->ListBlockedPlayers(Bearer(bearer).get(), {}, &response);
     };
   };
+  auto delete_account = [this](std::string bearer, std::string confirm) {
+    return [this, bearer, confirm] {
+      v1::DeleteAccountRequest request;
+      request.set_confirm_display_name(confirm);
+      v1::DeleteAccountResponse response;
+      return accounts_->DeleteAccount(Bearer(bearer).get(), request, &response);
+    };
+  };
+  auto export_data = [this](std::string bearer) {
+    return [this, bearer] {
+      v1::ExportMyDataResponse response;
+      return accounts_->ExportMyData(Bearer(bearer).get(), {}, &response);
+    };
+  };
+  auto list_deleted = [this](std::string bearer, int64_t after, int page_size) {
+    return [this, bearer, after, page_size] {
+      v1::ListDeletedAccountsRequest request;
+      request.set_after_sequence(after);
+      request.set_page_size(page_size);
+      v1::ListDeletedAccountsResponse response;
+      return internal_->ListDeletedAccounts(Bearer(bearer).get(), request, &response);
+    };
+  };
   auto check_blocks = [this](std::string bearer, std::vector<std::string> ids) {
     return [this, bearer, ids] {
       v1::CheckBlocksRequest request;
@@ -779,6 +802,24 @@ TEST_F(AccountsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
        "a player's access token is never accepted"},
       {"ListBlocks: malformed id", list_blocks(service, huge), StatusCode::INVALID_ARGUMENT,
        "account_id is not an account id"},
+
+      // DeleteAccount, ExportMyData, ListDeletedAccounts (internal).
+      {"DeleteAccount: no token", delete_account("", "Ada"), StatusCode::UNAUTHENTICATED,
+       "missing credentials"},
+      {"DeleteAccount: no confirmation", delete_account(token, ""), StatusCode::INVALID_ARGUMENT,
+       "confirm_display_name is required"},
+      {"DeleteAccount: another name", delete_account(token, "ADA"), StatusCode::FAILED_PRECONDITION,
+       "\"Ada\" exactly; nothing was deleted"},
+      {"DeleteAccount: forged token", delete_account(forged, "Ada"), StatusCode::UNAUTHENTICATED,
+       "signature is invalid"},
+      {"ExportMyData: expired token", export_data(expired), StatusCode::UNAUTHENTICATED,
+       "expired at"},
+      {"ListDeletedAccounts: player token", list_deleted(token, 0, 0),
+       StatusCode::PERMISSION_DENIED, "a player's access token is never accepted"},
+      {"ListDeletedAccounts: negative after_sequence", list_deleted(service, -1, 0),
+       StatusCode::INVALID_ARGUMENT, "after_sequence must be 0 or"},
+      {"ListDeletedAccounts: page_size 1001", list_deleted(service, 0, 1001),
+       StatusCode::INVALID_ARGUMENT, "page_size must be 0 to 1000"},
 
       // Last: this one revokes Bob's session on purpose.
       {"RefreshSession: refresh token reuse", refresh_with(bob.tokens().refresh_token()),

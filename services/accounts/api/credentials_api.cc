@@ -5,16 +5,6 @@
 namespace parlor::accounts {
 namespace {
 
-void CredentialToProto(const CredentialRow& credential, v1::Credential* out) {
-  out->set_credential_id(credential.credential_id);
-  out->set_kind(credential.kind == "email"   ? v1::CREDENTIAL_KIND_EMAIL
-                : credential.kind == "apple" ? v1::CREDENTIAL_KIND_APPLE
-                                             : v1::CREDENTIAL_KIND_GOOGLE);
-  out->set_email(credential.email);
-  ToProto(credential.create_time, out->mutable_create_time());
-  ToProto(credential.last_used_time, out->mutable_last_used_time());
-}
-
 // "apple" / "google" for the providers; anything else is refused by the domain.
 std::string ProviderName(v1::CredentialKind kind) {
   switch (kind) {
@@ -62,7 +52,7 @@ grpc::ServerUnaryReactor* AccountsApi::LinkEmailPassword(
                          *call.caller, request.email(), request.code(), request.password(),
                          call.client_address);
                      if (!credential.ok()) return credential.status();
-                     CredentialToProto(*credential, response->mutable_credential());
+                     ToProto(*credential, response->mutable_credential());
                      return absl::OkStatus();
                    });
 }
@@ -130,7 +120,7 @@ grpc::ServerUnaryReactor* AccountsApi::LinkIdToken(grpc::CallbackServerContext* 
                          credentials_->LinkIdToken(*call.caller, ProviderName(request.provider()),
                                                    request.id_token(), request.nonce());
                      if (!credential.ok()) return credential.status();
-                     CredentialToProto(*credential, response->mutable_credential());
+                     ToProto(*credential, response->mutable_credential());
                      return absl::OkStatus();
                    });
 }
@@ -145,7 +135,7 @@ grpc::ServerUnaryReactor* AccountsApi::ListCredentials(grpc::CallbackServerConte
                          credentials_->ListCredentials(*call.caller);
                      if (!credentials.ok()) return credentials.status();
                      for (const CredentialRow& credential : *credentials) {
-                       CredentialToProto(credential, response->add_credentials());
+                       ToProto(credential, response->add_credentials());
                      }
                      return absl::OkStatus();
                    });
@@ -171,11 +161,7 @@ grpc::ServerUnaryReactor* AccountsApi::ListDevices(grpc::CallbackServerContext* 
                          credentials_->ListDevices(*call.caller);
                      if (!devices.ok()) return devices.status();
                      for (const DeviceInfo& device : *devices) {
-                       v1::Device* out = response->add_devices();
-                       out->set_device_handle(device.device_handle);
-                       ToProto(device.create_time, out->mutable_create_time());
-                       ToProto(device.last_seen_time, out->mutable_last_seen_time());
-                       out->set_current(device.current);
+                       ToProto(device, response->add_devices());
                      }
                      return absl::OkStatus();
                    });

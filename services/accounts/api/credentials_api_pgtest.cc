@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
+#include "pqxx/pqxx"
 #include "services/accounts/accounts_server.h"
 #include "services/accounts/credentials/testing/fake_identity_provider.h"
 #include "services/accounts/credentials/testing/local_servers.h"
@@ -611,6 +612,137 @@ TEST_F(CredentialsPgTest, GuessingAttacksAreStopped) {
                     HasSubstr("{method=\"password_reset\",reason=\"wrong_code\"} 5"),
                     HasSubstr("{method=\"password_reset\",reason=\"rate_limited\"} 1"),
                     HasSubstr("{method=\"password_reset\",reason=\"code_exhausted\"} 1")));
+}
+
+// DeleteAccount erases what accounts holds about a player, everywhere in its schema, and tells the
+// other services through the deletion outbox; ExportMyData hands the player their data first.
+TEST_F(CredentialsPgTest, DeleteAccountErasesThePlayerFromEveryTableAfterAnExport) {
+  v1::AuthenticateDeviceRequest sign_up;
+  sign_up.set_device_id("adelheid-phone-1");
+  sign_up.set_display_name("Adelheid");
+  v1::AuthenticateDeviceResponse adelheid;
+  ASSERT_TRUE(accounts_->AuthenticateDevice(Bearer("").get(), sign_up, &adelheid).ok());
+  const std::string token = adelheid.tokens().access_token();
+  const std::string id = adelheid.account().account_id();
+  LinkEmailByMail(token, "adelheid@example.com");
+  ASSERT_TRUE(EmailSignIn("adelheid@example.com", kPassword, "adelheid-tablet-2").ok());
+  ASSERT_TRUE(LinkId(token, v1::CREDENTIAL_KIND_GOOGLE, GoogleToken("g-adelheid")).ok());
+  const v1::AuthenticateDeviceResponse bob = Device("bob-phone-0001");
+  const v1::AuthenticateDeviceResponse cyd = Device("cyd-phone-0001");
+  v1::SendFriendRequestRequest ask;
+  ask.set_account_id(bob.account().account_id());
+  v1::SendFriendRequestResponse asked;
+  ASSERT_TRUE(accounts_->SendFriendRequest(Bearer(token).get(), ask, &asked).ok());
+  v1::AcceptFriendRequestRequest accept;
+  accept.set_account_id(id);
+  v1::AcceptFriendRequestResponse accepted;
+  ASSERT_TRUE(
+      accounts_->AcceptFriendRequest(Bearer(bob.tokens().access_token()).get(), accept, &accepted)
+          .ok());
+  v1::BlockPlayerRequest block;
+  block.set_account_id(cyd.account().account_id());
+  v1::BlockPlayerResponse blocked;
+  ASSERT_TRUE(accounts_->BlockPlayer(Bearer(token).get(), block, &blocked).ok());
+
+  // The export holds all of it.
+  v1::ExportMyDataResponse exported;
+  ASSERT_TRUE(accounts_->ExportMyData(Bearer(token).get(), {}, &exported).ok());
+  EXPECT_EQ(exported.data().account().display_name(), "Adelheid");
+  EXPECT_EQ(exported.data().credentials_size(), 2);
+  EXPECT_EQ(exported.data().devices_size(), 2);
+  ASSERT_EQ(exported.data().friends_size(), 1);
+  EXPECT_EQ(exported.data().friends(0).account_id(), bob.account().account_id());
+  ASSERT_EQ(exported.data().blocked_players_size(), 1);
+  EXPECT_THAT(exported.json(),
+              AllOf(HasSubstr("\"displayName\": \"Adelheid\""), HasSubstr("adelheid@example.com"),
+                    HasSubstr("g-adelheid@gmail.test"), HasSubstr("\"blockedPlayers\"")));
+
+  // Deleting needs the exact current name.
+  v1::DeleteAccountRequest remove;
+  remove.set_confirm_display_name("adelheid");
+  v1::DeleteAccountResponse removed;
+  grpc::Status status = accounts_->DeleteAccount(Bearer(token).get(), remove, &removed);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("\"Adelheid\" exactly; nothing was deleted"));
+  remove.set_confirm_display_name("Adelheid");
+  status = accounts_->DeleteAccount(Bearer(token).get(), remove, &removed);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+
+  // Nothing of hers is left in any table of the schema: no row mentions her name or addresses.
+  {
+    pqxx::connection db(db_url());
+    pqxx::nontransaction txn(db);
+    int tables = 0;
+    for (const pqxx::row& table :
+         txn.exec("SELECT quote_ident(relname) FROM pg_class c JOIN pg_namespace n "
+                  "ON n.oid = c.relnamespace WHERE n.nspname = 'accounts' AND c.relkind = 'r'")) {
+      const std::string name = "accounts." + table[0].as<std::string>();
+      ++tables;
+      EXPECT_EQ(txn.exec_params1("SELECT count(*) FROM " + name +
+                                 " t WHERE t::text ILIKE ANY (ARRAY['%adelheid%', "
+                                 "'%g-adelheid%'])")[0]
+                    .as<int64_t>(),
+                0)
+          << name << " still mentions her";
+    }
+    EXPECT_GE(tables, 12);
+    // What is left of her: the anonymized account row, removed devices, revoked sessions.
+    EXPECT_EQ(txn.exec_params1("SELECT count(*) FROM accounts.devices WHERE account_id = $1::uuid "
+                               "AND removed_time IS NULL",
+                               id)[0]
+                  .as<int64_t>(),
+              0);
+    EXPECT_EQ(txn.exec_params1("SELECT count(*) FROM accounts.sessions WHERE account_id = "
+                               "$1::uuid AND revoke_time IS NULL",
+                               id)[0]
+                  .as<int64_t>(),
+              0);
+  }
+  // Her sessions are over, her devices and credentials cannot sign in.
+  EXPECT_EQ(Refresh(adelheid.tokens().refresh_token()).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  // The same phone can start afresh: a new, empty account.
+  v1::AuthenticateDeviceResponse again;
+  sign_up.clear_display_name();
+  ASSERT_TRUE(accounts_->AuthenticateDevice(Bearer("").get(), sign_up, &again).ok());
+  EXPECT_TRUE(again.created());
+  EXPECT_NE(again.account().account_id(), id);
+  EXPECT_EQ(EmailSignIn("adelheid@example.com", kPassword, "adelheid-phone-9").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(IdSignIn(v1::CREDENTIAL_KIND_GOOGLE, GoogleToken("g-adelheid"), "adelheid-phone-9")
+                .error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  // Bob's friend list and Cyd's blocks no longer hold her; her seat in finished games shows the
+  // replacement name.
+  v1::ListFriendsResponse bob_friends;
+  ASSERT_TRUE(
+      accounts_->ListFriends(Bearer(bob.tokens().access_token()).get(), {}, &bob_friends).ok());
+  EXPECT_EQ(bob_friends.friends_size(), 0);
+  v1::BatchGetAccountsRequest batch;
+  batch.add_account_ids(id);
+  v1::BatchGetAccountsResponse found;
+  ASSERT_TRUE(internal_->BatchGetAccounts(Bearer(keys_.ServiceToken()).get(), batch, &found).ok());
+  ASSERT_EQ(found.accounts_size(), 1);
+  EXPECT_THAT(found.accounts(0).display_name(), ::testing::MatchesRegex("Deleted-[A-Za-z0-9]{12}"));
+  // The other services read the deletion from the outbox, and her sessions' end from the
+  // revocation feed.
+  v1::ListDeletedAccountsRequest outbox;
+  v1::ListDeletedAccountsResponse deletions;
+  ASSERT_TRUE(
+      internal_->ListDeletedAccounts(Bearer(keys_.ServiceToken()).get(), outbox, &deletions).ok());
+  ASSERT_EQ(deletions.deletions_size(), 1);
+  EXPECT_EQ(deletions.deletions(0).account_id(), id);
+  outbox.set_after_sequence(deletions.deletions(0).sequence());
+  ASSERT_TRUE(
+      internal_->ListDeletedAccounts(Bearer(keys_.ServiceToken()).get(), outbox, &deletions).ok());
+  EXPECT_EQ(deletions.deletions_size(), 0);
+  v1::ListRevokedSessionsRequest revoked_request;
+  revoked_request.mutable_revoked_since()->set_seconds(absl::ToUnixSeconds(absl::Now()) - 60);
+  v1::ListRevokedSessionsResponse revoked;
+  ASSERT_TRUE(
+      internal_->ListRevokedSessions(Bearer(keys_.ServiceToken()).get(), revoked_request, &revoked)
+          .ok());
+  EXPECT_EQ(revoked.sessions_size(), 2);
 }
 
 }  // namespace

@@ -4,16 +4,6 @@
 #include "services/accounts/api/api_convert.h"
 
 namespace parlor::accounts {
-namespace {
-
-void PlayerToProto(const PlayerRow& player, v1::PlayerSummary* out) {
-  out->set_account_id(player.account_id);
-  out->set_display_name(player.display_name);
-  ToProto(player.since, out->mutable_since_time());
-}
-
-}  // namespace
-
 grpc::ServerUnaryReactor* AccountsApi::SendFriendRequest(
     grpc::CallbackServerContext* context, const v1::SendFriendRequestRequest* request,
     v1::SendFriendRequestResponse* response) {
@@ -23,7 +13,7 @@ grpc::ServerUnaryReactor* AccountsApi::SendFriendRequest(
                      absl::StatusOr<FriendsStore::SentRequest> sent = friends_->SendFriendRequest(
                          *call.caller, request.account_id(), request.display_name());
                      if (!sent.ok()) return sent.status();
-                     PlayerToProto(sent->player, response->mutable_player());
+                     ToProto(sent->player, response->mutable_player());
                      response->set_now_friends(sent->now_friends);
                      return absl::OkStatus();
                    });
@@ -38,7 +28,7 @@ grpc::ServerUnaryReactor* AccountsApi::AcceptFriendRequest(
                      absl::StatusOr<PlayerRow> friend_row =
                          friends_->AcceptFriendRequest(*call.caller, request.account_id());
                      if (!friend_row.ok()) return friend_row.status();
-                     PlayerToProto(*friend_row, response->mutable_friend_());
+                     ToProto(*friend_row, response->mutable_friend_());
                      return absl::OkStatus();
                    });
 }
@@ -73,13 +63,13 @@ grpc::ServerUnaryReactor* AccountsApi::ListFriends(grpc::CallbackServerContext* 
                          friends_->ListFriends(*call.caller);
                      if (!lists.ok()) return lists.status();
                      for (const PlayerRow& row : lists->friends) {
-                       PlayerToProto(row, response->add_friends());
+                       ToProto(row, response->add_friends());
                      }
                      for (const PlayerRow& row : lists->incoming) {
-                       PlayerToProto(row, response->add_incoming_requests());
+                       ToProto(row, response->add_incoming_requests());
                      }
                      for (const PlayerRow& row : lists->outgoing) {
-                       PlayerToProto(row, response->add_outgoing_requests());
+                       ToProto(row, response->add_outgoing_requests());
                      }
                      return absl::OkStatus();
                    });
@@ -115,7 +105,7 @@ grpc::ServerUnaryReactor* AccountsApi::ListBlockedPlayers(
                          friends_->ListBlockedPlayers(*call.caller);
                      if (!players.ok()) return players.status();
                      for (const PlayerRow& row : *players) {
-                       PlayerToProto(row, response->add_players());
+                       ToProto(row, response->add_players());
                      }
                      return absl::OkStatus();
                    });

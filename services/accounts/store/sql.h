@@ -321,6 +321,54 @@ inline constexpr char kBlockersOf[] =
     "SELECT blocker_account_id::text FROM accounts.blocks WHERE blocked_account_id = $1::uuid "
     "ORDER BY create_time DESC LIMIT 1000";
 
+// --- Account deletion ----------------------------------------------------------------------
+
+// $1 account: its display name and whether it is deleted already; locks the row.
+inline constexpr char kLockAccountForDeletion[] =
+    "SELECT display_name, delete_time IS NOT NULL FROM accounts.accounts "
+    "WHERE account_id = $1::uuid FOR UPDATE";
+
+// $1 account, $2 the replacement name, $3 now.
+inline constexpr char kAnonymizeAccount[] =
+    "UPDATE accounts.accounts SET display_name = $2, "
+    "update_time = greatest(create_time, to_timestamp($3::double precision / 1000000)), "
+    "delete_time = to_timestamp($3::double precision / 1000000) WHERE account_id = $1::uuid";
+
+inline constexpr char kDeleteAccountCredentials[] =
+    "DELETE FROM accounts.credentials WHERE account_id = $1::uuid";
+
+inline constexpr char kDeleteAccountEmailCodes[] =
+    "DELETE FROM accounts.email_codes WHERE account_id = $1::uuid";
+
+// The device ids are replaced by a digest (so the same app install can start afresh) and the
+// devices removed.
+inline constexpr char kEraseAccountDevices[] =
+    "UPDATE accounts.devices SET device_id = 'erased-' || "
+    "encode(sha256(convert_to(device_id, 'UTF8')), 'hex'), "
+    "removed_time = coalesce(removed_time, to_timestamp($2::double precision / 1000000)) "
+    "WHERE account_id = $1::uuid AND device_id NOT LIKE 'erased-%'";
+
+inline constexpr char kDeleteAccountFriendships[] =
+    "DELETE FROM accounts.friendships WHERE low_account_id = $1::uuid "
+    "OR high_account_id = $1::uuid";
+
+inline constexpr char kDeleteAccountFriendRequests[] =
+    "DELETE FROM accounts.friend_requests WHERE from_account_id = $1::uuid "
+    "OR to_account_id = $1::uuid";
+
+inline constexpr char kDeleteAccountBlocks[] =
+    "DELETE FROM accounts.blocks WHERE blocker_account_id = $1::uuid "
+    "OR blocked_account_id = $1::uuid";
+
+inline constexpr char kInsertAccountDeletion[] =
+    "INSERT INTO accounts.account_deletions (account_id, delete_time) "
+    "VALUES ($1::uuid, to_timestamp($2::double precision / 1000000))";
+
+// $1 after this sequence, $2 limit.
+inline constexpr char kListAccountDeletions[] =
+    "SELECT sequence, account_id::text, (extract(epoch FROM delete_time) * 1000000)::bigint "
+    "FROM accounts.account_deletions WHERE sequence > $1 ORDER BY sequence LIMIT $2";
+
 }  // namespace parlor::accounts::sql
 
 #endif  // PARLOR_SERVICES_ACCOUNTS_STORE_SQL_H_
