@@ -113,48 +113,140 @@ class Channels:
             channel.close()
 
 
-class Player:
-    """One signed-in device with its WatchMyGames stream."""
+def save_session(path, state):
+    """Writes the session state (it holds the refresh token) to `path`, readable by its owner only
+    (mode 0600), replacing the file atomically."""
+    import json
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd = os.open(path + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(state, f)
+    os.chmod(path + ".new", 0o600)
+    os.replace(path + ".new", path)
 
-    def __init__(self, channels, device_id, display_name=None, rng=None, timeout=10):
+
+class Player:
+    """One signed-in device with its WatchMyGames stream.
+
+    The player stays signed in: it keeps the refresh token, renews the access token a minute
+    before it expires (and once more when a call fails UNAUTHENTICATED), and reopens its watch
+    stream after a renewal. With `session_file` the tokens are also kept in that file (mode 0600),
+    and Player.resume() signs in again from it without the device id."""
+
+    def __init__(self, channels, device_id, display_name=None, rng=None, timeout=10,
+                 session_file=None, _signed_in=None):
         self.c = channels
         self.rng = rng or random.Random()
         self.timeout = timeout
-        request = apb.AuthenticateDeviceRequest(device_id=device_id)
-        if display_name:
-            request.display_name = display_name
-        answer = channels.accounts.AuthenticateDevice(request, timeout=timeout)
-        self.account_id = answer.account.account_id
-        self.name = answer.account.display_name
-        self.token = answer.tokens.access_token
-        self.md = (("authorization", "Bearer " + self.token),)
+        self.session_file = session_file
+        self._token_lock = threading.Lock()
+        if _signed_in is None:
+            request = apb.AuthenticateDeviceRequest(device_id=device_id)
+            if display_name:
+                request.display_name = display_name
+            _signed_in = channels.accounts.AuthenticateDevice(request, timeout=timeout)
+        self.account_id = _signed_in.account.account_id
+        self.name = _signed_in.account.display_name
+        self._keep(_signed_in.tokens)
         self._queues = {}
         self._lock = threading.Lock()
         self._watch = None
+        self._watching = False
         self.notifications = 0
         # (receive time, game summary) of every "your turn" push, for latency figures.
         self.on_notification = None
 
+    @classmethod
+    def resume(cls, channels, session_file, rng=None, timeout=10):
+        """The player of a session file written earlier: signed in again with its refresh token
+        (no device id, no password), or grpc.RpcError UNAUTHENTICATED when the session ended."""
+        import json
+        with open(session_file) as f:
+            state = json.load(f)
+        answer = channels.accounts.RefreshSession(
+            apb.RefreshSessionRequest(refresh_token=state["refresh_token"]), timeout=timeout)
+        signed_in = apb.AuthenticateDeviceResponse(tokens=answer.tokens)
+        signed_in.account.account_id = state["account_id"]
+        signed_in.account.display_name = state.get("display_name", "")
+        return cls(channels, None, rng=rng, timeout=timeout, session_file=session_file,
+                   _signed_in=signed_in)
+
+    # --- Tokens -------------------------------------------------------------------------------
+    def _keep(self, tokens):
+        self.token = tokens.access_token
+        self.refresh_token = tokens.refresh_token
+        self.access_expire = tokens.access_token_expire_time.seconds
+        if self.session_file:
+            save_session(self.session_file, {
+                "account_id": self.account_id, "display_name": self.name,
+                "refresh_token": self.refresh_token})
+
+    def refresh(self, stale_token=None):
+        """Exchanges the refresh token for new tokens (once per stale access token, however many
+        threads ask)."""
+        with self._token_lock:
+            if stale_token is not None and stale_token != self.token:
+                return  # another thread renewed it already
+            answer = self.c.accounts.RefreshSession(
+                apb.RefreshSessionRequest(refresh_token=self.refresh_token), timeout=self.timeout)
+            self._keep(answer.tokens)
+
+    @property
+    def md(self):
+        """The call metadata with a live access token (renewed when it has less than a minute
+        left)."""
+        token = self.token
+        if self.access_expire and self.access_expire - time.time() < 60:
+            self.refresh(stale_token=token)
+        return (("authorization", "Bearer " + self.token),)
+
+    def _call(self, method, request, **kwargs):
+        """One unary call; an UNAUTHENTICATED answer renews the token and retries once."""
+        token = self.token
+        try:
+            return method(request, metadata=self.md, timeout=self.timeout, **kwargs)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAUTHENTICATED:
+                raise
+        self.refresh(stale_token=token)
+        return method(request, metadata=self.md, timeout=self.timeout, **kwargs)
+
     # --- WatchMyGames -------------------------------------------------------------------------
     def start_watch(self):
+        self._watching = True
         self._watch = self.c.sessions.WatchMyGames(spb.WatchMyGamesRequest(), metadata=self.md)
         thread = threading.Thread(target=self._pump, daemon=True)
         thread.start()
 
     def _pump(self):
-        try:
-            for change in self._watch:
-                now = time.time()
-                self.notifications += 1
-                if self.on_notification:
-                    self.on_notification(self, change.game, now)
-                self._queue(change.game.game_id).put(change.game)
-        except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.CANCELLED:
-                for q in list(self._queues.values()):
-                    q.put(None)
+        while True:
+            token = self.token
+            try:
+                for change in self._watch:
+                    now = time.time()
+                    self.notifications += 1
+                    if self.on_notification:
+                        self.on_notification(self, change.game, now)
+                    self._queue(change.game.game_id).put(change.game)
+                return
+            except grpc.RpcError as error:
+                if error.code() == grpc.StatusCode.UNAUTHENTICATED and self._watching:
+                    # The access token expired under the stream: renew it and watch again.
+                    try:
+                        self.refresh(stale_token=token)
+                        self._watch = self.c.sessions.WatchMyGames(spb.WatchMyGamesRequest(),
+                                                                   metadata=self.md)
+                        continue
+                    except grpc.RpcError:
+                        pass
+                if error.code() != grpc.StatusCode.CANCELLED:
+                    for q in list(self._queues.values()):
+                        q.put(None)
+                return
 
     def stop_watch(self):
+        self._watching = False
         if self._watch is not None:
             self._watch.cancel()
 
@@ -171,14 +263,13 @@ class Player:
 
     # --- RPCs ---------------------------------------------------------------------------------
     def get_game(self, game_id):
-        return self.c.sessions.GetGame(spb.GetGameRequest(game_id=game_id), metadata=self.md,
-                                       timeout=self.timeout)
+        return self._call(self.c.sessions.GetGame, spb.GetGameRequest(game_id=game_id))
 
     def submit(self, game_id, version, action_any, key=None):
         request = spb.SubmitActionRequest(game_id=game_id, expected_version=version,
                                           idempotency_key=key or uuid.uuid4().hex)
         request.action.CopyFrom(action_any)
-        return self.c.sessions.SubmitAction(request, metadata=self.md, timeout=self.timeout)
+        return self._call(self.c.sessions.SubmitAction, request)
 
     def history(self, game_id):
         events, version = [], 0
