@@ -44,6 +44,14 @@ void AddRatingsFlags(Flags& flags, RatingsConfig* config) {
   flags.Int("idle_periods_per_100_days", &config->idle_periods_per_100_days,
             "rating periods counted per 100 days without a game (deviation growth); 0 disables",
             {.min = 0, .max = 10000});
+  flags.Int("leaderboard_inactive_days", &config->inactive_days,
+            "days without a rated game after which a player leaves a ladder's board (until they "
+            "play again)",
+            {.min = 1, .max = 3650});
+  flags.Duration("leaderboard_max_age", &config->options.snapshot_max_age,
+                 "a board is rebuilt at least this often even without new results (idle "
+                 "deviations grow, inactive players leave)",
+                 absl::Minutes(1), absl::Hours(24));
   flags.Bool("refresh_leaderboards", &config->refresh_boards,
              "run the leaderboard snapshot refresher in this replica");
 }
@@ -56,6 +64,7 @@ model::LadderRegistry ConfiguredLadders(const RatingsConfig& config) {
     spec.season_reset.deviation_boost = config.season_reset_deviation_boost_percent / 100.0;
     spec.glicko2.periods_per_day = config.idle_periods_per_100_days / 100.0;
     spec.weng_lin.periods_per_day = config.idle_periods_per_100_days / 100.0;
+    spec.inactive_days = config.inactive_days;
     out.Add(std::move(spec));
   }
   return out;

@@ -22,6 +22,8 @@ struct RatingsConfig {
   int season_reset_deviation_boost_percent = 25;
   // Rating periods per 100 days of inactivity (deviation growth; see model::Glicko2Params).
   int idle_periods_per_100_days = 20;
+  // Days without a rated game after which a player leaves a board (model::LadderSpec).
+  int inactive_days = 30;
   // Run the leaderboard refresher (off in tests that refresh by hand).
   bool refresh_boards = true;
 };

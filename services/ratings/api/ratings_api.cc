@@ -50,6 +50,7 @@ void ToProto(const model::LadderRegistry& ladders, const RatingRecord& r, v1::Ra
   out->set_season_games(r.season_games);
   out->set_provisional(r.provisional);
   if (r.last_game_time) SetTime(*r.last_game_time, out->mutable_last_game_time());
+  out->set_inactive(r.inactive);
 }
 
 void ToProto(const RatingChange& c, v1::RatingChange* out) {
@@ -267,6 +268,7 @@ grpc::ServerUnaryReactor* RatingsApi::ListLadders(grpc::CallbackServerContext* c
                        const model::Rating initial = l.Initial();
                        out->set_initial_rating(initial.value);
                        out->set_initial_deviation(initial.deviation);
+                       out->set_inactive_days(static_cast<int32_t>(l.inactive_days));
                      }
                      return absl::OkStatus();
                    });

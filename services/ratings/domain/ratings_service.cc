@@ -197,6 +197,25 @@ absl::StatusOr<std::optional<BoardSnapshot>> RatingsService::CachedLatestSnapsho
                            });
 }
 
+absl::Time RatingsService::ShownAt(const Season& season) const {
+  const absl::Time now = Now();
+  return season.end_time && *season.end_time < now ? *season.end_time : now;
+}
+
+RatingRecord RatingsService::AsOf(const model::LadderSpec& ladder, RatingRecord record,
+                                  absl::Time now) const {
+  if (!record.last_game_time) {
+    record.inactive = true;  // never played the ladder: nothing has grown
+    return record;
+  }
+  const double idle_days = absl::ToDoubleHours(now - *record.last_game_time) / 24.0;
+  if (idle_days > 0) record.rating = ladder.Idle(record.rating, idle_days);
+  record.conservative = ladder.Conservative(record.rating);
+  record.provisional = ladder.Provisional(record.rating);
+  record.inactive = idle_days > ladder.inactive_days;
+  return record;
+}
+
 absl::StatusOr<RatingRecord> RatingsService::GetRating(const std::string& account_id,
                                                        const std::string& ladder,
                                                        const std::string& season_id) {
@@ -206,7 +225,9 @@ absl::StatusOr<RatingRecord> RatingsService::GetRating(const std::string& accoun
   if (!spec.ok()) return spec.status();
   absl::StatusOr<Season> season = ResolveSeason(season_id);
   if (!season.ok()) return season.status();
-  return store_->GetRating(**spec, *season, *account);
+  absl::StatusOr<RatingRecord> record = store_->GetRating(**spec, *season, *account);
+  if (!record.ok()) return record.status();
+  return AsOf(**spec, *std::move(record), ShownAt(*season));
 }
 
 absl::StatusOr<std::vector<RatingRecord>> RatingsService::GetMyRatings(
@@ -215,7 +236,14 @@ absl::StatusOr<std::vector<RatingRecord>> RatingsService::GetMyRatings(
   if (!account.ok()) return account.status();
   absl::StatusOr<Season> season = ResolveSeason(season_id);
   if (!season.ok()) return season.status();
-  return store_->GetRatings(*ladders_, *season, *account);
+  absl::StatusOr<std::vector<RatingRecord>> records =
+      store_->GetRatings(*ladders_, *season, *account);
+  if (!records.ok()) return records.status();
+  const absl::Time now = ShownAt(*season);
+  for (RatingRecord& r : *records) {
+    if (auto spec = ladders_->Find(r.ladder); spec.ok()) r = AsOf(**spec, std::move(r), now);
+  }
+  return records;
 }
 
 absl::StatusOr<BoardPage> RatingsService::GetLeaderboard(const std::string& ladder,
@@ -247,6 +275,10 @@ absl::StatusOr<BoardPage> RatingsService::GetLeaderboard(const std::string& ladd
       CachedBoardRange(*page.snapshot, after_position + 1, after_position + page_size);
   if (!entries.ok()) return entries.status();
   page.entries = *std::move(entries);
+  absl::StatusOr<Season> season = ResolveSeason(page.season_id);
+  if (!season.ok()) return season.status();
+  const absl::Time now = ShownAt(*season);
+  for (BoardEntry& e : page.entries) e.record = AsOf(**spec, std::move(e.record), now);
   const int64_t last = after_position + static_cast<int64_t>(page.entries.size());
   if (static_cast<int>(page.entries.size()) == page_size && last < page.snapshot->players) {
     page.next_position = last;
@@ -299,6 +331,8 @@ absl::StatusOr<AroundMe> RatingsService::GetLeaderboardAroundMe(const std::strin
     }
     out.my_position = window->position;
     out.entries = window->entries;
+    const absl::Time now = ShownAt(season);
+    for (BoardEntry& e : out.entries) e.record = AsOf(**spec, std::move(e.record), now);
   }
   if (!mine) {
     // The live row (one prepared primary-key lookup), or for a player without a row this season
@@ -307,7 +341,7 @@ absl::StatusOr<AroundMe> RatingsService::GetLeaderboardAroundMe(const std::strin
     if (!live.ok()) return live.status();
     mine = *std::move(live);
   }
-  out.my_rating = *std::move(mine);
+  out.my_rating = AsOf(**spec, *std::move(mine), ShownAt(season));
   return out;
 }
 
@@ -392,7 +426,10 @@ absl::StatusOr<int> RatingsService::RefreshBoards() {
     if (season.start_time > now) continue;
     for (const model::LadderSpec& ladder : ladders_->ladders()) {
       const absl::Time start = absl::Now();
-      absl::StatusOr<bool> b = store_->BuildSnapshot(ladder.name, season.season_id, now);
+      // A finished season's final board stays as it was; the current one is rebuilt when old.
+      absl::StatusOr<bool> b = store_->BuildSnapshot(
+          ladder, season.season_id, now,
+          season.current ? options_.snapshot_max_age : absl::InfiniteDuration());
       if (!b.ok()) return b.status();
       if (!*b) continue;
       ++built;

@@ -80,6 +80,9 @@ class RatingsService {
     absl::Duration snapshot_retention = absl::Minutes(10);
     // How often the background refresher looks for changed boards.
     absl::Duration refresh_interval = absl::Seconds(15);
+    // A board is rebuilt at least this often even when no result changed it, so that idle
+    // players' grown deviations reorder it and inactive players leave it.
+    absl::Duration snapshot_max_age = absl::Hours(1);
   };
 
   RatingsService(const model::LadderRegistry* ladders, RatingsStore* store, RatingsMetrics* metrics,
@@ -124,6 +127,13 @@ class RatingsService {
 
  private:
   absl::Time Now() const { return clock_(); }
+  // A stored rating as it stands at `now`: the deviation grown for the time since the player's
+  // last rated game on the ladder (what their next game would start from), the conservative
+  // rating and provisional state recomputed from it, and `inactive` set. Every read shows this.
+  RatingRecord AsOf(const model::LadderSpec& ladder, RatingRecord record, absl::Time now) const;
+  // The time a season's ratings are shown as of: now, or the season's end once it is over (a
+  // finished season's board is its final standing).
+  absl::Time ShownAt(const Season& season) const;
   // Makes the database list every ladder (once per process; the schema may not exist yet when the
   // service is constructed, before migrations ran).
   absl::Status EnsureLadders();

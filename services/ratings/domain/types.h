@@ -71,6 +71,8 @@ struct RatingRecord {
   int64_t season_games = 0;
   bool provisional = true;
   std::optional<absl::Time> last_game_time;
+  // No rated game on the ladder within its inactive_days (or never): off the board.
+  bool inactive = false;
 };
 
 struct Season {

@@ -120,6 +120,7 @@ Rating LadderSpec::ApplySeasonReset(const Rating& r) const {
   const double boost = season_reset.deviation_boost * initial_dev;
   Rating out = r;
   out.value = mean + (r.value - mean) * (1.0 - pull);
+  if (!Provisional(r)) return out;  // established: the deviation carries over unchanged
   out.deviation = std::max(
       r.deviation, std::min(initial_dev, std::sqrt(r.deviation * r.deviation + boost * boost)));
   return out;

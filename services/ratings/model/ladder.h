@@ -51,8 +51,10 @@ struct ProvisionalRule {
   int64_t min_games = 0;       // provisional while fewer games than this
 };
 
-// The soft reset at a new season: value ← mean + (value − mean)·(1 − pull); deviation ←
-// min(initial, sqrt(deviation² + (boost·initial)²)); volatility kept; games kept.
+// The soft reset at a new season: value ← mean + (value − mean)·(1 − pull); volatility and games
+// kept. The deviation of a player who was established (not provisional) at their last game is
+// kept too, so last season's board carries over to the new season's; a provisional player's
+// grows to min(initial, sqrt(deviation² + (boost·initial)²)).
 struct SeasonReset {
   double pull = 0.2;
   double deviation_boost = 0.25;
@@ -69,6 +71,9 @@ struct LadderSpec {
   WengLinParams weng_lin;
   ProvisionalRule provisional;
   SeasonReset season_reset;
+  // A player without a rated game on the ladder for this many days leaves its board (the rating
+  // is kept) until they play again.
+  double inactive_days = 30;
 
   Rating Initial() const;
   // μ − 3σ (Weng-Lin) or r − 2·RD (Glicko-2): the leaderboard orders by this, so a new player

@@ -113,14 +113,18 @@ TEST(LadderTest, RateRejectsInconsistentInput) {
   EXPECT_FALSE(Rate(d, {{m, NAN, 0, 1}, {m, 0, 1, 2}}).ok());
 }
 
-TEST(LadderTest, SeasonResetPullsTowardTheMeanAndInflatesDeviation) {
+TEST(LadderTest, SeasonResetPullsTowardTheMeanAndInflatesOnlyProvisionalDeviations) {
   const LadderSpec& g = **Registry().Find("pico");
   const Rating r{1900, 60, 0.06, 50};
   const Rating reset = g.ApplySeasonReset(r);
   EXPECT_DOUBLE_EQ(reset.value, 1500 + 400 * 0.8);
-  EXPECT_NEAR(reset.deviation, std::sqrt(60.0 * 60 + 87.5 * 87.5), 1e-9);
+  // Established (50 games, RD 60 <= 110): the deviation carries over.
+  EXPECT_DOUBLE_EQ(reset.deviation, 60);
   EXPECT_EQ(reset.games, 50);
   EXPECT_EQ(reset.volatility, 0.06);
+  // Provisional (RD 130 > 110): widened by the boost, 25 % of 350 in quadrature.
+  EXPECT_NEAR(g.ApplySeasonReset({1600, 130, 0.06, 20}).deviation,
+              std::sqrt(130.0 * 130 + 87.5 * 87.5), 1e-9);
   // Never above the initial deviation; a below-mean player is pulled up.
   EXPECT_DOUBLE_EQ(g.ApplySeasonReset({1200, 340, 0.06, 3}).deviation, 350);
   EXPECT_DOUBLE_EQ(g.ApplySeasonReset({1200, 340, 0.06, 3}).value, 1260);
@@ -129,6 +133,26 @@ TEST(LadderTest, SeasonResetPullsTowardTheMeanAndInflatesDeviation) {
   EXPECT_DOUBLE_EQ(hard.ApplySeasonReset(r).value, 1500);
   const LadderSpec& w = **Registry().Find("kadice");
   EXPECT_DOUBLE_EQ(w.ApplySeasonReset({35, 3, 0, 20}).value, 33);
+}
+
+// The worked example of the README: last season's leader, RD 105.65 after 40 games, used to
+// come out of the reset at RD 137.18, above the 110 limit, and so was provisional (off the board)
+// even after a game. Now it keeps 105.65 and stays on the board; its value is pulled 20 % toward
+// 1500.
+TEST(LadderTest, LastSeasonsLeaderStaysEstablishedThroughTheReset) {
+  const LadderSpec& g = **Registry().Find("pico");
+  const Rating leader{2100, 105.65, 0.06, 40};
+  ASSERT_FALSE(g.Provisional(leader));
+  const Rating reset = g.ApplySeasonReset(leader);
+  EXPECT_DOUBLE_EQ(reset.value, 1980);
+  EXPECT_DOUBLE_EQ(reset.deviation, 105.65);
+  EXPECT_FALSE(g.Provisional(reset));
+  EXPECT_NEAR(g.Conservative(reset), 1768.7, 1e-9);
+  // The formula without the rule, for comparison: sqrt(105.65^2 + 87.5^2) = 137.18 > 110.
+  EXPECT_NEAR(std::sqrt(105.65 * 105.65 + 87.5 * 87.5), 137.18, 0.01);
+  // Weng-Lin: sigma 6.0 after 30 games stays 6.0 (limit 6.5).
+  const LadderSpec& w = **Registry().Find("kadice");
+  EXPECT_DOUBLE_EQ(w.ApplySeasonReset({32, 6.0, 0, 30}).deviation, 6.0);
 }
 
 TEST(LadderTest, IdleGrowsDeviationOnBothModels) {

@@ -390,8 +390,77 @@ absl::StatusOr<std::vector<HistoryEntry>> PgRatingsStore::GetHistory(const std::
   return out;
 }
 
-absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
-                                                   const std::string& season_id, absl::Time now) {
+namespace {
+
+// A number of the ladder's configuration as an SQL literal (CREATE TABLE AS takes no parameters;
+// these are the service's own settings, never a request's).
+std::string Num(double v) { return absl::StrFormat("%.17g", v); }
+
+// The SELECT a board snapshot is made of (see RatingsStore::BuildSnapshot). The growth and reset
+// expressions are model::Glicko2Idle / WengLinIdle and LadderSpec::ApplySeasonReset in SQL.
+std::string BoardSelect(const model::LadderSpec& l, const std::string& ladder_literal,
+                        const std::string& season_literal, absl::Time now) {
+  const bool glicko = l.model == model::ModelKind::kGlicko2;
+  const double initial_value = glicko ? l.glicko2.initial_rating : l.weng_lin.mu;
+  const double initial_dev = glicko ? l.glicko2.initial_deviation : l.weng_lin.sigma;
+  const double ppd = glicko ? l.glicko2.periods_per_day : l.weng_lin.periods_per_day;
+  const double boost = l.season_reset.deviation_boost * initial_dev;
+  const double pull = std::clamp(l.season_reset.pull, 0.0, 1.0);
+  const std::string now_ts = absl::StrCat("to_timestamp(", Num(absl::ToUnixMicros(now)), " / 1e6)");
+  const std::string cutoff =
+      absl::StrCat(now_ts, " - make_interval(secs => ", Num(l.inactive_days * 86400), ")");
+  const std::string periods = absl::StrCat("greatest(0, extract(epoch FROM (", now_ts,
+                                           " - e.last_game_time)) / 86400) * ", Num(ppd));
+  std::string grown = "e.deviation";
+  if (glicko && ppd > 0) {
+    constexpr double kScale = 173.7178;
+    grown = absl::StrCat("greatest(e.deviation, least(", Num(l.glicko2.max_deviation), ", ",
+                         Num(kScale), " * sqrt(power(e.deviation / ", Num(kScale), ", 2) + ",
+                         periods, " * power(e.volatility, 2))))");
+  } else if (!glicko && ppd > 0 && l.weng_lin.tau > 0) {
+    grown = absl::StrCat("greatest(e.deviation, least(", Num(l.weng_lin.max_sigma),
+                         ", sqrt(power(e.deviation, 2) + ", periods, " * ",
+                         Num(l.weng_lin.tau * l.weng_lin.tau), ")))");
+  }
+  const std::string established = absl::StrCat("p.deviation <= ", Num(l.provisional.max_deviation),
+                                               " AND p.games >= ", l.provisional.min_games);
+  const double k = glicko ? 2.0 : 3.0;
+  return absl::StrCat(
+      "SELECT row_number() OVER (ORDER BY b.conservative DESC, b.account_id)::bigint AS position, "
+      "b.account_id, b.rating, b.deviation, b.volatility, b.games, b.season_games, "
+      "b.last_game_time, b.conservative FROM (SELECT g.*, g.rating - ",
+      Num(k), " * g.dev_now AS conservative FROM (SELECT e.*, ", grown,
+      " AS dev_now FROM ("
+      // This season's players...
+      "SELECT account_id, rating, deviation, volatility, games, season_games, last_game_time "
+      "FROM ratings.ratings WHERE ladder = ",
+      ladder_literal, " AND season_id = ", season_literal, " AND last_game_time >= ", cutoff,
+      // ...and those carried over from their latest earlier season, soft-reset.
+      " UNION ALL SELECT p.account_id, ", Num(initial_value), " + (p.rating - ", Num(initial_value),
+      ") * ", Num(1.0 - pull), ", CASE WHEN ", established,
+      " THEN p.deviation ELSE greatest(p.deviation, least(", Num(initial_dev),
+      ", sqrt(power(p.deviation, 2) + ", Num(boost * boost),
+      "))) END, p.volatility, p.games, "
+      "0::bigint, p.last_game_time FROM (SELECT DISTINCT ON (r.account_id) r.* "
+      "FROM ratings.ratings r JOIN ratings.seasons s USING (season_id) WHERE r.ladder = ",
+      ladder_literal, " AND r.last_game_time >= ", cutoff,
+      " AND s.start_time < (SELECT start_time FROM ratings.seasons WHERE season_id = ",
+      season_literal,
+      ") AND NOT EXISTS (SELECT 1 FROM ratings.ratings c WHERE c.ladder = r.ladder "
+      "AND c.season_id = ",
+      season_literal,
+      " AND c.account_id = r.account_id) ORDER BY r.account_id, s.start_time DESC) p"
+      ") e) g WHERE g.dev_now <= ",
+      Num(l.provisional.max_deviation), " AND g.games >= ", l.provisional.min_games,
+      ") b ORDER BY b.conservative DESC, b.account_id");
+}
+
+}  // namespace
+
+absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const model::LadderSpec& ladder_spec,
+                                                   const std::string& season_id, absl::Time now,
+                                                   absl::Duration max_age) {
+  const std::string& ladder = ladder_spec.name;
   // One connection for the whole build: the board's advisory lock is held by the session from the
   // first transaction (copy and index) through the VACUUM to the second (publish).
   absl::StatusOr<DbPool::Lease> lease = db_->AcquireSession();  // not through a pooler
@@ -421,20 +490,16 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const std::string& ladder,
           txn.exec_params1(sql::kBoardChanges, ladder, season_id)[0].as<int64_t>();
       pqxx::result latest =
           db_->Run(txn, "ratings_latest_snapshot", sql::kLatestSnapshot, ladder, season_id);
-      if (!latest.empty() && latest[0][5].as<int64_t>() == changes) {
+      if (!latest.empty() && latest[0][5].as<int64_t>() == changes &&
+          absl::FromUnixMicros(latest[0][4].as<int64_t>()) > now - max_age) {
         txn.commit();
       } else {
         id = txn.exec_params1(sql::kInsertSnapshot, ladder, season_id, changes, Micros(now))[0]
                  .as<int64_t>();
         const std::string table = BoardTable(id);
-        txn.exec0(absl::StrCat(
-            "CREATE TABLE ", table,
-            " AS SELECT row_number() OVER (ORDER BY conservative DESC, account_id)::bigint AS "
-            "position, "
-            "account_id, rating, deviation, volatility, games, season_games, last_game_time, "
-            "conservative FROM ratings.ratings WHERE ladder = ",
-            txn.quote(ladder), " AND season_id = ", txn.quote(season_id),
-            " AND NOT provisional ORDER BY conservative DESC, account_id"));
+        txn.exec0(
+            absl::StrCat("CREATE TABLE ", table, " AS ",
+                         BoardSelect(ladder_spec, txn.quote(ladder), txn.quote(season_id), now)));
         txn.exec0(absl::StrCat("ALTER TABLE ", table, " ADD PRIMARY KEY (position)"));
         txn.exec0(
             absl::StrCat("CREATE UNIQUE INDEX ON ", table, " (account_id) INCLUDE (position)"));

@@ -292,7 +292,8 @@ TEST_F(RatingsPgTest, ThousandResultsFromEightClientsEndAsSerially) {
   EXPECT_EQ(games, seats);
 }
 
-// Fills a ladder with `n` established players directly (fast), spread-out ratings.
+// Fills a ladder with `n` established players directly (fast), spread-out ratings, their last
+// game an hour before kStart (the tests' clock).
 void SeedBoard(const std::string& url, const std::string& ladder, const std::string& season,
                int n) {
   pqxx::connection c(url);
@@ -302,8 +303,8 @@ void SeedBoard(const std::string& url, const std::string& ladder, const std::str
       "conservative, games, season_games, provisional, last_game_time) "
       "SELECT $1, $2, ('00000000-0000-4000-8000-' || lpad(i::text, 12, '0'))::uuid, "
       "1500 + (i * 7919 % 1000), 60, 0.06, 1500 + (i * 7919 % 1000) - 120, 30, 30, false, "
-      "now() FROM generate_series(1, $3) AS i",
-      ladder, season, n);
+      "to_timestamp($4) FROM generate_series(1, $3) AS i",
+      ladder, season, n, absl::ToUnixSeconds(kStart - absl::Hours(1)));
   txn.exec_params0(
       "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) VALUES ($1, $2, 0, 1)",
       ladder, season);
@@ -395,7 +396,10 @@ TEST_F(RatingsPgTest, SeasonResetSoftResetsAndKeepsTheOldBoard) {
                 IsOk());
   }
   ASSERT_THAT(service().RefreshBoards(), IsOk());
+  // Read as of the last season-1 game (11 h before kStart), before any idle growth.
+  *clock_ = kStart - absl::Hours(11);
   absl::StatusOr<RatingRecord> end_of_s1 = service().GetRating(Account(1), "pico", "s1");
+  *clock_ = kStart;
   ASSERT_THAT(end_of_s1, IsOk());
   EXPECT_GT(end_of_s1->rating.value, 1700);
   absl::StatusOr<BoardPage> s1_board = service().GetLeaderboard("pico", "s1", 0, 0, 10);
@@ -423,7 +427,8 @@ TEST_F(RatingsPgTest, SeasonResetSoftResetsAndKeepsTheOldBoard) {
   EXPECT_EQ(carried->season_id, "s2");
   EXPECT_EQ(carried->season_games, 0);
   EXPECT_DOUBLE_EQ(carried->rating.value, reset.value);
-  EXPECT_DOUBLE_EQ(carried->rating.deviation, reset.deviation);
+  // Shown grown for the 13 h since the last season-1 game (11 h before kStart).
+  EXPECT_DOUBLE_EQ(carried->rating.deviation, pico.Idle(reset, 13.0 / 24.0).deviation);
   EXPECT_DOUBLE_EQ(carried->rating.value, 1500 + (end_of_s1->rating.value - 1500) * 0.8);
   EXPECT_GT(carried->rating.deviation, end_of_s1->rating.deviation);
 
@@ -692,6 +697,156 @@ TEST_F(RatingsPgTest, SnapshotStatementsArePreparedPerSnapshotAndOldOnesDropped)
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("expired")));
   EXPECT_THAT(store.BoardAround(snapshots[3], pico, *s1, Account(3), 1, 1), IsOk());
   EXPECT_THAT(store.BoardRange(snapshots[3], 1, 2), IsOk());
+}
+
+// One player's row written directly: (rating, deviation, games) as of their last game.
+void SeedPlayer(const std::string& url, const std::string& ladder, const std::string& season,
+                int account, double rating, double deviation, int games, absl::Time last_game) {
+  pqxx::connection c(url);
+  pqxx::work txn(c);
+  txn.exec_params0(
+      "INSERT INTO ratings.ratings (ladder, season_id, account_id, rating, deviation, volatility, "
+      "conservative, games, season_games, provisional, last_game_time) "
+      "VALUES ($1, $2, $3::uuid, $4::float8, $5::float8, 0.06, $4::float8 - 2 * $5::float8, "
+      "$6::bigint, $6::bigint, $5::float8 > 110, to_timestamp($7::float8))",
+      ladder, season, Account(account), rating, deviation, games,
+      absl::ToUnixMicros(last_game) / 1e6);
+  txn.exec_params0(
+      "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) VALUES ($1, $2, 1, 1) "
+      "ON CONFLICT (ladder, season_id, shard) DO UPDATE SET changes = "
+      "ratings.board_changes.changes + 1",
+      ladder, season);
+  txn.commit();
+}
+
+// A year without a game: the stored RD 88.43 is what the player had after their last game; every
+// read (GetRating, the board, around me) shows it grown to the time of the read.
+TEST_F(RatingsPgTest, IdleDeviationIsShownGrownToTheTimeOfTheRead) {
+  const model::LadderSpec& pico = **ratings_->registry.Find("pico");
+  SeedPlayer(db_url(), "pico", "s1", 1, 1800, 88.43, 40, kStart - absl::Hours(24 * 365));
+  absl::StatusOr<RatingRecord> r = service().GetRating(Account(1), "pico", "");
+  ASSERT_THAT(r, IsOk());
+  const double grown = pico.Idle({1800, 88.43, 0.06, 40}, 365).deviation;
+  EXPECT_NEAR(grown, 125.5, 0.1);  // 73 idle periods of sigma 0.06
+  EXPECT_DOUBLE_EQ(r->rating.deviation, grown);
+  EXPECT_DOUBLE_EQ(r->conservative, 1800 - 2 * grown);
+  EXPECT_TRUE(r->provisional);  // RD above 110 by now
+  EXPECT_TRUE(r->inactive);     // and a year without a game
+
+  // A player who played 20 days ago: on the board, with the deviation grown for 20 days, the same
+  // on every read path.
+  SeedPlayer(db_url(), "pico", "s1", 2, 1700, 60, 30, kStart - absl::Hours(24 * 20));
+  SeedPlayer(db_url(), "pico", "s1", 3, 1600, 60, 30, kStart - absl::Hours(1));
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  *clock_ = kStart + absl::Hours(2);
+  const double p2 = pico.Idle({1700, 60, 0.06, 30}, 20 + 2.0 / 24).deviation;
+  EXPECT_GT(p2, 60);
+  absl::StatusOr<RatingRecord> two = service().GetRating(Account(2), "pico", "");
+  ASSERT_THAT(two, IsOk());
+  EXPECT_DOUBLE_EQ(two->rating.deviation, p2);
+  EXPECT_FALSE(two->inactive);
+  EXPECT_FALSE(two->provisional);
+  absl::StatusOr<BoardPage> page = service().GetLeaderboard("pico", "", 0, 0, 10);
+  ASSERT_THAT(page, IsOk());
+  ASSERT_EQ(page->entries.size(), 2u);  // player 1 is off the board
+  EXPECT_EQ(page->entries[0].record.account_id, Account(2));
+  EXPECT_DOUBLE_EQ(page->entries[0].record.rating.deviation, p2);
+  EXPECT_DOUBLE_EQ(page->entries[0].record.conservative, 1700 - 2 * p2);
+  absl::StatusOr<Season> s1 = service().ResolveSeason("");
+  ASSERT_THAT(s1, IsOk());
+  absl::StatusOr<AroundMe> around = service().GetLeaderboardAroundMe("pico", *s1, Account(3), 1, 1);
+  ASSERT_THAT(around, IsOk());
+  EXPECT_EQ(around->my_position, 2);
+  ASSERT_EQ(around->entries.size(), 2u);
+  EXPECT_DOUBLE_EQ(around->entries[0].record.rating.deviation, p2);
+  EXPECT_DOUBLE_EQ(around->my_rating.rating.deviation,
+                   pico.Idle({1600, 60, 0.06, 30}, 3.0 / 24).deviation);
+  absl::StatusOr<std::vector<RatingRecord>> mine = service().GetMyRatings(Account(2), "");
+  ASSERT_THAT(mine, IsOk());
+  ASSERT_EQ(mine->size(), 1u);
+  EXPECT_DOUBLE_EQ((*mine)[0].rating.deviation, p2);
+}
+
+// Thirty days without a rated game: off the board, without any new result (the board is rebuilt
+// when it is older than the maximum age), and back on it with the next game.
+TEST_F(RatingsPgTest, InactivePlayersLeaveTheBoardUntilTheyPlayAgain) {
+  SeedPlayer(db_url(), "pico", "s1", 1, 1900, 60, 30, kStart - absl::Hours(1));
+  SeedPlayer(db_url(), "pico", "s1", 2, 1800, 60, 30, kStart - absl::Hours(24 * 25));
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  absl::StatusOr<BoardPage> page = service().GetLeaderboard("pico", "", 0, 0, 10);
+  ASSERT_THAT(page, IsOk());
+  ASSERT_EQ(page->entries.size(), 2u);
+
+  // Day 31 since player 2's last game (day 6 for player 1): no result arrived, but the snapshot
+  // is older than the maximum age (1 h), so the next refresh rebuilds it without player 2.
+  *clock_ = kStart + absl::Hours(24 * 6);
+  absl::StatusOr<RatingRecord> two = service().GetRating(Account(2), "pico", "");
+  ASSERT_THAT(two, IsOk());
+  EXPECT_TRUE(two->inactive);
+  EXPECT_FALSE(two->provisional);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  page = service().GetLeaderboard("pico", "", 0, 0, 10);
+  ASSERT_THAT(page, IsOk());
+  ASSERT_EQ(page->entries.size(), 1u);
+  EXPECT_EQ(page->entries[0].record.account_id, Account(1));
+  EXPECT_EQ(page->snapshot->players, 1);
+
+  // Player 2 plays: back on the board at the next refresh.
+  ASSERT_THAT(
+      service().ReportResult(TwoPlayer("pico", "back", 2, 1, 1, *clock_ - absl::Minutes(1))),
+      IsOk());
+  two = service().GetRating(Account(2), "pico", "");
+  ASSERT_THAT(two, IsOk());
+  EXPECT_FALSE(two->inactive);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  page = service().GetLeaderboard("pico", "", 0, 0, 10);
+  ASSERT_THAT(page, IsOk());
+  EXPECT_EQ(page->entries.size(), 2u);
+}
+
+// Last season's established players are on the new season's board from its start (soft-reset
+// value, deviation kept), and stay on it after their first game there. The leader of the worked
+// example in the README: 2100 / RD 105.65 after 40 games.
+TEST_F(RatingsPgTest, EstablishedPlayersStayOnTheBoardAtANewSeason) {
+  const model::LadderSpec& pico = **ratings_->registry.Find("pico");
+  SeedPlayer(db_url(), "pico", "s1", 1, 2100, 105.65, 40, kStart - absl::Hours(2));
+  SeedPlayer(db_url(), "pico", "s1", 2, 1700, 80, 25, kStart - absl::Hours(2));
+  SeedPlayer(db_url(), "pico", "s1", 3, 1650, 130, 12, kStart - absl::Hours(2));  // provisional
+  ASSERT_THAT(service().AddSeason("s2", "Season 2", kStart + absl::Hours(1)), IsOk());
+  *clock_ = kStart + absl::Hours(2);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  absl::StatusOr<BoardPage> page = service().GetLeaderboard("pico", "", 0, 0, 10);
+  ASSERT_THAT(page, IsOk());
+  EXPECT_EQ(page->season_id, "s2");
+  ASSERT_EQ(page->entries.size(), 2u);  // 1 and 2; 3 was provisional and still is
+  const RatingRecord& leader = page->entries[0].record;
+  EXPECT_EQ(leader.account_id, Account(1));
+  EXPECT_EQ(leader.season_id, "s2");
+  EXPECT_EQ(leader.season_games, 0);
+  EXPECT_DOUBLE_EQ(leader.rating.value, 1980);  // 1500 + 600 x 0.8
+  const double rd = pico.Idle({1980, 105.65, 0.06, 40}, 4.0 / 24).deviation;
+  EXPECT_DOUBLE_EQ(leader.rating.deviation, rd);
+  EXPECT_LT(rd, 106);
+  EXPECT_FALSE(leader.provisional);
+  absl::StatusOr<RatingRecord> three = service().GetRating(Account(3), "pico", "");
+  ASSERT_THAT(three, IsOk());
+  EXPECT_TRUE(three->provisional);
+  EXPECT_GT(three->rating.deviation, 156);  // sqrt(130^2 + 87.5^2) = 156.7
+
+  // The leader's first game of season 2 (a loss to player 2) keeps them established.
+  absl::StatusOr<ReportOutcome> out =
+      service().ReportResult(TwoPlayer("pico", "s2-0", 1, 2, 2, *clock_ - absl::Minutes(1)));
+  ASSERT_THAT(out, IsOk());
+  EXPECT_DOUBLE_EQ(out->changes[0].before.value, 1980);
+  EXPECT_LT(out->changes[0].after.deviation, 110);
+  absl::StatusOr<RatingRecord> after = service().GetRating(Account(1), "pico", "");
+  ASSERT_THAT(after, IsOk());
+  EXPECT_FALSE(after->provisional);
+  EXPECT_EQ(after->season_games, 1);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  page = service().GetLeaderboard("pico", "", 0, 0, 10);
+  ASSERT_THAT(page, IsOk());
+  EXPECT_EQ(page->entries.size(), 2u);
 }
 
 }  // namespace
