@@ -35,15 +35,15 @@ class MemoryAccountsStore : public AccountsStore {
  public:
   int changes = 0;
 
-  absl::StatusOr<DeviceSignIn> AuthenticateDevice(const std::string& device_id,
-                                                  const std::optional<std::string>& requested_name,
-                                                  const std::function<std::string()>& generate_name,
-                                                  const NewRefreshToken& token,
-                                                  absl::Time now) override {
+  absl::StatusOr<DeviceSignIn> AuthenticateDevice(
+      const std::string& device_id, const std::optional<std::string>& requested_name,
+      const std::function<std::string()>& generate_name, const NewRefreshToken& token,
+      absl::Time now, const std::function<absl::Status()>& admit_new_account) override {
     CheckHash(token);
     DeviceSignIn result;
     auto device = devices_.find(device_id);
     if (device == devices_.end()) {
+      if (absl::Status admitted = admit_new_account(); !admitted.ok()) return admitted;
       const std::string name = requested_name.value_or(generate_name());
       if (names_.count(absl::AsciiStrToLower(name)) > 0) {
         return absl::AlreadyExistsError("display name taken");
