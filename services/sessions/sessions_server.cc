@@ -19,6 +19,7 @@
 #include "services/sessions/api/watch_hub.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/dispatcher.h"
+#include "services/sessions/outbox/notifications_adapter.h"
 #include "services/sessions/outbox/ratings_reporter.h"
 #include "services/sessions/store/store.h"
 #include "spdlog/spdlog.h"
@@ -270,6 +271,10 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   // Secret: push gateways often take their API key in the URL.
   flags.Secret("push_webhook_url", &config->push_webhook_url,
                "push gateway URL for notifications (JSON POST); empty logs them instead");
+  flags.String("notifications_address", &config->notifications_address,
+               "notifications service host:port: the outbox hands notifications to its "
+               "AcceptEvents (needs --service_token_private_key; takes precedence over "
+               "--push_webhook_url)");
   flags.String("ratings_address", &config->ratings_address,
                "ratings service host:port for ReportResult; empty holds results in the outbox");
   flags.Secret("service_token_private_key", &config->service_token_private_key,
@@ -447,7 +452,17 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
                                      [metrics, store, outbox, games, clock] {
                                        metrics->RefreshGauges(*store, *outbox, *games, clock());
                                      });
-  if (config.push_webhook_url.empty()) {
+  if (!config.notifications_address.empty()) {
+    absl::StatusOr<auth::TokenSigner> signer =
+        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
+    if (!signer.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--notifications_address needs --service_token_private_key: ",
+                       signer.status().message()));
+    }
+    h->push = std::make_unique<NotificationsPushAdapter>(
+        host.InternalChannel(config.notifications_address), *std::move(signer), absl::Seconds(10));
+  } else if (config.push_webhook_url.empty()) {
     h->push = std::make_unique<LoggingPushAdapter>();
   } else {
     h->push = std::make_unique<WebhookPushAdapter>(config.push_webhook_url, absl::Seconds(10));

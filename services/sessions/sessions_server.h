@@ -31,6 +31,8 @@ struct SessionsConfig {
   std::string push_webhook_url;
   // ratings service (host:port) for ReportResult; empty = results stay held in the outbox.
   std::string ratings_address;
+  // notifications host:port; set: notifications go to its AcceptEvents (not the webhook).
+  std::string notifications_address;
   // Ed25519 private key (base64) signing this service's credential for ReportResult.
   std::string service_token_private_key;
   // Group commit of SubmitAction (GroupCommitter): committer threads (0 = every move its own
