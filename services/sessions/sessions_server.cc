@@ -37,7 +37,8 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
                    .Register(registry)),
         actions_(prometheus::BuildCounter()
                      .Name("parlor_sessions_actions_total")
-                     .Help("SubmitAction calls by game and result")
+                     .Help("SubmitAction calls by game and result (the gRPC code's name, as on "
+                           "parlor_rpc_*)")
                      .Register(registry)),
         commit_(
             prometheus::BuildHistogram()
@@ -124,7 +125,7 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
       for (const char* policy : {"bot", "forfeit"}) {
         timeouts_.Add({{"game", std::string(game->name())}, {"policy", policy}});
       }
-      for (const char* result : {"ok", "invalid_argument", "failed_precondition"}) {
+      for (const char* result : {"OK", "INVALID_ARGUMENT", "FAILED_PRECONDITION"}) {
         actions_.Add({{"game", std::string(game->name())}, {"result", result}});
       }
     }

@@ -44,7 +44,7 @@ GameFeed::~GameFeed() = default;
 // The watcher's seat (or -1 for a spectator of a public game) and summary of the newest row.
 absl::Status GameFeed::ReadHead() {
   PARLOR_ASSIGN_OR_RETURN(GameRow row, sessions_->store_->GetGame(game_id_));
-  const int seat = sessions_->SeatOf(row, account_id_);
+  const int seat = SeatOf(row, account_id_);
   if (seat < 0 && !row.is_public) {
     return absl::PermissionDeniedError(
         absl::StrCat("game ", row.game_id, " is private: only its seated players may see it"));
@@ -138,31 +138,8 @@ absl::Status GameFeed::Next(int limit, std::vector<v1::WatchGameResponse>* out, 
     v1::HistoryEvent* event = r.mutable_event();
     event->set_version(row.version);
     event->set_seat(row.seat);
-    switch (row.kind) {
-      case LogRow::Kind::kSetup:
-        event->set_kind(v1::EVENT_KIND_SETUP);
-        break;
-      case LogRow::Kind::kAction:
-        event->set_kind(v1::EVENT_KIND_ACTION);
-        break;
-      case LogRow::Kind::kForfeit:
-        event->set_kind(v1::EVENT_KIND_FORFEIT);
-        break;
-    }
-    switch (row.cause) {
-      case LogRow::Cause::kSystem:
-        event->set_cause(v1::EVENT_CAUSE_SYSTEM);
-        break;
-      case LogRow::Cause::kPlayer:
-        event->set_cause(v1::EVENT_CAUSE_PLAYER);
-        break;
-      case LogRow::Cause::kBot:
-        event->set_cause(v1::EVENT_CAUSE_BOT);
-        break;
-      case LogRow::Cause::kTimeout:
-        event->set_cause(v1::EVENT_CAUSE_TIMEOUT);
-        break;
-    }
+    event->set_kind(EventKindOf(row.kind));
+    event->set_cause(EventCauseOf(row.cause));
     if (row.version == 0) {
       event->set_description("the game was set up");
     } else {

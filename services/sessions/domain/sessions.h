@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_SESSIONS_DOMAIN_SESSIONS_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,17 +15,23 @@
 #include "engine/core/registry.h"
 #include "parlor/sessions/v1/sessions.pb.h"
 #include "services/common/core/page_token.h"
+#include "services/sessions/domain/moves.h"
+#include "services/sessions/domain/requests.h"
 #include "services/sessions/store/group_commit.h"
-#include "services/sessions/store/store.h"
+#include "services/sessions/store/sessions_store.h"
 #include "services/sessions/store/versioned_cache.h"
 
 namespace parlor::sessions {
+
+// How a log entry is shown in GetHistory and WatchGame.
+v1::EventKind EventKindOf(LogRow::Kind kind);
+v1::EventCause EventCauseOf(LogRow::Cause cause);
 
 // Counters the domain reports (the api layer backs them with Prometheus).
 class SessionsObserver {
  public:
   virtual ~SessionsObserver() = default;
-  // result: "ok" or the lower-case status code name.
+  // result: the gRPC code's name (GrpcCodeName: "OK", "INVALID_ARGUMENT", ...).
   virtual void ActionResult(absl::string_view /*game*/, absl::string_view /*result*/) {}
   virtual void CommitDuration(absl::Duration /*d*/) {}
   // policy: "bot" (casual) or "forfeit" (ranked).
@@ -74,7 +81,7 @@ class Sessions {
     int64_t max_actions_per_day = 100000;
   };
 
-  Sessions(GameStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
+  Sessions(SessionsStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
            Options options, SessionsObserver* observer = nullptr);
 
   // SessionsInternalService.CreateGame (a service caller).
@@ -132,22 +139,58 @@ class Sessions {
   friend class GameFeed;  // WatchGame's page-by-page reader (game_feed.h)
   struct Prepared;
   absl::StatusOr<const engine::Game*> FindGame(absl::string_view name) const;
-  absl::Status Create(const std::string& match_key, const std::string& request_hash,
-                      const std::string& match_id, const engine::Game& game,
-                      const std::map<std::string, std::string>& raw_options,
-                      std::vector<SeatRow> seats, bool ranked, bool is_public,
-                      const v1::TimeControl& tc, v1::Game* out, bool* created);
+  // What Create makes: the game (checked by the caller, except for what the game's rules check:
+  // options, teams) and the keys that make its creation idempotent.
+  struct CreateSpec {
+    std::string match_key;     // the creation's idempotency key (a match id, or bot:...)
+    std::string request_hash;  // of the creating request
+    std::string match_id;      // empty for a game against the computer
+    const engine::Game* game = nullptr;
+    std::map<std::string, std::string> raw_options;
+    std::vector<SeatRow> seats;
+    bool ranked = false;
+    bool is_public = false;
+    v1::TimeControl time_control;
+  };
+  struct Created {
+    v1::Game game;  // as a spectator sees it (my_seat -1)
+    bool created = false;
+  };
+  absl::StatusOr<Created> Create(CreateSpec spec);
+  // The caller's decision context for `game` at the clock's now.
+  DecisionContext Context(const engine::Game* game) const;
+  // The engine state of the locked version: the loaded one when this replica committed it,
+  // else from the snapshot.
+  absl::StatusOr<std::unique_ptr<engine::State>> LockedState(const engine::Game& game,
+                                                             const GameRow& locked);
   absl::StatusOr<v1::Game> Summary(const GameRow& row, int my_seat) const;
-  static absl::Status ValidateSubmit(const v1::SubmitActionRequest& request);
   // RESOURCE_EXHAUSTED (with a retry delay when waiting helps) when a CreateBotGame would exceed
   // one of the account's quotas.
   absl::Status CheckQuotas(const std::string& account_id);
   // One SubmitAction in flight, and its transaction (through the group committer when set).
   struct SubmitCall;
   void Commit(const std::shared_ptr<SubmitCall>& call, std::function<void(absl::Status)> finish);
-  int SeatOf(const GameRow& row, const std::string& account_id) const;
+  // SubmitAction's decision inside its transaction (it may run more than once).
+  absl::StatusOr<std::optional<Mutation>> DecideSubmit(SubmitCall& call, const GameRow& locked,
+                                                       const std::optional<StoredAnswer>& stored);
+  // Resign's decision on the version it read first (`seen`): nullopt with *changed set when the
+  // game changed meanwhile.
+  absl::StatusOr<std::optional<Mutation>> DecideResignAt(const GameRow& locked, int64_t seen,
+                                                         const std::string& account_id,
+                                                         v1::ResignResponse* response,
+                                                         bool* changed);
+  // One ListMyGames / ListPublicGames page: the summaries of `rows` (read with a limit of
+  // page.size + 1) and the next page's token.
+  absl::Status FillPage(const ListPage& page, const std::string& account_id,
+                        std::vector<GameRow> rows,
+                        google::protobuf::RepeatedPtrField<v1::Game>* games,
+                        std::string* next_page_token) const;
+  // The sweeper (sweeper.cc): one due game at `now`; returns whether it changed.
+  absl::StatusOr<bool> SweepGame(const std::string& game_id, absl::Time now);
+  // The running vacations of the players whose turn it is in `row`.
+  std::map<std::string, SessionsStore::Vacation> VacationsOf(const GameRow& row, absl::Time now);
 
-  GameStore* store_;
+  SessionsStore* store_;
   const engine::Registry* games_;
   std::function<absl::Time()> clock_;
   Options options_;

@@ -53,7 +53,7 @@ class SessionsPgTest : public parlor::testing::PgTest {
     db.url = db_url();
     db.max_connections = 4;
     pool_ = std::make_unique<DbPool>(db, nullptr);
-    store_ = std::make_unique<GameStore>(pool_.get());
+    store_ = std::make_unique<PgSessionsStore>(pool_.get());
     registry_ = std::make_unique<engine::Registry>(engine::AllGames());
     now_ = absl::FromUnixSeconds(1'800'000'000);
     sessions_ = std::make_unique<Sessions>(
@@ -133,7 +133,7 @@ class SessionsPgTest : public parlor::testing::PgTest {
   }
 
   std::unique_ptr<DbPool> pool_;
-  std::unique_ptr<GameStore> store_;
+  std::unique_ptr<PgSessionsStore> store_;
   std::unique_ptr<engine::Registry> registry_;
   std::atomic<absl::Time> now_;
   std::unique_ptr<Sessions> sessions_;
@@ -1628,7 +1628,7 @@ TEST_F(SessionsPgTest, TwoReplicasAnswerBothCopiesOfAMoveWithTheFirstAnswer) {
   db.url = db_url();
   db.max_connections = 4;
   DbPool pool2(db, nullptr);
-  GameStore store2(&pool2);
+  PgSessionsStore store2(&pool2);
   Sessions replica2(
       &store2, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   constexpr int kRounds = 30;

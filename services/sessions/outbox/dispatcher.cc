@@ -66,8 +66,9 @@ absl::Status WebhookPushAdapter::Send(const std::string& game_id,
   return absl::FailedPreconditionError(absl::StrCat("webhook refused with HTTP ", http));
 }
 
-OutboxDispatcher::OutboxDispatcher(GameStore* store, PushAdapter* push, ResultReporter* reporter,
-                                   std::function<absl::Time()> clock, Options options)
+OutboxDispatcher::OutboxDispatcher(PgSessionsStore* store, PushAdapter* push,
+                                   ResultReporter* reporter, std::function<absl::Time()> clock,
+                                   Options options)
     : store_(store),
       outbox_(&store->db()),
       push_(push),
@@ -84,13 +85,13 @@ absl::Time OutboxDispatcher::RetryAt(absl::Time now, int attempts) const {
 absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::DrainOnce() {
   Drained drained;
   const absl::Time now = clock_();
-  absl::StatusOr<std::vector<GameStore::PendingNotification>> claimed =
+  absl::StatusOr<std::vector<PgSessionsStore::PendingNotification>> claimed =
       store_->ClaimNotifications(now, options_.lease, options_.batch);
   if (!claimed.ok()) return claimed.status();
   drained.more = static_cast<int>(claimed->size()) >= options_.batch;
   std::vector<int64_t> sent;
   std::vector<OutboxStore::Failure> failures;
-  for (const GameStore::PendingNotification& n : *claimed) {
+  for (const PgSessionsStore::PendingNotification& n : *claimed) {
     absl::Status delivered = push_->Send(n.game_id, n.row);
     if (delivered.ok()) {
       sent.push_back(n.id);

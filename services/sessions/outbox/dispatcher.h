@@ -82,7 +82,7 @@ class OutboxDispatcher {
     DispatcherObserver* observer = nullptr;
   };
   // `reporter` may be null: result rows then stay held in the outbox.
-  OutboxDispatcher(GameStore* store, PushAdapter* push, ResultReporter* reporter,
+  OutboxDispatcher(PgSessionsStore* store, PushAdapter* push, ResultReporter* reporter,
                    std::function<absl::Time()> clock, Options options);
 
   struct Drained {
@@ -101,7 +101,7 @@ class OutboxDispatcher {
  private:
   absl::Time RetryAt(absl::Time now, int attempts) const;
 
-  GameStore* store_;
+  PgSessionsStore* store_;
   OutboxStore outbox_;
   PushAdapter* push_;
   ResultReporter* reporter_;

@@ -83,7 +83,7 @@ class DispatcherPgTest : public parlor::testing::PgTest {
     ASSERT_THAT(ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}),
                 IsOk());
     pool_ = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 2}, nullptr);
-    store_ = std::make_unique<GameStore>(pool_.get());
+    store_ = std::make_unique<PgSessionsStore>(pool_.get());
     registry_ = std::make_unique<engine::Registry>(engine::AllGames());
     now_ = absl::FromUnixSeconds(1'800'000'000);
     sessions_ = std::make_unique<Sessions>(
@@ -115,7 +115,7 @@ class DispatcherPgTest : public parlor::testing::PgTest {
   }
 
   std::unique_ptr<DbPool> pool_;
-  std::unique_ptr<GameStore> store_;
+  std::unique_ptr<PgSessionsStore> store_;
   std::unique_ptr<engine::Registry> registry_;
   std::atomic<absl::Time> now_;
   std::unique_ptr<Sessions> sessions_;

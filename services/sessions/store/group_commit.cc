@@ -7,7 +7,7 @@
 
 namespace parlor::sessions {
 
-GroupCommitter::GroupCommitter(GameStore* store, Options options)
+GroupCommitter::GroupCommitter(PgSessionsStore* store, Options options)
     : store_(store), options_(options) {
   const int threads = std::max(1, options_.threads);
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
@@ -23,7 +23,7 @@ GroupCommitter::~GroupCommitter() {
 
 absl::Status GroupCommitter::Update(absl::string_view txn_name, absl::string_view game_id,
                                     const std::optional<IdempotencyKeyRef>& key,
-                                    const GameStore::Decide& decide) {
+                                    const PgSessionsStore::Decide& decide) {
   absl::Notification finished;
   absl::Status result;
   UpdateAsync(txn_name, game_id, key, decide, [&](absl::Status status) {
@@ -36,10 +36,10 @@ absl::Status GroupCommitter::Update(absl::string_view txn_name, absl::string_vie
 
 void GroupCommitter::UpdateAsync(absl::string_view txn_name, absl::string_view game_id,
                                  const std::optional<IdempotencyKeyRef>& key,
-                                 GameStore::Decide decide, Done done) {
+                                 PgSessionsStore::Decide decide, Done done) {
   auto pending = std::make_unique<Pending>();
   pending->txn_name = std::string(txn_name);
-  pending->update = GameStore::GameUpdate{std::string(game_id), key, std::move(decide)};
+  pending->update = PgSessionsStore::GameUpdate{std::string(game_id), key, std::move(decide)};
   pending->done = std::move(done);
   {
     absl::MutexLock lock(&mu_);
@@ -103,7 +103,7 @@ void GroupCommitter::Run() {
         continue;
       }
     }
-    std::vector<GameStore::GameUpdate> updates;
+    std::vector<PgSessionsStore::GameUpdate> updates;
     updates.reserve(batch.size());
     for (const std::unique_ptr<Pending>& p : batch) updates.push_back(p->update);
     std::vector<absl::Status> results =

@@ -20,8 +20,8 @@ namespace parlor::sessions {
 
 // Group commit for state changes: callers on many threads hand in their change and wait; a few
 // committer threads take whatever has queued up meanwhile (distinct games, oldest first) and
-// write it with GameStore::UpdateGames, one transaction per batch. Under load a batch holds many
-// moves, which share the database's per-statement and per-commit work; when idle a batch is a
+// write it with PgSessionsStore::UpdateGames, one transaction per batch. Under load a batch holds
+// many moves, which share the database's per-statement and per-commit work; when idle a batch is a
 // single move and costs one hand-off more than calling UpdateGame directly.
 //
 // Changes to one game are committed in the order they were handed in, never in the same batch:
@@ -40,22 +40,23 @@ class GroupCommitter {
     size_t max_queued = 10000;
   };
 
-  GroupCommitter(GameStore* store, Options options);
+  GroupCommitter(PgSessionsStore* store, Options options);
   // Commits what is queued, then stops the committers.
   ~GroupCommitter();
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
-  // GameStore::UpdateGame's contract, committed in a batch. Blocks until the batch commits.
+  // PgSessionsStore::UpdateGame's contract, committed in a batch. Blocks until the batch commits.
   absl::Status Update(absl::string_view txn_name, absl::string_view game_id,
-                      const std::optional<IdempotencyKeyRef>& key, const GameStore::Decide& decide);
+                      const std::optional<IdempotencyKeyRef>& key,
+                      const PgSessionsStore::Decide& decide);
 
   // The same without blocking: `done` gets the status on a committer thread once the batch has
   // committed (at once, UNAVAILABLE, when more than Options::max_queued changes wait or the
   // committer is stopping). `done` must not block for long: the next batch waits for it.
   using Done = std::function<void(absl::Status)>;
   void UpdateAsync(absl::string_view txn_name, absl::string_view game_id,
-                   const std::optional<IdempotencyKeyRef>& key, GameStore::Decide decide,
+                   const std::optional<IdempotencyKeyRef>& key, PgSessionsStore::Decide decide,
                    Done done);
 
   // Batches committed and changes handed in so far (for tests and the load tool's report).
@@ -70,7 +71,7 @@ class GroupCommitter {
  private:
   struct Pending {
     std::string txn_name;
-    GameStore::GameUpdate update;
+    PgSessionsStore::GameUpdate update;
     Done done;
   };
 
@@ -78,7 +79,7 @@ class GroupCommitter {
   // A queued change whose game is in no batch being committed, or stopping with nothing queued.
   bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  GameStore* store_;
+  PgSessionsStore* store_;
   const Options options_;
   // Held by the committer whose batch is being gathered, read and decided: the others wait for
   // it before taking their batch, so that moves queue up meanwhile and one batch decides (server

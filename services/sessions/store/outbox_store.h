@@ -12,7 +12,7 @@
 
 namespace parlor::sessions {
 
-// The dispatcher's batch operations on the outboxes (claiming stays in GameStore): a whole
+// The dispatcher's batch operations on the outboxes (claiming stays in PgSessionsStore): a whole
 // batch is settled in one statement, so draining costs two transactions per batch, not one per
 // row. Every method blocks (worker or dispatcher thread only); no libpqxx exception escapes.
 class OutboxStore {

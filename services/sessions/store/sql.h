@@ -5,7 +5,7 @@
 // as microseconds since the Unix epoch (BIGINT) to keep libpqxx conversions exact.
 namespace parlor::sessions::sql {
 
-// The columns of a game row, in the order GameStore's row reader expects.
+// The columns of a game row, in the order PgSessionsStore's row reader expects.
 #define PARLOR_SESSIONS_GAME_COLUMNS_BEFORE_SNAPSHOT                                   \
   "g.game_id::text, g.game, coalesce(g.match_id, ''), g.ranked, g.status, g.version, " \
   "g.num_players, g.options::text, "

@@ -212,8 +212,8 @@ void Notify(pqxx::work& txn, const std::string& payload) {
 
 }  // namespace
 
-absl::StatusOr<GameRow> GameStore::CreateGame(const NewGame& game, absl::string_view match_key,
-                                              bool* created) {
+absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
+                                                    absl::string_view match_key, bool* created) {
   GameRow result;
   *created = false;
   const std::string key(match_key);
@@ -270,7 +270,7 @@ absl::StatusOr<GameRow> GameStore::CreateGame(const NewGame& game, absl::string_
   return result;
 }
 
-absl::StatusOr<GameRow> GameStore::GetGame(absl::string_view game_id) {
+absl::StatusOr<GameRow> PgSessionsStore::GetGame(absl::string_view game_id) {
   GameRow result;
   const std::string id(game_id);
   const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
@@ -289,10 +289,9 @@ absl::StatusOr<GameRow> GameStore::GetGame(absl::string_view game_id) {
   return result;
 }
 
-absl::StatusOr<std::vector<GameRow>> GameStore::ListGames(absl::string_view account_id,
-                                                          ListFilter filter,
-                                                          const std::optional<ListCursor>& cursor,
-                                                          int limit) {
+absl::StatusOr<std::vector<GameRow>> PgSessionsStore::ListGames(
+    absl::string_view account_id, ListFilter filter, const std::optional<ListCursor>& cursor,
+    int limit) {
   std::vector<GameRow> result;
   const std::string account(account_id);
   absl::Status status = db_->Transact("sessions.list_games", [&](pqxx::work& txn) -> absl::Status {
@@ -311,7 +310,7 @@ absl::StatusOr<std::vector<GameRow>> GameStore::ListGames(absl::string_view acco
   return result;
 }
 
-absl::StatusOr<std::vector<GameRow>> GameStore::ListPublicGames(
+absl::StatusOr<std::vector<GameRow>> PgSessionsStore::ListPublicGames(
     absl::string_view game, bool finished, const std::optional<ListCursor>& cursor, int limit) {
   std::vector<GameRow> result;
   const std::string name(game);
@@ -332,7 +331,7 @@ absl::StatusOr<std::vector<GameRow>> GameStore::ListPublicGames(
   return result;
 }
 
-absl::StatusOr<int> GameStore::DeleteIdempotencyKeysBefore(absl::Time cutoff, int limit) {
+absl::StatusOr<int> PgSessionsStore::DeleteIdempotencyKeysBefore(absl::Time cutoff, int limit) {
   int deleted = 0;
   absl::Status status =
       db_->Transact("sessions.delete_old_idempotency_keys", [&](pqxx::work& txn) -> absl::Status {
@@ -344,8 +343,8 @@ absl::StatusOr<int> GameStore::DeleteIdempotencyKeysBefore(absl::Time cutoff, in
   return deleted;
 }
 
-absl::StatusOr<std::vector<LogRow>> GameStore::GetLog(absl::string_view game_id,
-                                                      int64_t from_version, int limit) {
+absl::StatusOr<std::vector<LogRow>> PgSessionsStore::GetLog(absl::string_view game_id,
+                                                            int64_t from_version, int limit) {
   std::vector<LogRow> result;
   const std::string id(game_id);
   absl::Status status = db_->Transact("sessions.get_log", [&](pqxx::work& txn) -> absl::Status {
@@ -368,9 +367,9 @@ absl::StatusOr<std::vector<LogRow>> GameStore::GetLog(absl::string_view game_id,
   return result;
 }
 
-absl::Status GameStore::UpdateGame(absl::string_view txn_name, absl::string_view game_id,
-                                   const std::optional<IdempotencyKeyRef>& key,
-                                   const Decide& decide) {
+absl::Status PgSessionsStore::UpdateGame(absl::string_view txn_name, absl::string_view game_id,
+                                         const std::optional<IdempotencyKeyRef>& key,
+                                         const Decide& decide) {
   std::vector<GameUpdate> one;
   one.push_back(GameUpdate{std::string(game_id), key, decide});
   return UpdateGames(txn_name, one).front();
@@ -492,9 +491,9 @@ struct BatchWrite {
 
 }  // namespace
 
-std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
-                                                 const std::vector<GameUpdate>& updates,
-                                                 const std::function<void()>& decided) {
+std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_name,
+                                                       const std::vector<GameUpdate>& updates,
+                                                       const std::function<void()>& decided) {
   bool told = false;
   auto tell_decided = [&] {
     if (!told && decided) decided();
@@ -631,7 +630,7 @@ std::vector<absl::Status> GameStore::UpdateGames(absl::string_view txn_name,
   return results;
 }
 
-absl::StatusOr<std::vector<std::string>> GameStore::DueGames(absl::Time now, int limit) {
+absl::StatusOr<std::vector<std::string>> PgSessionsStore::DueGames(absl::Time now, int limit) {
   std::vector<std::string> ids;
   absl::Status status = db_->Transact("sessions.due_games", [&](pqxx::work& txn) -> absl::Status {
     ids.clear();
@@ -644,7 +643,7 @@ absl::StatusOr<std::vector<std::string>> GameStore::DueGames(absl::Time now, int
   return ids;
 }
 
-absl::StatusOr<bool> GameStore::MatchExists(absl::string_view match_key) {
+absl::StatusOr<bool> PgSessionsStore::MatchExists(absl::string_view match_key) {
   bool exists = false;
   const std::string key(match_key);
   absl::Status status = db_->Read("sessions.match_exists", [&](pqxx::nontransaction& txn) {
@@ -655,9 +654,8 @@ absl::StatusOr<bool> GameStore::MatchExists(absl::string_view match_key) {
   return exists;
 }
 
-absl::StatusOr<GameStore::AccountUsage> GameStore::GetAccountUsage(absl::string_view account_id,
-                                                                   absl::Time hour_ago,
-                                                                   absl::Time day_ago) {
+absl::StatusOr<PgSessionsStore::AccountUsage> PgSessionsStore::GetAccountUsage(
+    absl::string_view account_id, absl::Time hour_ago, absl::Time day_ago) {
   AccountUsage usage;
   const std::string account(account_id);
   absl::Status status = db_->Read("sessions.account_usage", [&](pqxx::nontransaction& txn) {
@@ -674,7 +672,7 @@ absl::StatusOr<GameStore::AccountUsage> GameStore::GetAccountUsage(absl::string_
   return usage;
 }
 
-absl::StatusOr<std::optional<GameStore::Vacation>> GameStore::GetVacation(
+absl::StatusOr<std::optional<PgSessionsStore::Vacation>> PgSessionsStore::GetVacation(
     absl::string_view account_id) {
   std::optional<Vacation> result;
   const std::string account(account_id);
@@ -691,8 +689,8 @@ absl::StatusOr<std::optional<GameStore::Vacation>> GameStore::GetVacation(
   return result;
 }
 
-absl::Status GameStore::StartVacation(absl::string_view account_id, absl::Time start,
-                                      absl::Time end) {
+absl::Status PgSessionsStore::StartVacation(absl::string_view account_id, absl::Time start,
+                                            absl::Time end) {
   const std::string account(account_id);
   return db_->Transact("sessions.start_vacation", [&](pqxx::work& txn) -> absl::Status {
     if (txn.exec_params(sql::kStartVacation, account, Micros(start), Micros(end)).empty()) {
@@ -702,7 +700,7 @@ absl::Status GameStore::StartVacation(absl::string_view account_id, absl::Time s
   });
 }
 
-absl::Status GameStore::EndVacation(absl::string_view account_id, absl::Time now) {
+absl::Status PgSessionsStore::EndVacation(absl::string_view account_id, absl::Time now) {
   const std::string account(account_id);
   return db_->Transact("sessions.end_vacation", [&](pqxx::work& txn) -> absl::Status {
     if (txn.exec_params(sql::kEndVacation, account, Micros(now)).empty()) {
@@ -712,8 +710,8 @@ absl::Status GameStore::EndVacation(absl::string_view account_id, absl::Time now
   });
 }
 
-absl::StatusOr<std::vector<GameStore::PendingNotification>> GameStore::ClaimNotifications(
-    absl::Time now, absl::Duration lease, int limit) {
+absl::StatusOr<std::vector<PgSessionsStore::PendingNotification>>
+PgSessionsStore::ClaimNotifications(absl::Time now, absl::Duration lease, int limit) {
   std::vector<PendingNotification> out;
   absl::Status status = db_->Transact("sessions.claim_notifications", [&](pqxx::work& txn) {
     out.clear();
@@ -736,15 +734,15 @@ absl::StatusOr<std::vector<GameStore::PendingNotification>> GameStore::ClaimNoti
   return out;
 }
 
-absl::Status GameStore::MarkNotificationSent(int64_t id, absl::Time now) {
+absl::Status PgSessionsStore::MarkNotificationSent(int64_t id, absl::Time now) {
   return db_->Transact("sessions.notification_sent", [&](pqxx::work& txn) {
     txn.exec_params0(sql::kNotificationSent, id, Micros(now));
     return absl::OkStatus();
   });
 }
 
-absl::Status GameStore::MarkNotificationFailed(int64_t id, absl::Time retry_at,
-                                               absl::string_view error) {
+absl::Status PgSessionsStore::MarkNotificationFailed(int64_t id, absl::Time retry_at,
+                                                     absl::string_view error) {
   const std::string e(error.substr(0, 500));
   return db_->Transact("sessions.notification_failed", [&](pqxx::work& txn) {
     txn.exec_params0(sql::kNotificationFailed, id, Micros(retry_at), e);
@@ -752,7 +750,7 @@ absl::Status GameStore::MarkNotificationFailed(int64_t id, absl::Time retry_at,
   });
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, int>>> GameStore::ClaimResults(
+absl::StatusOr<std::vector<std::pair<std::string, int>>> PgSessionsStore::ClaimResults(
     absl::Time now, absl::Duration lease, int limit) {
   std::vector<std::pair<std::string, int>> out;
   absl::Status status = db_->Transact("sessions.claim_results", [&](pqxx::work& txn) {
@@ -767,8 +765,8 @@ absl::StatusOr<std::vector<std::pair<std::string, int>>> GameStore::ClaimResults
   return out;
 }
 
-absl::Status GameStore::MarkResultAcked(absl::string_view game_id, absl::Time now,
-                                        absl::string_view note) {
+absl::Status PgSessionsStore::MarkResultAcked(absl::string_view game_id, absl::Time now,
+                                              absl::string_view note) {
   const std::string id(game_id), n(note);
   return db_->Transact("sessions.result_acked", [&](pqxx::work& txn) {
     txn.exec_params0(sql::kResultAcked, id, Micros(now), n);
@@ -776,8 +774,8 @@ absl::Status GameStore::MarkResultAcked(absl::string_view game_id, absl::Time no
   });
 }
 
-absl::Status GameStore::MarkResultFailed(absl::string_view game_id, absl::Time retry_at,
-                                         absl::string_view error) {
+absl::Status PgSessionsStore::MarkResultFailed(absl::string_view game_id, absl::Time retry_at,
+                                               absl::string_view error) {
   const std::string id(game_id), e(error.substr(0, 500));
   return db_->Transact("sessions.result_failed", [&](pqxx::work& txn) {
     txn.exec_params0(sql::kResultFailed, id, Micros(retry_at), e);
@@ -785,7 +783,7 @@ absl::Status GameStore::MarkResultFailed(absl::string_view game_id, absl::Time r
   });
 }
 
-absl::StatusOr<std::pair<int64_t, int64_t>> GameStore::PendingOutbox() {
+absl::StatusOr<std::pair<int64_t, int64_t>> PgSessionsStore::PendingOutbox() {
   std::pair<int64_t, int64_t> result;
   absl::Status status = db_->Transact("sessions.pending_outbox", [&](pqxx::work& txn) {
     pqxx::row r = txn.exec1(sql::kCountPendingOutbox);
@@ -796,7 +794,8 @@ absl::StatusOr<std::pair<int64_t, int64_t>> GameStore::PendingOutbox() {
   return result;
 }
 
-absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> GameStore::CountGames() {
+absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>>
+PgSessionsStore::CountGames() {
   std::map<std::pair<std::string, std::string>, int64_t> result;
   absl::Status status = db_->Transact("sessions.count_games", [&](pqxx::work& txn) {
     result.clear();

@@ -31,7 +31,7 @@ class StorePgTest : public parlor::testing::PgTest {
     ASSERT_THAT(ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}),
                 IsOk());
     pool_ = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 2}, nullptr);
-    store_ = std::make_unique<GameStore>(pool_.get());
+    store_ = std::make_unique<PgSessionsStore>(pool_.get());
     registry_ = std::make_unique<engine::Registry>(engine::AllGames());
     now_ = absl::FromUnixSeconds(1'800'000'000);
     sessions_ = std::make_unique<Sessions>(
@@ -45,7 +45,7 @@ class StorePgTest : public parlor::testing::PgTest {
   }
 
   std::unique_ptr<DbPool> pool_;
-  std::unique_ptr<GameStore> store_;
+  std::unique_ptr<PgSessionsStore> store_;
   std::unique_ptr<engine::Registry> registry_;
   std::atomic<absl::Time> now_;
   std::unique_ptr<Sessions> sessions_;
@@ -119,7 +119,7 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
 // cached snapshot outdated by the other's moves, so it must use the database's, and the game
 // ends exactly as the engine plays it.
 TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
-  GameStore other_store(pool_.get());
+  PgSessionsStore other_store(pool_.get());
   Sessions other(
       &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   Sessions* replicas[2] = {sessions_.get(), &other};
@@ -167,6 +167,41 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
   absl::StatusOr<const engine::Game*> engine_game = registry_->Find(record->game());
   ASSERT_THAT(engine_game, IsOk());
   EXPECT_THAT((*engine_game)->Replay(*record, true).status(), IsOk());
+}
+
+// The rows of a move travel as arrays of composite values: text a client chose (its idempotency
+// key, with quotes, backslashes, commas, parentheses and braces) is stored exactly, and a retry
+// under that key gets the first answer.
+TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRetry) {
+  v1::CreateBotGameRequest create;
+  create.set_request_id("r1");
+  create.set_game(registry_->games().front()->name());
+  create.set_num_players(2);
+  create.set_bot("random");
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(sessions_->CreateBotGame(kAlice, create, &created), IsOk());
+  const std::string id = created.game().game_id();
+  v1::GetGameRequest get;
+  get.set_game_id(id);
+  v1::GetGameResponse state;
+  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_FALSE(state.legal_actions().empty());
+  const std::string key = "q\"uo\\te,(a){b} \"\" NULL \xc3\xa9";
+  v1::SubmitActionRequest submit;
+  submit.set_game_id(id);
+  submit.set_expected_version(state.game().version());
+  submit.set_idempotency_key(key);
+  *submit.mutable_action() = state.legal_actions(0);
+  v1::SubmitActionResponse first;
+  ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &first), IsOk());
+  pqxx::result stored = Query(absl::StrCat(
+      "SELECT key, version FROM sessions.idempotency_keys WHERE game_id = '", id, "'"));
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0][0].as<std::string>(), key);
+  EXPECT_EQ(stored[0][1].as<int64_t>(), first.game().version());
+  v1::SubmitActionResponse again;
+  ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &again), IsOk());
+  EXPECT_EQ(again.SerializeAsString(), first.SerializeAsString());
 }
 
 }  // namespace

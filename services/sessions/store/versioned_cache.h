@@ -97,7 +97,7 @@ class VersionedCache {
   mutable std::array<Shard, kShards> shards_;
 };
 
-// The newest committed snapshot bytes of recently changed games (GameStore).
+// The newest committed snapshot bytes of recently changed games (PgSessionsStore).
 using SnapshotCache = VersionedCache<std::string>;
 
 }  // namespace parlor::sessions

@@ -1,0 +1,476 @@
+#include "services/sessions/domain/moves.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/bots/bot.h"
+#include "google/protobuf/arena.h"
+#include "services/common/core/logging.h"
+#include "services/common/core/status_macros.h"
+#include "services/sessions/domain/engine_glue.h"
+#include "services/sessions/domain/time_control.h"
+
+namespace parlor::sessions {
+namespace {
+
+// One state change being built.
+struct Change {
+  const GameRow* locked = nullptr;
+  const engine::Game* game = nullptr;
+  std::unique_ptr<engine::State> state;
+  absl::Time now;
+  GameRow after;
+  std::vector<LogRow> log;
+  std::vector<NotificationRow> notes;
+  engine::SeatSet movers;
+  // The player whose own request makes this change: the answer tells them whose turn it is, so
+  // no "your turn" push goes to them (they are looking at the game).
+  std::string answered_account;
+  // Automatic play stopped at its per-request bound: the waiting computer seat is due at once,
+  // so the sweeper continues the game.
+  bool paced = false;
+};
+
+Change StartChange(const DecisionContext& ctx, const GameRow& locked,
+                   std::unique_ptr<engine::State> state) {
+  Change c;
+  c.locked = &locked;
+  c.game = ctx.game;
+  c.state = std::move(state);
+  c.now = ctx.now;
+  c.after = locked;
+  return c;
+}
+
+// The stream of one computer decision (a computer seat, a timed-out or a forfeited seat): derived
+// from the game's secret seed with its own domain separation (engine::BotDecisionRng), so nobody
+// can foresee it while the game runs, a retried transaction decides the same, and once the seed
+// is revealed anyone can recompute the decision from the seat, its bot's name (Seat.bot; the
+// timeout bot for a timed-out seat, "random" for a forfeited one) and the position.
+engine::Rng BotRng(const engine::State& state, int seat) {
+  return engine::BotDecisionRng(state.seed(), seat, state.NumMoves());
+}
+
+// Applies one action or forfeit and logs it (the entry's bytes are filled in by Finish, from the
+// one serialization of the change); charges the mover's time bank.
+absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action action,
+                         LogRow::Cause cause, const std::string& account_id) {
+  const bool forfeit = kind == LogRow::Kind::kForfeit;
+  PARLOR_RETURN_IF_ERROR(forfeit ? c.state->Forfeit(seat) : c.state->Apply(seat, action));
+  LogRow row;
+  row.version = c.state->NumMoves();
+  row.kind = kind;
+  row.cause = cause;
+  row.seat = seat;
+  row.action = forfeit ? 0 : action;
+  row.account_id = account_id;
+  row.created_at = c.now;
+  c.log.push_back(std::move(row));
+  SeatRow& s = c.after.seats[seat];
+  if (!forfeit && c.after.time_control.kind == TimeControlRow::Kind::kTimeBank && s.my_turn &&
+      s.turn_started_at && s.time_bank_ms && !c.movers.Contains(seat)) {
+    s.time_bank_ms =
+        ChargedBankMs(c.after.time_control, *s.time_bank_ms, c.now - *s.turn_started_at);
+  }
+  c.movers.Insert(seat);
+  return absl::OkStatus();
+}
+
+bool IsAutoSeat(const Change& c, int seat) {
+  return !c.after.seats[seat].bot.empty() || c.state->IsForfeited(seat);
+}
+
+// Whether the game had players and every one of them has forfeited (resigned or timed out):
+// nobody is left to play it.
+bool NoPlayerLeft(const Change& c) {
+  bool any_player = false;
+  for (const SeatRow& s : c.after.seats) {
+    if (s.account_id.empty()) continue;
+    any_player = true;
+    if (!c.state->IsForfeited(s.seat)) return false;
+  }
+  return any_player;
+}
+
+// Ends a game nobody plays any more by the forfeit rules, at once: the computer seats withdraw
+// one side at a time, lowest running score first (ties: higher seat first), until fewer than
+// two sides remain; the players, who forfeited first, rank last, and the computer seats rank by
+// their scores. A few log entries instead of the computer playing the game out.
+absl::Status EndGameNobodyPlays(Change& c) {
+  while (!c.state->IsTerminal()) {
+    const std::vector<int64_t> scores = c.state->Scores();
+    int withdraw = -1;
+    for (int seat = 0; seat < c.state->num_players(); ++seat) {
+      if (c.state->IsForfeited(seat)) continue;
+      if (withdraw < 0 || scores[seat] <= scores[withdraw]) withdraw = seat;
+    }
+    if (withdraw < 0) return absl::InternalError("no seat left to withdraw in a game not over");
+    PARLOR_RETURN_IF_ERROR(
+        ApplyLogged(c, LogRow::Kind::kForfeit, withdraw, 0, LogRow::Cause::kSystem, ""));
+  }
+  return absl::OkStatus();
+}
+
+// The first acting seat the computer plays, or -1.
+int NextAutoSeat(const Change& c) {
+  for (int seat : c.state->ActingSeats().ToVector()) {
+    if (IsAutoSeat(c, seat)) return seat;
+  }
+  return -1;
+}
+
+// The computer's move for `seat`: its own bot, or "random" for a forfeited seat.
+absl::Status PlayAutoSeat(Change& c, int seat) {
+  const SeatRow& s = c.after.seats[seat];
+  const std::string bot_name = c.state->IsForfeited(seat) || s.bot.empty() ? "random" : s.bot;
+  absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(bot_name);
+  if (!bot.ok()) {
+    return absl::InternalError(absl::StrCat("bot ", bot_name, ": ", bot.status().message()));
+  }
+  engine::Rng rng = BotRng(*c.state, seat);
+  absl::StatusOr<engine::Action> action = (*bot)->Choose(*c.state, seat, rng);
+  if (!action.ok()) {
+    return absl::InternalError(absl::StrCat("bot failed: ", action.status().message()));
+  }
+  return ApplyLogged(c, LogRow::Kind::kAction, seat, *action, LogRow::Cause::kBot, "");
+}
+
+// Computer seats, and forfeited seats in games that go on, move at once, within `limits`; a game
+// whose players have all forfeited ends instead. Sets c.paced when moves remain for the sweeper.
+absl::Status AutoPlay(Change& c, const AutoPlayLimits& limits) {
+  if (!c.state->IsTerminal() && NoPlayerLeft(c)) return EndGameNobodyPlays(c);
+  const int64_t limit =
+      c.game->MaxMoves(c.state->num_players(), c.state->options()) + c.state->num_players() + 1;
+  const absl::Time started = absl::Now();
+  int moves = 0;
+  while (!c.state->IsTerminal() && c.state->NumMoves() <= limit) {
+    const int auto_seat = NextAutoSeat(c);
+    if (auto_seat < 0) return absl::OkStatus();
+    if (moves > 0 && (moves >= limits.moves || absl::Now() - started >= limits.budget)) {
+      c.paced = true;
+      return absl::OkStatus();
+    }
+    PARLOR_RETURN_IF_ERROR(PlayAutoSeat(c, auto_seat));
+    ++moves;
+  }
+  return absl::OkStatus();
+}
+
+std::string JsonString(absl::string_view s) { return absl::StrCat("\"", JsonEscape(s), "\""); }
+
+std::string ResultJson(const GameRow& g) {
+  std::vector<std::string> seats;
+  for (const SeatRow& s : g.seats) {
+    seats.push_back(absl::StrCat("{\"seat\":", s.seat, ",\"account_id\":", JsonString(s.account_id),
+                                 ",\"bot\":", JsonString(s.bot), ",\"team\":", s.team,
+                                 ",\"forfeited\":", s.forfeited ? "true" : "false", ",\"rank\":",
+                                 g.ranks[s.seat], ",\"score\":", g.scores[s.seat], "}"));
+  }
+  return absl::StrCat("{\"game_id\":", JsonString(g.game_id), ",\"game\":", JsonString(g.game),
+                      ",\"ranked\":", g.ranked ? "true" : "false",
+                      ",\"reason\":", JsonString(g.end_reason), ",\"seats\":[",
+                      absl::StrJoin(seats, ","), "]}");
+}
+
+NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
+                     absl::string_view dedupe, absl::string_view text) {
+  NotificationRow n;
+  n.account_id = s.account_id;
+  n.kind = std::string(kind);
+  n.version = g.version;
+  n.dedupe_key = std::string(dedupe);
+  n.payload_json = absl::StrCat("{\"game_id\":", JsonString(g.game_id),
+                                ",\"game\":", JsonString(g.game), ",\"version\":", g.version,
+                                ",\"seat\":", s.seat, ",\"text\":", JsonString(text), "}");
+  return n;
+}
+
+// The snapshot after the change and the entries of the versions it added (log index = version),
+// from one serialization of the record (it holds the whole log, so this is the costly part). On
+// an arena: the record holds a message per move, and freeing them one by one was a large part
+// of a move's CPU.
+void SerializeChange(Change& c) {
+  google::protobuf::Arena arena;
+  auto* record = google::protobuf::Arena::CreateMessage<engine::v1::GameRecord>(&arena);
+  c.state->SerializeInto(record);
+  c.after.snapshot = record->SerializeAsString();
+  for (LogRow& row : c.log) {
+    if (row.entry.empty() && row.version >= 0 && row.version < record->log_size()) {
+      row.entry = record->log(static_cast<int>(row.version)).SerializeAsString();
+    }
+  }
+}
+
+// A seat's turn after the change: over, starting (with its deadline, and a "your turn" notice
+// for a player not looking at the game), or going on as it was.
+void UpdateTurn(Change& c, SeatRow& s) {
+  const GameRow& g = c.after;
+  const engine::State& st = *c.state;
+  const bool acting = !g.finished && st.ActingSeats().Contains(s.seat);
+  const bool was_acting = c.locked->seats[s.seat].my_turn;
+  const bool automatic = !s.bot.empty() || st.IsForfeited(s.seat);
+  if (!acting) {
+    s.my_turn = false;
+    s.turn_started_at.reset();
+    s.deadline.reset();
+    s.reminders_sent = 0;
+    return;
+  }
+  if (was_acting && !c.movers.Contains(s.seat) && !(c.paced && automatic)) return;
+  s.my_turn = true;
+  s.turn_started_at = c.now;
+  // A computer seat left waiting by the bound on automatic play is due at once (the sweeper
+  // plays on).
+  s.deadline = c.paced && automatic ? c.now : c.now + TurnTime(g.time_control, s);
+  s.reminders_sent = 0;
+  if (!automatic && s.account_id != c.answered_account) {
+    c.notes.push_back(Note(g, s, "your_turn",
+                           absl::StrCat("turn:", g.game_id, ":", g.version, ":", s.seat),
+                           "It is your turn"));
+  }
+}
+
+// Builds the rows after the change: snapshot, version, clocks, outcome, notifications.
+Decision Finish(Change& c) {
+  GameRow& g = c.after;
+  const engine::State& st = *c.state;
+  g.version = st.NumMoves();
+  SerializeChange(c);
+  g.acting_seats = ActingBits(st);
+  g.updated_at = c.now;
+  g.deadline.reset();
+  if (st.IsTerminal()) {
+    g.finished = true;
+    g.acting_seats = 0;
+    const engine::Outcome outcome = st.GetOutcome();
+    g.ranks = outcome.ranks;
+    g.scores = outcome.scores;
+    g.end_reason = outcome.reason;
+  }
+  for (SeatRow& s : g.seats) {
+    s.forfeited = st.IsForfeited(s.seat);
+    UpdateTurn(c, s);
+    if (s.deadline && (!g.deadline || *s.deadline < *g.deadline)) g.deadline = s.deadline;
+  }
+  Decision d;
+  Mutation& m = d.mutation;
+  if (g.finished && !c.log.empty()) {
+    for (const SeatRow& s : g.seats) {
+      if (!s.bot.empty()) continue;
+      c.notes.push_back(Note(g, s, "game_over", absl::StrCat("over:", g.game_id, ":", s.seat),
+                             absl::StrCat("The game has ended: ", g.end_reason)));
+    }
+    m.result = ResultRow{ResultJson(g)};
+  }
+  m.after = g;
+  m.log = std::move(c.log);
+  m.notifications = std::move(c.notes);
+  std::vector<std::string> accounts;
+  for (const SeatRow& s : g.seats) {
+    if (!s.account_id.empty()) accounts.push_back(s.account_id);
+  }
+  m.notify_payload = absl::StrCat(g.game_id, ":", g.version, ":", absl::StrJoin(accounts, ","));
+  d.state = std::move(c.state);
+  return d;
+}
+
+// A seat whose deadline has passed: a ranked game's seat forfeits, a casual game's gets the
+// timeout bot's move; its player is told.
+absl::Status TimeOut(Change& c, const SeatRow& s, const TimeoutPolicy& policy,
+                     std::vector<std::string>* timeouts) {
+  const GameRow& locked = *c.locked;
+  if (locked.ranked) {
+    PARLOR_RETURN_IF_ERROR(
+        ApplyLogged(c, LogRow::Kind::kForfeit, s.seat, 0, LogRow::Cause::kTimeout, ""));
+    timeouts->push_back("forfeit");
+  } else {
+    PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<bots::Bot> bot, bots::MakeBot(policy.timeout_bot));
+    engine::Rng rng = BotRng(*c.state, s.seat);
+    PARLOR_ASSIGN_OR_RETURN(engine::Action action, bot->Choose(*c.state, s.seat, rng));
+    PARLOR_RETURN_IF_ERROR(
+        ApplyLogged(c, LogRow::Kind::kAction, s.seat, action, LogRow::Cause::kTimeout, ""));
+    timeouts->push_back("bot");
+  }
+  if (!s.account_id.empty()) {
+    c.notes.push_back(
+        Note(locked, s, "timeout",
+             absl::StrCat("timeout:", locked.game_id, ":", locked.version, ":", s.seat),
+             locked.ranked ? "Your time ran out: you forfeited"
+                           : "Your time ran out: the computer moved for you"));
+  }
+  return absl::OkStatus();
+}
+
+// The reminders due for a running turn (none while its player is on vacation: the clock is
+// paused). Returns whether one fell due.
+bool Remind(Change& c, const SeatRow& s, const TimeoutPolicy& policy) {
+  const int due = RemindersDue(s, c.now, policy.first_reminder, policy.second_reminder);
+  if (due <= s.reminders_sent) return false;
+  c.after.seats[s.seat].reminders_sent = due;
+  if (!s.account_id.empty()) {
+    const GameRow& locked = *c.locked;
+    c.notes.push_back(
+        Note(locked, s, "reminder",
+             absl::StrCat("reminder:", locked.game_id, ":", locked.version, ":", s.seat, ":", due),
+             due == 1 ? "Half of your time for this move has passed"
+                      : "Your time for this move is nearly up"));
+  }
+  return true;
+}
+
+// One seat of a sweep; returns whether the game changed because of it.
+absl::StatusOr<bool> SweepSeat(Change& c, const SeatRow& s, const TimeoutPolicy& policy,
+                               const std::map<std::string, SessionsStore::Vacation>& vacations,
+                               std::vector<std::string>* timeouts) {
+  if (!s.my_turn || !s.deadline || !s.turn_started_at) return false;
+  const bool due = *s.deadline <= c.now;
+  // A computer (or forfeited) seat left waiting by the bound on automatic play: the automatic
+  // play after the sweep continues the game, another bounded chunk.
+  if (due && IsAutoSeat(c, s.seat)) return true;
+  const auto vacation = vacations.find(s.account_id);
+  const bool on_vacation = vacation != vacations.end();
+  if (due && on_vacation) {
+    // On vacation: the clock is paused (the deadline moves) within the allowance.
+    if (const std::optional<absl::Duration> pause =
+            VacationPause(c.locked->time_control, s, vacation->second.ends_at, c.now)) {
+      SeatRow& seat = c.after.seats[s.seat];
+      seat.deadline = c.now + *pause;
+      seat.turn_started_at = *s.turn_started_at + *pause;
+      seat.vacation_used_ms += absl::ToInt64Milliseconds(*pause);
+      return true;
+    }
+  }
+  if (due) {
+    if (c.state->IsTerminal() || !c.state->ActingSeats().Contains(s.seat)) return false;
+    PARLOR_RETURN_IF_ERROR(TimeOut(c, s, policy, timeouts));
+    return true;
+  }
+  return !on_vacation && Remind(c, s, policy);
+}
+
+}  // namespace
+
+int SeatOf(const GameRow& row, absl::string_view account_id) {
+  for (const SeatRow& s : row.seats) {
+    if (!s.account_id.empty() && s.account_id == account_id) return s.seat;
+  }
+  return -1;
+}
+
+absl::StatusOr<Decision> DecideNewGame(const DecisionContext& ctx, NewGameSpec spec) {
+  const int n = static_cast<int>(spec.seats.size());
+  PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state,
+                          ctx.game->NewGame(n, spec.options, spec.seed));
+  for (SeatRow& s : spec.seats) {
+    const int team = state->TeamOf(s.seat);
+    if (s.team >= 0 && s.team != team) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("seats[", s.seat, "].team is ", s.team,
+                       " but the game's options put that seat on team ", team));
+    }
+    s.team = team;
+    if (spec.time_control.kind == TimeControlRow::Kind::kTimeBank) {
+      s.time_bank_ms = spec.time_control.bank_initial_s * 1000;
+    }
+  }
+  GameRow before;  // nobody acting
+  before.seats = spec.seats;
+  Change c = StartChange(ctx, before, std::move(state));
+  GameRow& g = c.after;
+  g.game_id = spec.game_id;
+  g.game = ctx.game->name();
+  g.match_id = spec.match_id;
+  g.ranked = spec.ranked;
+  g.is_public = spec.is_public;
+  g.num_players = n;
+  for (const engine::OptionSpec& option : ctx.game->info().options) {
+    g.options[option.name] = engine::FormatOptionValue(option, spec.options.Get(option.name));
+  }
+  g.seed_commitment = engine::SeedCommitment(spec.seed);
+  g.time_control = spec.time_control;
+  g.created_at = ctx.now;
+  PARLOR_RETURN_IF_ERROR(AutoPlay(c, ctx.limits));
+  LogRow setup;
+  setup.version = 0;
+  setup.kind = LogRow::Kind::kSetup;
+  setup.cause = LogRow::Cause::kSystem;
+  setup.seat = -1;
+  setup.created_at = ctx.now;
+  c.log.insert(c.log.begin(), std::move(setup));  // its entry comes from the one serialization
+  return Finish(c);
+}
+
+absl::Status CheckCanMove(const GameRow& locked, int seat) {
+  if (locked.finished) return absl::FailedPreconditionError("the game has ended");
+  if (locked.seats[seat].forfeited) {
+    return absl::PermissionDeniedError("your seat has forfeited this game");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Decision> DecideMove(const DecisionContext& ctx, const GameRow& locked,
+                                    std::unique_ptr<engine::State> state,
+                                    const MoveRequest& request) {
+  const int seat = request.seat;
+  if ((locked.acting_seats >> seat & 1u) == 0) {
+    // A seat that has made its choice of a simultaneous step (a Pico card, a Pescado claim)
+    // gets the engine's own refusal ("you already chose ..."); otherwise it is not its turn.
+    const absl::Status engine_refusal = state->CheckAction(seat, 0);
+    if (absl::IsFailedPrecondition(engine_refusal) &&
+        absl::StrContains(engine_refusal.message(), "already")) {
+      return engine_refusal;
+    }
+    std::vector<int> acting;
+    for (const SeatRow& s : locked.seats) {
+      if (s.my_turn) acting.push_back(s.seat);
+    }
+    return absl::PermissionDeniedError(absl::StrCat("it is not your turn (you are seat ", seat,
+                                                    "; waiting for seat ",
+                                                    absl::StrJoin(acting, ", "), ")"));
+  }
+  PARLOR_RETURN_IF_ERROR(request.action.status());
+  Change c = StartChange(ctx, locked, std::move(state));
+  c.answered_account = request.account_id;
+  PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kAction, seat, *request.action,
+                                     LogRow::Cause::kPlayer, request.account_id));
+  PARLOR_RETURN_IF_ERROR(AutoPlay(c, ctx.limits));
+  return Finish(c);
+}
+
+absl::Status CheckCanResign(const GameRow& locked, int seat) {
+  if (locked.finished) return absl::FailedPreconditionError("the game has ended");
+  if (locked.seats[seat].forfeited) {
+    return absl::FailedPreconditionError("your seat has already forfeited this game");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Decision> DecideResign(const DecisionContext& ctx, const GameRow& locked,
+                                      std::unique_ptr<engine::State> state, int seat,
+                                      const std::string& account_id) {
+  Change c = StartChange(ctx, locked, std::move(state));
+  PARLOR_RETURN_IF_ERROR(
+      ApplyLogged(c, LogRow::Kind::kForfeit, seat, 0, LogRow::Cause::kPlayer, account_id));
+  PARLOR_RETURN_IF_ERROR(AutoPlay(c, ctx.limits));
+  return Finish(c);
+}
+
+absl::StatusOr<std::optional<Decision>> DecideTimeouts(
+    const DecisionContext& ctx, const GameRow& locked, std::unique_ptr<engine::State> state,
+    const TimeoutPolicy& policy, const std::map<std::string, SessionsStore::Vacation>& vacations,
+    std::vector<std::string>* timeouts) {
+  Change c = StartChange(ctx, locked, std::move(state));
+  bool touched = false;
+  for (const SeatRow& s : locked.seats) {
+    PARLOR_ASSIGN_OR_RETURN(const bool changed, SweepSeat(c, s, policy, vacations, timeouts));
+    touched = touched || changed;
+  }
+  if (!touched) return std::optional<Decision>();
+  PARLOR_RETURN_IF_ERROR(AutoPlay(c, ctx.limits));
+  return std::optional<Decision>(Finish(c));
+}
+
+}  // namespace parlor::sessions

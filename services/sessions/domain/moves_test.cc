@@ -1,0 +1,513 @@
+// The sessions decisions (moves.h) and request checks (requests.h), with no database: each test
+// sets up a game as its rows and engine state, decides, and reads the Mutation one transaction
+// would write.
+#include "services/sessions/domain/moves.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/games/all_games.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/common/testing/status_matchers.h"
+#include "services/sessions/domain/engine_glue.h"
+#include "services/sessions/domain/requests.h"
+#include "services/sessions/domain/time_control.h"
+
+namespace parlor::sessions {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+constexpr char kAlice[] = "00000000-0000-4000-8000-00000000000a";
+constexpr char kBob[] = "00000000-0000-4000-8000-00000000000b";
+const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
+
+const engine::Registry& Games() {
+  static const engine::Registry* const registry = new engine::Registry(engine::AllGames());
+  return *registry;
+}
+
+const engine::Game& Pico() { return **Games().Find("pico"); }
+
+SeatRow Player(int seat, const std::string& account) {
+  SeatRow s;
+  s.seat = seat;
+  s.team = -1;
+  s.account_id = account;
+  s.display_name = account.substr(account.size() - 1);
+  return s;
+}
+
+SeatRow Computer(int seat, const std::string& bot) {
+  SeatRow s;
+  s.seat = seat;
+  s.team = -1;
+  s.bot = bot;
+  s.display_name = "Computer";
+  return s;
+}
+
+TimeControlRow PerMoveDay() {
+  TimeControlRow tc;
+  tc.kind = TimeControlRow::Kind::kPerMove;
+  tc.per_move_s = kDaySeconds;
+  tc.vacation_days = 3;
+  return tc;
+}
+
+// A game as the store would hand it to a decision: its rows (as DecideNewGame wrote them) and
+// its engine state.
+struct Table {
+  GameRow row;
+  std::unique_ptr<engine::State> state;
+};
+
+Table NewTable(std::vector<SeatRow> seats, bool ranked = false, TimeControlRow tc = PerMoveDay()) {
+  const engine::Game& game = Pico();
+  NewGameSpec spec;
+  spec.game_id = "00000000-0000-4000-8000-000000000001";
+  spec.ranked = ranked;
+  spec.options = *game.ParseOptions({}, static_cast<int>(seats.size()));
+  spec.time_control = tc;
+  spec.seats = std::move(seats);
+  spec.seed = engine::Seed::FromUint64(42);
+  absl::StatusOr<Decision> d = DecideNewGame(DecisionContext{&game, kStart, {}}, std::move(spec));
+  EXPECT_THAT(d, testing::IsOk());
+  return Table{d->mutation.after, std::move(d->state)};
+}
+
+DecisionContext At(absl::Time now) { return DecisionContext{&Pico(), now, {}}; }
+
+int FirstActing(const Table& t) { return t.state->ActingSeats().ToVector().front(); }
+
+std::vector<std::string> Kinds(const std::vector<NotificationRow>& notes) {
+  std::vector<std::string> kinds;
+  for (const NotificationRow& n : notes) kinds.push_back(n.kind + "@" + n.account_id);
+  return kinds;
+}
+
+TEST(DecideNewGameTest, TheSetupIsVersionZeroAndEveryPlayerWhoseTurnItIsIsTold) {
+  const Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  EXPECT_EQ(t.row.version, 0);
+  EXPECT_FALSE(t.row.finished);
+  EXPECT_EQ(t.row.game, "pico");
+  EXPECT_FALSE(t.row.seed_commitment.empty());
+  EXPECT_EQ(t.row.created_at, kStart);
+  for (const SeatRow& s : t.row.seats) {
+    SCOPED_TRACE(s.seat);
+    const bool acting = t.state->ActingSeats().Contains(s.seat);
+    EXPECT_EQ(s.my_turn, acting);
+    if (acting) {
+      EXPECT_EQ(s.deadline, kStart + absl::Hours(24));
+    }
+  }
+  EXPECT_EQ(t.row.deadline, kStart + absl::Hours(24));
+}
+
+TEST(DecideNewGameTest, TheSetupEntryIsLoggedWithItsBytes) {
+  const engine::Game& game = Pico();
+  NewGameSpec spec;
+  spec.game_id = "00000000-0000-4000-8000-000000000002";
+  spec.options = *game.ParseOptions({}, 2);
+  spec.time_control = PerMoveDay();
+  spec.seats = {Player(0, kAlice), Computer(1, "random")};
+  spec.seed = engine::Seed::FromUint64(7);
+  absl::StatusOr<Decision> d = DecideNewGame(At(kStart), std::move(spec));
+  ASSERT_THAT(d, testing::IsOk());
+  const std::vector<LogRow>& log = d->mutation.log;
+  ASSERT_THAT(log, Not(IsEmpty()));
+  EXPECT_EQ(log.front().version, 0);
+  EXPECT_EQ(log.front().kind, LogRow::Kind::kSetup);
+  EXPECT_FALSE(log.front().entry.empty());
+  // Every entry the computer added at once follows, each with its bytes.
+  for (size_t i = 1; i < log.size(); ++i) {
+    EXPECT_EQ(log[i].version, static_cast<int64_t>(i));
+    EXPECT_EQ(log[i].cause, LogRow::Cause::kBot);
+    EXPECT_FALSE(log[i].entry.empty());
+  }
+  EXPECT_EQ(d->mutation.after.version, log.back().version);
+}
+
+TEST(DecideNewGameTest, ATeamTheOptionsDoNotGiveIsRefused) {
+  const engine::Game& game = Pico();
+  NewGameSpec spec;
+  spec.options = *game.ParseOptions({}, 2);
+  spec.time_control = PerMoveDay();
+  spec.seats = {Player(0, kAlice), Player(1, kBob)};
+  spec.seats[1].team = 0;  // Pico: every seat is its own side
+  EXPECT_THAT(DecideNewGame(At(kStart), std::move(spec)),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("seats[1].team is 0 but the game's options")));
+}
+
+TEST(DecideNewGameTest, ATimeBankStartsFull) {
+  TimeControlRow tc;
+  tc.kind = TimeControlRow::Kind::kTimeBank;
+  tc.bank_initial_s = 2 * kDaySeconds;
+  tc.bank_increment_s = kHourSeconds;
+  const Table t = NewTable({Player(0, kAlice), Player(1, kBob)}, false, tc);
+  for (const SeatRow& s : t.row.seats) EXPECT_EQ(s.time_bank_ms, 2 * kDaySeconds * 1000);
+}
+
+TEST(DecideMoveTest, ALegalMoveIsLoggedAsThePlayersAndItsPlayerGetsNoYourTurnPush) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  const int seat = FirstActing(t);
+  const std::string account = t.row.seats[seat].account_id;
+  const engine::Action action = t.state->LegalActions(seat).front();
+  absl::StatusOr<Decision> d = DecideMove(At(kStart + absl::Minutes(5)), t.row, t.state->Clone(),
+                                          MoveRequest{seat, account, action});
+  ASSERT_THAT(d, testing::IsOk());
+  const Mutation& m = d->mutation;
+  ASSERT_EQ(m.log.size(), 1u);
+  EXPECT_EQ(m.log[0].version, 1);
+  EXPECT_EQ(m.log[0].cause, LogRow::Cause::kPlayer);
+  EXPECT_EQ(m.log[0].account_id, account);
+  EXPECT_EQ(m.log[0].action, action);
+  EXPECT_EQ(m.after.version, 1);
+  EXPECT_EQ(m.after.updated_at, kStart + absl::Minutes(5));
+  for (const NotificationRow& n : m.notifications) EXPECT_NE(n.account_id, account);
+  EXPECT_EQ(m.notify_payload, absl::StrCat(t.row.game_id, ":1:", kAlice, ",", kBob));
+  EXPECT_EQ(d->state->NumMoves(), 1);
+}
+
+TEST(DecideMoveTest, AMoveOutOfTurnIsRefusedNamingWhoseTurnItIs) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  // Play the first acting seat's move, then let that seat try again before the other.
+  const int seat = FirstActing(t);
+  const engine::Action action = t.state->LegalActions(seat).front();
+  absl::StatusOr<Decision> d = DecideMove(At(kStart), t.row, t.state->Clone(),
+                                          MoveRequest{seat, t.row.seats[seat].account_id, action});
+  ASSERT_THAT(d, testing::IsOk());
+  const GameRow& after = d->mutation.after;
+  ASSERT_EQ(after.acting_seats >> seat & 1u, 0u);
+  absl::StatusOr<Decision> again = DecideMove(At(kStart), after, d->state->Clone(),
+                                              MoveRequest{seat, after.seats[seat].account_id, 0});
+  ASSERT_FALSE(again.ok());
+  // Pico's cards are chosen at once: a seat that has chosen is told so by the engine.
+  EXPECT_THAT(again.status().message(), HasSubstr("already"));
+}
+
+TEST(DecideMoveTest, TheActionsRefusalComesAfterTheTurnCheck) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  const int seat = FirstActing(t);
+  const absl::Status undecodable = absl::InvalidArgumentError("action: not a pico Action");
+  EXPECT_THAT(DecideMove(At(kStart), t.row, t.state->Clone(),
+                         MoveRequest{seat, t.row.seats[seat].account_id, undecodable}),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument, "action: not a pico Action"));
+}
+
+TEST(DecideMoveTest, AnIllegalActionGetsTheEnginesRefusal) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  const int seat = FirstActing(t);
+  const engine::Action illegal = -12345;
+  const absl::Status engine_says = t.state->CheckAction(seat, illegal);
+  ASSERT_FALSE(engine_says.ok());
+  EXPECT_THAT(DecideMove(At(kStart), t.row, t.state->Clone(),
+                         MoveRequest{seat, t.row.seats[seat].account_id, illegal}),
+              testing::StatusIs(engine_says.code(), std::string(engine_says.message())));
+}
+
+TEST(DecideMoveTest, TheComputerAnswersAtOnceWithinItsBound) {
+  Table t = NewTable({Player(0, kAlice), Computer(1, "random")});
+  const engine::Action action = t.state->LegalActions(0).front();
+  absl::StatusOr<Decision> d =
+      DecideMove(At(kStart), t.row, t.state->Clone(), MoveRequest{0, kAlice, action});
+  ASSERT_THAT(d, testing::IsOk());
+  const Mutation& m = d->mutation;
+  ASSERT_GE(m.log.size(), 1u);
+  EXPECT_EQ(m.log[0].cause, LogRow::Cause::kPlayer);
+  // Unless the game ended, it is the player's turn again: the computer has moved.
+  if (!m.after.finished) {
+    EXPECT_TRUE(m.after.seats[0].my_turn);
+    EXPECT_FALSE(m.after.seats[1].my_turn);
+  }
+  for (size_t i = 1; i < m.log.size(); ++i) EXPECT_EQ(m.log[i].cause, LogRow::Cause::kBot);
+}
+
+TEST(DecideMoveTest, AutomaticPlayStopsAtItsBoundAndLeavesTheComputerSeatDueAtOnce) {
+  // At most one automatic move per request: what the computer has left is the sweeper's.
+  Table t = NewTable({Player(0, kAlice), Computer(1, "random")});
+  DecisionContext ctx = At(kStart);
+  ctx.limits.moves = 1;
+  absl::StatusOr<Decision> d = DecideMove(ctx, t.row, t.state->Clone(),
+                                          MoveRequest{0, kAlice, t.state->LegalActions(0).front()});
+  ASSERT_THAT(d, testing::IsOk());
+  const Mutation& m = d->mutation;
+  if (!m.after.finished && m.after.seats[1].my_turn) {
+    EXPECT_EQ(m.after.seats[1].deadline, kStart);
+  }
+  EXPECT_LE(m.log.size(), 2u);
+}
+
+TEST(CheckCanMoveTest, AnEndedGameAndAForfeitedSeatAreRefused) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  EXPECT_THAT(CheckCanMove(t.row, 0), testing::IsOk());
+  GameRow forfeited = t.row;
+  forfeited.seats[0].forfeited = true;
+  EXPECT_THAT(CheckCanMove(forfeited, 0), testing::StatusIs(absl::StatusCode::kPermissionDenied,
+                                                            "your seat has forfeited this game"));
+  GameRow ended = t.row;
+  ended.finished = true;
+  EXPECT_THAT(CheckCanMove(ended, 0),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition, "the game has ended"));
+  EXPECT_THAT(CheckCanResign(ended, 0),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition, "the game has ended"));
+  EXPECT_THAT(CheckCanResign(forfeited, 0),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                "your seat has already forfeited this game"));
+}
+
+TEST(DecideResignTest, ATwoPlayerGameEndsAndBothPlayersAreToldAndTheResultIsReported) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)}, /*ranked=*/true);
+  absl::StatusOr<Decision> d =
+      DecideResign(At(kStart + absl::Hours(1)), t.row, t.state->Clone(), 0, kAlice);
+  ASSERT_THAT(d, testing::IsOk());
+  const Mutation& m = d->mutation;
+  ASSERT_EQ(m.log.size(), 1u);
+  EXPECT_EQ(m.log[0].kind, LogRow::Kind::kForfeit);
+  EXPECT_EQ(m.log[0].cause, LogRow::Cause::kPlayer);
+  EXPECT_TRUE(m.after.finished);
+  EXPECT_TRUE(m.after.seats[0].forfeited);
+  EXPECT_EQ(m.after.ranks, (std::vector<int>{2, 1}));
+  EXPECT_EQ(m.after.acting_seats, 0u);
+  EXPECT_FALSE(m.after.deadline.has_value());
+  EXPECT_THAT(Kinds(m.notifications),
+              ::testing::UnorderedElementsAre(absl::StrCat("game_over@", kAlice),
+                                              absl::StrCat("game_over@", kBob)));
+  ASSERT_TRUE(m.result.has_value());
+  EXPECT_THAT(m.result->payload_json, HasSubstr("\"ranked\":true"));
+}
+
+TEST(DecideResignTest, AGameWithNoPlayerLeftEndsAtOnceWithoutTheComputerPlayingItOut) {
+  Table t = NewTable({Player(0, kAlice), Computer(1, "random")});
+  absl::StatusOr<Decision> d = DecideResign(At(kStart), t.row, t.state->Clone(), 0, kAlice);
+  ASSERT_THAT(d, testing::IsOk());
+  EXPECT_TRUE(d->mutation.after.finished);
+  // The resignation, and at most the computer's withdrawal: no move of play.
+  for (const LogRow& row : d->mutation.log) EXPECT_EQ(row.kind, LogRow::Kind::kForfeit);
+}
+
+TEST(DecideTimeoutsTest, NothingDueDecidesNothing) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  std::vector<std::string> timeouts;
+  absl::StatusOr<std::optional<Decision>> d = DecideTimeouts(
+      At(kStart + absl::Hours(1)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+  ASSERT_THAT(d, testing::IsOk());
+  EXPECT_FALSE(d->has_value());
+  EXPECT_THAT(timeouts, IsEmpty());
+}
+
+TEST(DecideTimeoutsTest, HalfTheTimeGivesTheFirstReminderAndNinetyPercentTheSecond) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  std::vector<std::string> timeouts;
+  absl::StatusOr<std::optional<Decision>> half = DecideTimeouts(
+      At(kStart + absl::Hours(12)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+  ASSERT_THAT(half, testing::IsOk());
+  ASSERT_TRUE(half->has_value());
+  const Mutation& m = (*half)->mutation;
+  EXPECT_TRUE(m.log.empty());
+  for (const SeatRow& s : m.after.seats) EXPECT_EQ(s.reminders_sent, s.my_turn ? 1 : 0);
+  for (const NotificationRow& n : m.notifications) EXPECT_EQ(n.kind, "reminder");
+  EXPECT_THAT(m.notifications, Not(IsEmpty()));
+  absl::StatusOr<std::optional<Decision>> late = DecideTimeouts(
+      At(kStart + absl::Hours(22)), m.after, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+  ASSERT_THAT(late, testing::IsOk());
+  ASSERT_TRUE(late->has_value());
+  for (const SeatRow& s : (*late)->mutation.after.seats) {
+    EXPECT_EQ(s.reminders_sent, s.my_turn ? 2 : 0);
+  }
+}
+
+TEST(DecideTimeoutsTest, ACasualSeatPastItsDeadlineGetsTheTimeoutBotsMove) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  std::vector<std::string> timeouts;
+  absl::StatusOr<std::optional<Decision>> d = DecideTimeouts(
+      At(kStart + absl::Hours(25)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+  ASSERT_THAT(d, testing::IsOk());
+  ASSERT_TRUE(d->has_value());
+  const Mutation& m = (*d)->mutation;
+  ASSERT_THAT(m.log, Not(IsEmpty()));
+  for (const LogRow& row : m.log) {
+    EXPECT_EQ(row.kind, LogRow::Kind::kAction);
+    EXPECT_EQ(row.cause, LogRow::Cause::kTimeout);
+  }
+  EXPECT_EQ(timeouts.size(), m.log.size());
+  for (const std::string& kind : timeouts) EXPECT_EQ(kind, "bot");
+  bool told = false;
+  for (const NotificationRow& n : m.notifications) {
+    if (n.kind == "timeout") {
+      told = true;
+      EXPECT_THAT(n.payload_json, HasSubstr("the computer moved for you"));
+    }
+  }
+  EXPECT_TRUE(told);
+}
+
+TEST(DecideTimeoutsTest, ARankedSeatPastItsDeadlineForfeits) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)}, /*ranked=*/true);
+  std::vector<std::string> timeouts;
+  absl::StatusOr<std::optional<Decision>> d = DecideTimeouts(
+      At(kStart + absl::Hours(25)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+  ASSERT_THAT(d, testing::IsOk());
+  ASSERT_TRUE(d->has_value());
+  EXPECT_TRUE((*d)->mutation.after.finished);
+  EXPECT_THAT(timeouts, Not(IsEmpty()));
+  for (const std::string& kind : timeouts) EXPECT_EQ(kind, "forfeit");
+  EXPECT_EQ((*d)->mutation.log.front().kind, LogRow::Kind::kForfeit);
+  EXPECT_EQ((*d)->mutation.log.front().cause, LogRow::Cause::kTimeout);
+}
+
+TEST(DecideTimeoutsTest, APlayerOnVacationHasTheClockPausedWithinTheAllowance) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  const absl::Time now = kStart + absl::Hours(25);
+  std::map<std::string, SessionsStore::Vacation> vacations = {
+      {kAlice, {kStart, now + absl::Hours(10)}}, {kBob, {kStart, now + absl::Hours(10)}}};
+  std::vector<std::string> timeouts;
+  absl::StatusOr<std::optional<Decision>> d =
+      DecideTimeouts(At(now), t.row, t.state->Clone(), TimeoutPolicy{}, vacations, &timeouts);
+  ASSERT_THAT(d, testing::IsOk());
+  ASSERT_TRUE(d->has_value());
+  EXPECT_THAT(timeouts, IsEmpty());
+  EXPECT_TRUE((*d)->mutation.log.empty());
+  for (const SeatRow& s : (*d)->mutation.after.seats) {
+    if (!s.my_turn) continue;
+    EXPECT_EQ(s.deadline, now + absl::Hours(10));
+    EXPECT_EQ(s.vacation_used_ms, absl::ToInt64Milliseconds(absl::Hours(10)));
+  }
+  // With the allowance used up, the seat times out as usual.
+  GameRow used = t.row;
+  for (SeatRow& s : used.seats) s.vacation_used_ms = 3 * kDaySeconds * 1000;
+  absl::StatusOr<std::optional<Decision>> out =
+      DecideTimeouts(At(now), used, t.state->Clone(), TimeoutPolicy{}, vacations, &timeouts);
+  ASSERT_THAT(out, testing::IsOk());
+  ASSERT_TRUE(out->has_value());
+  EXPECT_THAT(timeouts, Not(IsEmpty()));
+}
+
+TEST(TimeControlTest, ABankLosesTheTimeUsedGainsTheIncrementAndNeverExceedsItsStart) {
+  TimeControlRow tc;
+  tc.kind = TimeControlRow::Kind::kTimeBank;
+  tc.bank_initial_s = 10 * kHourSeconds;
+  tc.bank_increment_s = kHourSeconds;
+  const int64_t hour_ms = kHourSeconds * 1000;
+  EXPECT_EQ(ChargedBankMs(tc, 5 * hour_ms, absl::Hours(2)), 4 * hour_ms);
+  EXPECT_EQ(ChargedBankMs(tc, 10 * hour_ms, absl::Minutes(1)), 10 * hour_ms);
+  EXPECT_EQ(ChargedBankMs(tc, 1 * hour_ms, absl::Hours(3)), 1 * hour_ms);
+  SeatRow s;
+  s.time_bank_ms = 5 * hour_ms;
+  s.my_turn = true;
+  s.turn_started_at = kStart;
+  EXPECT_EQ(RemainingBankMs(s, kStart + absl::Hours(2)), 3 * hour_ms);
+  EXPECT_EQ(RemainingBankMs(s, kStart + absl::Hours(9)), 0);
+  EXPECT_EQ(TurnTime(tc, s), absl::Hours(5));
+  EXPECT_EQ(TurnTime(PerMoveDay(), s), absl::Hours(24));
+}
+
+TEST(TimeControlTest, OutOfBoundsTimeControlsNameTheirField) {
+  v1::TimeControl tc;
+  tc.mutable_per_move()->mutable_limit()->set_seconds(60);
+  EXPECT_THAT(ParseTimeControl(tc),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "time_control.per_move.limit must be whole seconds from 3600 to "
+                                "1209600 (got 60s)"));
+  tc.Clear();
+  EXPECT_THAT(ParseTimeControl(tc),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "time_control must set per_move or time_bank"));
+  tc.mutable_time_bank()->mutable_initial()->set_seconds(kDaySeconds);
+  tc.mutable_time_bank()->mutable_increment()->set_seconds(kHourSeconds);
+  tc.set_vacation_days(2);
+  absl::StatusOr<TimeControlRow> row = ParseTimeControl(tc);
+  ASSERT_THAT(row, testing::IsOk());
+  EXPECT_EQ(TimeControlProto(*row).SerializeAsString(), tc.SerializeAsString());
+}
+
+TEST(RequestsTest, SubmitActionFieldsAreCheckedInOrder) {
+  v1::SubmitActionRequest r;
+  EXPECT_THAT(ValidateSubmit(r),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument, "game_id is required"));
+  r.set_game_id("00000000-0000-4000-8000-00000000000A");
+  EXPECT_THAT(ValidateSubmit(r),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lower-case UUID")));
+  r.set_game_id(kAlice);
+  EXPECT_THAT(ValidateSubmit(r),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument, "idempotency_key is required"));
+  r.set_idempotency_key("k\n");
+  EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                   "idempotency_key contains control characters"));
+  r.set_idempotency_key("k");
+  r.set_expected_version(-1);
+  EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                   "expected_version must be >= 0"));
+  r.set_expected_version(0);
+  EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                   HasSubstr("action is required")));
+  r.mutable_action()->set_type_url("type.googleapis.com/parlor.games.v1.PicoAction");
+  r.mutable_action()->set_value(std::string(kMaxActionBytes, 'x'));
+  EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                   HasSubstr("action is too large")));
+  r.mutable_action()->set_value("");
+  EXPECT_THAT(ValidateSubmit(r), testing::IsOk());
+}
+
+TEST(RequestsTest, CreateGameSeatsAreEachAPlayerOrAComputerAndSeatedOnce) {
+  v1::CreateGameRequest r;
+  v1::SeatSpec* a = r.add_seats();
+  a->set_account_id(kAlice);
+  a->set_display_name("Alice");
+  v1::SeatSpec* b = r.add_seats();
+  b->set_account_id(kAlice);
+  b->set_display_name("Alice again");
+  EXPECT_THAT(CreateGameSeats(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                    "seats[1].account_id is already seated at "
+                                                    "seat 0"));
+  b->clear_account_id();
+  EXPECT_THAT(CreateGameSeats(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                    "seats[1]: set exactly one of account_id "
+                                                    "and bot"));
+  b->set_bot("random");
+  b->clear_display_name();
+  r.set_ranked(true);
+  EXPECT_THAT(CreateGameSeats(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                    "seats[1]: ranked games cannot have computer "
+                                                    "seats"));
+  r.set_ranked(false);
+  absl::StatusOr<std::vector<SeatRow>> seats = CreateGameSeats(r);
+  ASSERT_THAT(seats, testing::IsOk());
+  EXPECT_EQ((*seats)[1].display_name, "Computer (random)");
+  EXPECT_EQ((*seats)[0].team, -1);
+}
+
+TEST(RequestsTest, APageTokenContinuesOnlyTheListingItWasIssuedFor) {
+  const PageTokens tokens("secret");
+  EXPECT_THAT(OpenPage(tokens, 101, "", "me/0"),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument, "page_size must be 0 to 100"));
+  absl::StatusOr<ListPage> first = OpenPage(tokens, 0, "", "me/0");
+  ASSERT_THAT(first, testing::IsOk());
+  EXPECT_EQ(first->size, 20);
+  EXPECT_FALSE(first->cursor.has_value());
+  GameRow last;
+  last.game_id = kBob;
+  last.updated_at = kStart;
+  EXPECT_EQ(NextPageToken(tokens, *first, {last}, /*more=*/false), "");
+  const std::string token = NextPageToken(tokens, *first, {last}, /*more=*/true);
+  absl::StatusOr<ListPage> next = OpenPage(tokens, 5, token, "me/0");
+  ASSERT_THAT(next, testing::IsOk());
+  ASSERT_TRUE(next->cursor.has_value());
+  EXPECT_EQ(next->cursor->game_id, kBob);
+  EXPECT_EQ(next->cursor->updated_at, kStart);
+  EXPECT_EQ(next->size, 5);
+  EXPECT_THAT(OpenPage(tokens, 5, token, "me/1"),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
+  EXPECT_THAT(OpenPage(tokens, 5, std::string(513, 'a'), "me/0"),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "page_token is not one this server issued"));
+}
+
+}  // namespace
+}  // namespace parlor::sessions

@@ -1,0 +1,98 @@
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "services/common/core/logging.h"
+#include "services/common/core/status_macros.h"
+#include "services/sessions/domain/engine_glue.h"
+#include "services/sessions/domain/moves.h"
+#include "services/sessions/domain/sessions.h"
+
+// The sweeper: deadlines, reminders and automatic play left waiting, on every replica at once;
+// and the forgetting of expired idempotency keys. The decisions are DecideTimeouts (moves.h).
+namespace parlor::sessions {
+
+absl::StatusOr<int> Sessions::ForgetExpiredIdempotencyKeys() {
+  const absl::Time cutoff = clock_() - options_.idempotency_key_retention;
+  int total = 0;
+  for (int batch = 0; batch < options_.idempotency_key_batches; ++batch) {
+    PARLOR_ASSIGN_OR_RETURN(const int deleted, store_->DeleteIdempotencyKeysBefore(
+                                                   cutoff, options_.idempotency_key_batch));
+    total += deleted;
+    if (deleted < options_.idempotency_key_batch) break;
+  }
+  return total;
+}
+
+absl::StatusOr<int> Sessions::Sweep(int limit) {
+  const absl::Time now = clock_();
+  PARLOR_ASSIGN_OR_RETURN(std::vector<std::string> ids, store_->DueGames(now, limit));
+  int changed = 0;
+  for (const std::string& id : ids) {
+    absl::StatusOr<bool> wrote = SweepGame(id, now);
+    if (!wrote.ok()) {
+      spdlog::warn("sweeper: game {}: {}", id, wrote.status().ToString());
+      continue;
+    }
+    if (*wrote) ++changed;
+  }
+  return changed;
+}
+
+std::map<std::string, SessionsStore::Vacation> Sessions::VacationsOf(const GameRow& row,
+                                                                     absl::Time now) {
+  std::map<std::string, SessionsStore::Vacation> vacations;
+  for (const SeatRow& s : row.seats) {
+    if (s.account_id.empty() || !s.my_turn) continue;
+    absl::StatusOr<std::optional<SessionsStore::Vacation>> v = store_->GetVacation(s.account_id);
+    if (v.ok() && v->has_value() && (*v)->started_at <= now && now < (*v)->ends_at) {
+      vacations[s.account_id] = **v;
+    }
+  }
+  return vacations;
+}
+
+absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time now) {
+  // Vacations of the game's players (read before the transaction; a vacation starting in
+  // between only takes effect at the next sweep).
+  std::map<std::string, SessionsStore::Vacation> vacations;
+  // The version this sweep decides on. Another replica's sweeper (or a move) may change the
+  // game between the listing and the lock; the locked read then has the new game row but, in
+  // READ COMMITTED, seat rows from before the wait, so such a game is left to the next sweep
+  // rather than timed out twice on stale seats.
+  int64_t seen_version = -1;
+  if (absl::StatusOr<GameRow> row = store_->GetGame(game_id); row.ok()) {
+    seen_version = row->version;
+    vacations = VacationsOf(*row, now);
+  }
+  const TimeoutPolicy policy{options_.timeout_bot, options_.first_reminder,
+                             options_.second_reminder};
+  std::vector<std::string> timeouts;
+  std::string game_name;
+  bool wrote = false;
+  PARLOR_RETURN_IF_ERROR(store_->UpdateGame(
+      "sessions.sweep", game_id, std::nullopt,
+      [&](const GameRow& locked,
+          const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
+        timeouts.clear();
+        wrote = false;
+        if (locked.finished || locked.version != seen_version) return std::optional<Mutation>();
+        game_name = locked.game;
+        PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
+        PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state,
+                                LoadState(*game, locked.snapshot));
+        DecisionContext ctx = Context(game);
+        ctx.now = now;
+        PARLOR_ASSIGN_OR_RETURN(
+            std::optional<Decision> d,
+            DecideTimeouts(ctx, locked, std::move(state), policy, vacations, &timeouts));
+        if (!d) return std::optional<Mutation>();
+        wrote = true;
+        return std::optional<Mutation>(std::move(d->mutation));
+      }));
+  for (const std::string& kind : timeouts) observer_->Timeout(game_name, kind);
+  return wrote;
+}
+
+}  // namespace parlor::sessions

@@ -1,0 +1,102 @@
+#include "services/sessions/domain/time_control.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "services/common/core/status_macros.h"
+
+namespace parlor::sessions {
+namespace {
+
+absl::StatusOr<int64_t> WholeSeconds(const google::protobuf::Duration& d, absl::string_view field,
+                                     int64_t lo, int64_t hi) {
+  if (d.nanos() != 0 || d.seconds() < lo || d.seconds() > hi) {
+    return absl::InvalidArgumentError(absl::StrCat(field, " must be whole seconds from ", lo,
+                                                   " to ", hi, " (got ", d.seconds(), "s)"));
+  }
+  return d.seconds();
+}
+
+int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
+
+}  // namespace
+
+absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc) {
+  TimeControlRow row;
+  if (tc.vacation_days() < 0 || tc.vacation_days() > 30) {
+    return absl::InvalidArgumentError("time_control.vacation_days must be 0 to 30");
+  }
+  row.vacation_days = tc.vacation_days();
+  switch (tc.kind_case()) {
+    case v1::TimeControl::kPerMove: {
+      row.kind = TimeControlRow::Kind::kPerMove;
+      PARLOR_ASSIGN_OR_RETURN(row.per_move_s,
+                              WholeSeconds(tc.per_move().limit(), "time_control.per_move.limit",
+                                           kHourSeconds, 14 * kDaySeconds));
+      return row;
+    }
+    case v1::TimeControl::kTimeBank: {
+      row.kind = TimeControlRow::Kind::kTimeBank;
+      PARLOR_ASSIGN_OR_RETURN(row.bank_initial_s, WholeSeconds(tc.time_bank().initial(),
+                                                               "time_control.time_bank.initial",
+                                                               kHourSeconds, 30 * kDaySeconds));
+      PARLOR_ASSIGN_OR_RETURN(row.bank_increment_s, WholeSeconds(tc.time_bank().increment(),
+                                                                 "time_control.time_bank.increment",
+                                                                 0, row.bank_initial_s));
+      return row;
+    }
+    default:
+      return absl::InvalidArgumentError("time_control must set per_move or time_bank");
+  }
+}
+
+v1::TimeControl TimeControlProto(const TimeControlRow& row) {
+  v1::TimeControl tc;
+  tc.set_vacation_days(row.vacation_days);
+  if (row.kind == TimeControlRow::Kind::kPerMove) {
+    tc.mutable_per_move()->mutable_limit()->set_seconds(row.per_move_s);
+  } else {
+    tc.mutable_time_bank()->mutable_initial()->set_seconds(row.bank_initial_s);
+    tc.mutable_time_bank()->mutable_increment()->set_seconds(row.bank_increment_s);
+  }
+  return tc;
+}
+
+absl::Duration TurnTime(const TimeControlRow& tc, const SeatRow& seat) {
+  if (tc.kind == TimeControlRow::Kind::kPerMove) return absl::Seconds(tc.per_move_s);
+  return absl::Milliseconds(seat.time_bank_ms.value_or(tc.bank_initial_s * 1000));
+}
+
+int64_t ChargedBankMs(const TimeControlRow& tc, int64_t bank_ms, absl::Duration used) {
+  const int64_t cap = tc.bank_initial_s * 1000;
+  const int64_t left = std::max<int64_t>(0, bank_ms - Ms(used));
+  return std::min(cap, left + tc.bank_increment_s * 1000);
+}
+
+std::optional<int64_t> RemainingBankMs(const SeatRow& seat, absl::Time now) {
+  if (!seat.time_bank_ms) return std::nullopt;
+  int64_t remaining = *seat.time_bank_ms;
+  if (seat.my_turn && seat.turn_started_at) {
+    remaining = std::max<int64_t>(0, remaining - Ms(now - *seat.turn_started_at));
+  }
+  return remaining;
+}
+
+int RemindersDue(const SeatRow& seat, absl::Time now, double first, double second) {
+  if (!seat.deadline || !seat.turn_started_at) return 0;
+  const absl::Duration total = *seat.deadline - *seat.turn_started_at;
+  if (now >= *seat.turn_started_at + total * second) return 2;
+  if (now >= *seat.turn_started_at + total * first) return 1;
+  return 0;
+}
+
+std::optional<absl::Duration> VacationPause(const TimeControlRow& tc, const SeatRow& seat,
+                                            absl::Time vacation_ends, absl::Time now) {
+  const int64_t allowance_ms = int64_t{tc.vacation_days} * kDaySeconds * 1000;
+  const int64_t left_ms = allowance_ms - seat.vacation_used_ms;
+  if (left_ms <= 0) return std::nullopt;
+  return absl::Milliseconds(std::min(left_ms, Ms(vacation_ends - now)));
+}
+
+}  // namespace parlor::sessions

@@ -1,0 +1,138 @@
+#ifndef PARLOR_SERVICES_SESSIONS_STORE_ROWS_H_
+#define PARLOR_SERVICES_SESSIONS_STORE_ROWS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+// The rows of the sessions schema as the domain reads and writes them: plain values, no database
+// and no protos, so that the domain's decisions (domain/moves.h) can be built and tested alone.
+namespace parlor::sessions {
+
+// One seat of a stored game.
+struct SeatRow {
+  int seat = 0;
+  std::string account_id;  // empty for a computer seat
+  std::string bot;         // empty for a player
+  std::string display_name;
+  int team = 0;
+  bool forfeited = false;
+  bool my_turn = false;
+  std::optional<absl::Time> turn_started_at;
+  std::optional<absl::Time> deadline;
+  int reminders_sent = 0;
+  std::optional<int64_t> time_bank_ms;
+  int64_t vacation_used_ms = 0;
+};
+
+struct TimeControlRow {
+  enum class Kind { kPerMove, kTimeBank };
+  Kind kind = Kind::kPerMove;
+  int64_t per_move_s = 0;
+  int64_t bank_initial_s = 0;
+  int64_t bank_increment_s = 0;
+  int vacation_days = 0;
+};
+
+// A stored game (games row plus its seats).
+struct GameRow {
+  std::string game_id;
+  std::string game;
+  std::string match_id;
+  bool ranked = false;
+  bool finished = false;
+  int64_t version = 0;
+  int num_players = 0;
+  std::map<std::string, std::string> options;  // readable values
+  std::string snapshot;                        // engine GameRecord bytes
+  std::string seed_commitment;
+  uint32_t acting_seats = 0;
+  TimeControlRow time_control;
+  std::optional<absl::Time> deadline;
+  std::vector<int> ranks;
+  std::vector<int64_t> scores;
+  std::string end_reason;
+  absl::Time created_at;
+  absl::Time updated_at;
+  // Anyone signed in may watch (spectator view); otherwise only the seated players.
+  bool is_public = false;
+  std::vector<SeatRow> seats;
+};
+
+// One entry of the append-only action log.
+struct LogRow {
+  enum class Kind { kSetup, kAction, kForfeit };
+  enum class Cause { kSystem, kPlayer, kBot, kTimeout };
+  int64_t version = 0;
+  Kind kind = Kind::kSetup;
+  Cause cause = Cause::kSystem;
+  int seat = -1;
+  int64_t action = 0;
+  std::string account_id;  // the submitting player, if any
+  std::string entry;       // engine LogEntry bytes
+  absl::Time created_at;
+};
+
+struct NotificationRow {
+  std::string account_id;
+  std::string kind;  // your_turn, reminder, game_over, timeout
+  int64_t version = 0;
+  std::string dedupe_key;
+  std::string payload_json;
+};
+
+struct ResultRow {
+  std::string payload_json;
+};
+
+// An answer stored under an idempotency key.
+struct StoredAnswer {
+  std::string request_hash;  // 32 bytes
+  int64_t version = 0;
+  std::string response;  // serialized response message
+};
+
+struct IdempotencyKeyRef {
+  std::string account_id;
+  std::string key;
+};
+
+// Everything one state change writes, in one transaction.
+struct Mutation {
+  // The game row and every seat as they are after the change.
+  GameRow after;
+  std::vector<LogRow> log;
+  std::vector<NotificationRow> notifications;
+  std::optional<ResultRow> result;
+  // Stored under the request's idempotency key (SubmitAction).
+  std::optional<StoredAnswer> answer;
+  // Sent on the NOTIFY channel at commit (the streams' wake-up).
+  std::string notify_payload;
+};
+
+// What CreateGame writes.
+struct NewGame {
+  GameRow game;
+  // The setup entry (version 0), then any computer moves made at once.
+  std::vector<LogRow> log;
+  std::string request_hash;  // of the creating request, for match idempotency
+  std::vector<NotificationRow> notifications;
+  // Set when the game ended before anyone but the computer acted.
+  std::optional<ResultRow> result;
+  std::string notify_payload;
+};
+
+enum class ListFilter { kAll = 0, kMyTurn = 1, kWaiting = 2, kFinished = 3 };
+
+struct ListCursor {
+  absl::Time updated_at;
+  std::string game_id;
+};
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_STORE_ROWS_H_

@@ -1,0 +1,101 @@
+#ifndef PARLOR_SERVICES_SESSIONS_STORE_SESSIONS_STORE_H_
+#define PARLOR_SERVICES_SESSIONS_STORE_SESSIONS_STORE_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "services/sessions/store/rows.h"
+
+namespace parlor::sessions {
+
+// What the sessions domain needs of its storage: named transactions over the rows of rows.h.
+// PgSessionsStore (store.h) is the PostgreSQL implementation; unit tests of the domain use an
+// in-memory one. Every method may block; none throws.
+class SessionsStore {
+ public:
+  virtual ~SessionsStore() = default;
+
+  // Inserts the game, its seats and its setup log entry. When `match_key` (a match id) is already
+  // taken, nothing is written and the existing game is returned with *created = false; a
+  // different request under the same key is ALREADY_EXISTS.
+  virtual absl::StatusOr<GameRow> CreateGame(const NewGame& game, absl::string_view match_key,
+                                             bool* created) = 0;
+
+  // NOT_FOUND when there is no such game.
+  virtual absl::StatusOr<GameRow> GetGame(absl::string_view game_id) = 0;
+
+  // The caller's games, newest activity first; `cursor` continues after a previous page.
+  virtual absl::StatusOr<std::vector<GameRow>> ListGames(absl::string_view account_id,
+                                                         ListFilter filter,
+                                                         const std::optional<ListCursor>& cursor,
+                                                         int limit) = 0;
+
+  // Public games of one status ('finished' when `finished`), optionally of one game (empty =
+  // any), newest activity first; `cursor` continues after a previous page.
+  virtual absl::StatusOr<std::vector<GameRow>> ListPublicGames(
+      absl::string_view game, bool finished, const std::optional<ListCursor>& cursor,
+      int limit) = 0;
+
+  // Deletes up to `limit` idempotency keys created before `cutoff`; returns how many it deleted.
+  virtual absl::StatusOr<int> DeleteIdempotencyKeysBefore(absl::Time cutoff, int limit) = 0;
+
+  // Log entries with version >= from_version, in order, at most `limit`.
+  virtual absl::StatusOr<std::vector<LogRow>> GetLog(absl::string_view game_id,
+                                                     int64_t from_version, int limit) = 0;
+
+  // The decision inside a state-change transaction: given the locked game (and the answer
+  // already stored under the request's idempotency key, if any), either a Mutation to write, or
+  // nullopt to write nothing, or an error that rolls back. It may run more than once (the
+  // transaction is retried on serialization failures), so it must have no other effects.
+  using Decide = std::function<absl::StatusOr<std::optional<Mutation>>(
+      const GameRow& locked, const std::optional<StoredAnswer>& stored)>;
+
+  // One transaction: lock the game, read its seats and the idempotency key, decide, then write
+  // the game, seats, log entries, idempotency answer, outbox rows and the change notice, and
+  // commit. NOT_FOUND when the game does not exist.
+  virtual absl::Status UpdateGame(absl::string_view txn_name, absl::string_view game_id,
+                                  const std::optional<IdempotencyKeyRef>& key,
+                                  const Decide& decide) = 0;
+
+  // Ids of active games with a deadline or reminder due at `now` (each is then handled with
+  // UpdateGame).
+  virtual absl::StatusOr<std::vector<std::string>> DueGames(absl::Time now, int limit) = 0;
+
+  // Whether a game was created under `match_key` (a match id, or a CreateBotGame request key).
+  virtual absl::StatusOr<bool> MatchExists(absl::string_view match_key) = 0;
+
+  // What an account's games hold, for its quotas: games in progress (any kind); games against
+  // the computer (no match id) created after `hour_ago`, and the oldest of them; log entries of
+  // the games it sits in created after `day_ago`, and the oldest of those games.
+  struct AccountUsage {
+    int64_t active_games = 0;
+    int64_t bot_games_last_hour = 0;
+    std::optional<absl::Time> oldest_bot_game_in_hour;
+    int64_t actions_last_day = 0;
+    std::optional<absl::Time> oldest_game_in_day;
+  };
+  virtual absl::StatusOr<AccountUsage> GetAccountUsage(absl::string_view account_id,
+                                                       absl::Time hour_ago, absl::Time day_ago) = 0;
+
+  // The account's running or planned vacation.
+  struct Vacation {
+    absl::Time started_at;
+    absl::Time ends_at;
+  };
+  virtual absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id) = 0;
+  // FAILED_PRECONDITION when a vacation is already running at `start`.
+  virtual absl::Status StartVacation(absl::string_view account_id, absl::Time start,
+                                     absl::Time end) = 0;
+  // FAILED_PRECONDITION when none is running at `now`.
+  virtual absl::Status EndVacation(absl::string_view account_id, absl::Time now) = 0;
+};
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_STORE_SESSIONS_STORE_H_
