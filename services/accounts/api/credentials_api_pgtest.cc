@@ -614,6 +614,78 @@ TEST_F(CredentialsPgTest, GuessingAttacksAreStopped) {
                     HasSubstr("{method=\"password_reset\",reason=\"code_exhausted\"} 1")));
 }
 
+// Hidden information: what one player can read never holds another's credentials, devices or
+// blocks, and even the owner never reads back a secret (device id, password hash, provider sub,
+// refresh token).
+TEST_F(CredentialsPgTest, NoReadHoldsAnotherPlayersOrAnySecret) {
+  const v1::AuthenticateDeviceResponse ada = Device("ada-secret-device-1");
+  const std::string ada_token = ada.tokens().access_token();
+  LinkEmailByMail(ada_token, "ada.secret@example.com");
+  ASSERT_TRUE(LinkId(ada_token, v1::CREDENTIAL_KIND_GOOGLE, GoogleToken("google-sub-of-ada")).ok());
+  ASSERT_TRUE(EmailSignIn("ada.secret@example.com", kPassword, "ada-secret-device-2").ok());
+  const v1::AuthenticateDeviceResponse eve = Device("eve-device-0001");
+  const std::string eve_token = eve.tokens().access_token();
+  v1::BlockPlayerRequest block;
+  block.set_account_id(eve.account().account_id());
+  v1::BlockPlayerResponse blocked;
+  ASSERT_TRUE(accounts_->BlockPlayer(Bearer(ada_token).get(), block, &blocked).ok());
+  std::vector<std::string> ada_handles;
+  for (const v1::Device& device : Devices(ada_token)) ada_handles.push_back(device.device_handle());
+  ASSERT_EQ(ada_handles.size(), 2u);
+  std::vector<std::string> ada_credential_ids;
+  for (const v1::Credential& c : Credentials(ada_token))
+    ada_credential_ids.push_back(c.credential_id());
+
+  // Everything Eve can read.
+  std::string eve_sees;
+  v1::GetMeResponse me;
+  ASSERT_TRUE(accounts_->GetMe(Bearer(eve_token).get(), {}, &me).ok());
+  eve_sees += me.DebugString();
+  v1::ListCredentialsResponse credentials;
+  ASSERT_TRUE(accounts_->ListCredentials(Bearer(eve_token).get(), {}, &credentials).ok());
+  EXPECT_EQ(credentials.credentials_size(), 0);
+  v1::ListDevicesResponse devices;
+  ASSERT_TRUE(accounts_->ListDevices(Bearer(eve_token).get(), {}, &devices).ok());
+  EXPECT_EQ(devices.devices_size(), 1);
+  eve_sees += devices.DebugString();
+  v1::ListFriendsResponse friends;
+  ASSERT_TRUE(accounts_->ListFriends(Bearer(eve_token).get(), {}, &friends).ok());
+  eve_sees += friends.DebugString();
+  v1::ListBlockedPlayersResponse eve_blocks;
+  ASSERT_TRUE(accounts_->ListBlockedPlayers(Bearer(eve_token).get(), {}, &eve_blocks).ok());
+  EXPECT_EQ(eve_blocks.players_size(), 0) << "Eve must not learn that Ada blocked her";
+  v1::ExportMyDataResponse eve_export;
+  ASSERT_TRUE(accounts_->ExportMyData(Bearer(eve_token).get(), {}, &eve_export).ok());
+  eve_sees += eve_export.json();
+  // Someone else's credential or device cannot even be named.
+  v1::UnlinkCredentialRequest unlink;
+  unlink.set_credential_id(ada_credential_ids[0]);
+  v1::UnlinkCredentialResponse unlinked;
+  EXPECT_EQ(accounts_->UnlinkCredential(Bearer(eve_token).get(), unlink, &unlinked).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  v1::RemoveDeviceRequest remove;
+  remove.set_device_handle(ada_handles[0]);
+  v1::RemoveDeviceResponse removed;
+  EXPECT_EQ(accounts_->RemoveDevice(Bearer(eve_token).get(), remove, &removed).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  for (const std::string& secret :
+       {std::string("ada.secret@example.com"), std::string("google-sub-of-ada"),
+        std::string("ada-secret-device"), ada_handles[0], ada_handles[1], ada_credential_ids[0],
+        ada_credential_ids[1], ada.account().account_id()}) {
+    EXPECT_THAT(eve_sees, ::testing::Not(HasSubstr(secret))) << secret;
+  }
+
+  // Ada's own export holds her data but none of the secrets behind it.
+  v1::ExportMyDataResponse ada_export;
+  ASSERT_TRUE(accounts_->ExportMyData(Bearer(ada_token).get(), {}, &ada_export).ok());
+  EXPECT_THAT(ada_export.json(), HasSubstr("ada.secret@example.com"));
+  // (The provider's email is hers to see; the provider's subject itself is not shown.)
+  for (const char* secret : {"ada-secret-device", "\"google-sub-of-ada\"", "$argon2id$"}) {
+    EXPECT_THAT(ada_export.json(), ::testing::Not(HasSubstr(secret))) << secret;
+  }
+  EXPECT_THAT(ada_export.json(), ::testing::Not(HasSubstr(ada.tokens().refresh_token())));
+}
+
 // DeleteAccount erases what accounts holds about a player, everywhere in its schema, and tells the
 // other services through the deletion outbox; ExportMyData hands the player their data first.
 TEST_F(CredentialsPgTest, DeleteAccountErasesThePlayerFromEveryTableAfterAnExport) {
