@@ -38,10 +38,11 @@ DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
                     .Help("Pushes waiting in the delivery queue (due or backing off)")
                     .Register(*registry);
   depth_ = &queue.Add({});
-  auto& age = prometheus::BuildGauge()
-                  .Name("parlor_notifications_queue_oldest_age_seconds")
-                  .Help("Age, from its event's commit, of the oldest queued push that is due (0 when none)")
-                  .Register(*registry);
+  auto& age =
+      prometheus::BuildGauge()
+          .Name("parlor_notifications_queue_oldest_age_seconds")
+          .Help("Age, from its event's commit, of the oldest queued push that is due (0 when none)")
+          .Register(*registry);
   oldest_age_ = &age.Add({});
   auto& events = prometheus::BuildCounter()
                      .Name("parlor_notifications_events_total")

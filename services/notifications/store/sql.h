@@ -143,9 +143,8 @@ inline constexpr char kRemoveDeadDevice[] =
 
 // Depth counts every queued push; the oldest age only those due (not a reminder waiting for the
 // end of quiet hours, nor a retry backing off, nor one being sent).
-inline constexpr char kQueueStats[] =
-    "SELECT count(*), " PARLOR_MICROS("min(commit_time) FILTER (WHERE due_time <= now())")
-    " FROM notifications.deliveries";
+inline constexpr char kQueueStats[] = "SELECT count(*), " PARLOR_MICROS(
+    "min(commit_time) FILTER (WHERE due_time <= now())") " FROM notifications.deliveries";
 
 #undef PARLOR_NOTIFICATION_COLUMNS
 #undef PARLOR_DEVICE_COLUMNS
