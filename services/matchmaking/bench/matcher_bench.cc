@@ -6,7 +6,8 @@
 // around 1500, half casual; 2-player, 3-4 player and 2v2-team pools with parties), with
 // enqueue times spread over the last 15 minutes, then runs MatchPool over every pool `passes`
 // times (each pass on fresh copies) and prints the pass time (min/p50/max) and the matches per
-// second formed.
+// second formed. This is the matcher alone; the real pass (reading, claiming and writing the
+// matches in PostgreSQL) is timed by parlor-matchmaking-pass-bench.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -111,7 +112,8 @@ int main(int argc, char** argv) {
   std::printf("matches per pass: %zu (%zu tickets seated, %zu left waiting)\n", matches, seated,
               static_cast<size_t>(tickets) - seated);
   std::printf("matches per second (p50 pass): %.0f\n", static_cast<double>(matches) / p50);
-  std::printf("target (pass over 100000 tickets < 1 s): %s\n",
-              tickets >= 100000 && p50 < 1.0 ? "met" : (tickets < 100000 ? "n/a" : "MISSED"));
+  std::printf(
+      "(the in-memory matcher only, no PostgreSQL: the pass targets are measured by "
+      "parlor-matchmaking-pass-bench)\n");
   return 0;
 }

@@ -245,7 +245,15 @@ std::vector<Table> MatchPool(const Pool& pool, absl::Time now, const MatcherConf
         ++scanned;
         const PoolTicket& t = pool.tickets[c];
         if (!Accepts(t, size)) return;
-        if (pool.ranked && std::abs(t.rating - a.rating) > window[c]) return;
+        if (pool.ranked) {
+          // Every pair at the table within both players' windows, not only each candidate and
+          // the anchor: two candidates on either side of the anchor could be twice a window
+          // apart.
+          for (size_t seated : filling.tickets()) {
+            const double gap = std::abs(t.rating - pool.tickets[seated].rating);
+            if (gap > window[c] || gap > window[seated]) return;
+          }
+        }
         filling.TryAdd(c);
       };
       if (pool.ranked) {

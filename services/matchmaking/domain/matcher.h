@@ -57,8 +57,10 @@ double RatingWindow(const MatcherConfig& config, absl::Duration waited);
 //
 // Tickets are served oldest first: each unmatched ticket in turn anchors a table, for the largest
 // table size it accepts (all sizes once it has waited full_table_wait), filled with the
-// candidates nearest in rating (ranked) or oldest (casual) that accept that size, are within
-// each other's rating window, share no player with the table, and fit the game's teams: a party
+// candidates nearest in rating (ranked) or oldest (casual) that accept that size, share no player
+// with the table, and fit the game's teams; ranked, every pair of tickets at the table is within
+// both tickets' rating windows (so a table's rating spread never exceeds its narrowest window),
+// which keeps 3-4 seat tables from forming around an anchor with players on either side. A party
 // ticket occupies seats of one team, never split. Solo players are then spread over the teams so
 // that team rating totals are as even as a greedy assignment makes them. Every ticket is in at
 // most one table.

@@ -70,6 +70,42 @@ TEST(MatcherTest, BothWindowsMustCoverTheGap) {
   EXPECT_THAT(MatchPool(pool, kT0 + absl::Minutes(18), MatcherConfig{}), SizeIs(1));
 }
 
+// The table seen in production: a three-player KA'DICE! game formed with a 221-point spread
+// while every ticket's window was about 118, because each candidate was compared with the
+// anchor only (110.5 below it and 110.5 above it).
+TEST(MatcherTest, ThreeSeatTableWaitsUntilEveryPairIsWithinBothWindows) {
+  Pool pool;
+  pool.ranked = true;
+  pool.seat_teams[3] = {0, 1, 2};
+  const absl::Time enqueued = kT0;
+  pool.tickets = {Solo("anchor", 1500, enqueued, {3}), Solo("low", 1389.5, enqueued, {3}),
+                  Solo("high", 1610.5, enqueued, {3})};
+  MatcherConfig config;
+  const absl::Time now = enqueued + absl::Seconds(22);
+  EXPECT_NEAR(RatingWindow(config, now - enqueued), 118.3, 0.1);
+  // low and high are 221 apart, almost twice their windows: no table, they wait.
+  EXPECT_THAT(MatchPool(pool, now, config), IsEmpty());
+  // Still waiting at 2 minutes (window 200 < 221)...
+  EXPECT_THAT(MatchPool(pool, enqueued + absl::Minutes(2), config), IsEmpty());
+  // ...and seated once every window covers 221 (2 min 30 s: window 225).
+  std::vector<Table> tables = MatchPool(pool, enqueued + absl::Seconds(150), config);
+  ASSERT_THAT(tables, SizeIs(1));
+  EXPECT_DOUBLE_EQ(tables[0].rating_spread, 221);
+}
+
+TEST(MatcherTest, ThreeSeatTableTakesThePlayersWhoFitEachOther) {
+  Pool pool;
+  pool.ranked = true;
+  pool.seat_teams[3] = {0, 1, 2};
+  pool.tickets = {Solo("anchor", 1500, kT0, {3}), Solo("low", 1389.5, kT0, {3}),
+                  Solo("high", 1610.5, kT0, {3}), Solo("mid", 1450, kT0, {3})};
+  std::vector<Table> tables = MatchPool(pool, kT0 + absl::Seconds(22), MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(1));
+  // anchor, mid and low are pairwise within 118; high (160.5 from mid) waits.
+  EXPECT_THAT(tables[0].seat_accounts, UnorderedElementsAre("anchor", "mid", "low"));
+  EXPECT_DOUBLE_EQ(tables[0].rating_spread, 110.5);
+}
+
 TEST(MatcherTest, RankedPicksTheNearestRating) {
   Pool pool = TwoPlayer(true);
   pool.tickets = {Solo("a", 1500, kT0), Solo("far", 1590, kT0 + absl::Seconds(1)),
@@ -163,7 +199,8 @@ TEST(MatcherTest, SoloTeamsAreBalancedByRating) {
   Pool pool = Doubles();
   pool.tickets = {Solo("w", 1400, kT0, {4}), Solo("x", 1500, kT0, {4}), Solo("y", 1550, kT0, {4}),
                   Solo("z", 1450, kT0, {4})};
-  std::vector<Table> tables = MatchPool(pool, kT0, MatcherConfig{});
+  // After a minute every window is 150, which covers the table's 150-point spread.
+  std::vector<Table> tables = MatchPool(pool, kT0 + absl::Minutes(1), MatcherConfig{});
   ASSERT_THAT(tables, SizeIs(1));
   const Table& t = tables[0];
   double team_total[2] = {0, 0};

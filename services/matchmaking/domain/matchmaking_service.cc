@@ -203,7 +203,18 @@ absl::Status ValidateAccountId(const std::string& field, const std::string& valu
 MatchmakingService::MatchmakingService(Deps deps, MatchmakingOptions options)
     : deps_(std::move(deps)),
       options_(std::move(options)),
-      metrics_(std::make_unique<MatchmakingMetrics>(deps_.metrics)) {}
+      metrics_(std::make_unique<MatchmakingMetrics>(deps_.metrics)) {
+  const std::string seed = RandomBytes(8);
+  uint64_t value = 0;
+  for (unsigned char c : seed) value = value << 8 | c;
+  start_seed_ = value;
+}
+
+size_t MatchmakingService::NextStart() {
+  // A Weyl sequence from a random start: well spread over passes, different on every replica.
+  const uint64_t x = start_seed_.fetch_add(0x9e3779b97f4a7c15ULL);
+  return static_cast<size_t>((x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ULL >> 32);
+}
 
 MatchmakingService::~MatchmakingService() = default;
 
@@ -482,47 +493,85 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
   std::map<std::pair<std::string, bool>, double> oldest;  // age of the oldest left waiting
   for (const PoolKey& key : *pools) {
     ++stats.pools;
-    absl::Status plan_status;
-    absl::StatusOr<PoolPassResult> result =
-        deps_.store->RunPool(key, now, [&](const std::vector<TicketRow>& tickets) {
-          absl::StatusOr<std::vector<PlannedMatch>> planned = Plan(key, tickets, now);
-          if (!planned.ok()) plan_status = planned.status();
-          std::vector<bool> matched(tickets.size(), false);
-          if (planned.ok()) {
-            for (const PlannedMatch& m : *planned) {
-              for (size_t i : m.tickets) matched[i] = true;
-            }
-          }
-          for (size_t i = 0; i < tickets.size(); ++i) {
-            if (matched[i]) continue;
-            double& age = oldest[{key.game, key.ranked}];
-            age = std::max(age, absl::ToDoubleSeconds(now - tickets[i].create_time));
-          }
-          if (!planned.ok()) return std::vector<PlannedMatch>();
-          return *std::move(planned);
-        });
-    if (!plan_status.ok()) {
+    absl::Time t0 = absl::Now();
+    absl::StatusOr<std::vector<TicketRow>> tickets = deps_.store->LoadPool(key, now);
+    if (!tickets.ok()) return tickets.status();
+    absl::Time t1 = absl::Now();
+    stats.load_time += t1 - t0;
+    absl::StatusOr<std::vector<PlannedMatch>> planned = Plan(key, *tickets, now);
+    stats.plan_time += absl::Now() - t1;
+    if (!planned.ok()) {
       spdlog::warn("matchmaking: pool {} / {} skipped: {}", key.game, key.options,
-                   plan_status.message());
-    }
-    if (!result.ok()) return result.status();
-    if (result->skipped) {
-      ++stats.pools_skipped;
+                   planned.status().message());
       continue;
     }
-    size_t matched_tickets = 0;
-    for (size_t m = 0; m < result->matches.size(); ++m) {
-      const MatchRow& match = result->matches[m];
-      metrics_->CountMatch(match.game);
-      metrics_->ObserveSpread(match.rating_spread);
-      for (absl::Time created : result->ticket_create_times[m]) {
-        metrics_->ObserveWait(match.game, absl::ToDoubleSeconds(now - created));
-      }
-      matched_tickets += result->ticket_create_times[m].size();
+    std::vector<bool> matched(tickets->size(), false);
+    for (const PlannedMatch& m : *planned) {
+      for (size_t i : m.tickets) matched[i] = true;
     }
-    stats.matches += static_cast<int>(result->matches.size());
+    for (size_t i = 0; i < tickets->size(); ++i) {
+      if (matched[i]) continue;
+      double& age = oldest[{key.game, key.ranked}];
+      age = std::max(age, absl::ToDoubleSeconds(now - (*tickets)[i].create_time));
+    }
+    // Batches of about claim_batch_tickets tickets, each claimed in its own short transaction.
+    std::vector<std::vector<PlannedMatch>> batches;
+    size_t in_batch = static_cast<size_t>(std::max(1, options_.claim_batch_tickets));
+    for (PlannedMatch& m : *planned) {
+      if (in_batch >= static_cast<size_t>(std::max(1, options_.claim_batch_tickets))) {
+        batches.emplace_back();
+        in_batch = 0;
+      }
+      in_batch += m.tickets.size();
+      batches.back().push_back(std::move(m));
+    }
+    // Replicas working the same pool at once start at different batches, so that each claims
+    // its own part of the plan instead of all racing for the first batch; within a replica,
+    // claim_parallelism workers take the batches in turn.
+    const absl::Time claim_start = absl::Now();
+    const size_t first = batches.empty() ? 0 : NextStart() % batches.size();
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    absl::Status claim_error;
+    size_t matched_tickets = 0;
+    auto claim_batches = [&] {
+      for (size_t k = next++; k < batches.size(); k = next++) {
+        const std::vector<PlannedMatch>& batch = batches[(first + k) % batches.size()];
+        absl::StatusOr<ClaimResult> claim = deps_.store->ClaimMatches(key, *tickets, batch, now);
+        std::lock_guard<std::mutex> lock(mu);
+        if (!claim.ok()) {
+          if (claim_error.ok()) claim_error = claim.status();
+          next = batches.size();  // stop the other workers after their current batch
+          return;
+        }
+        if (claim->skipped) {
+          ++stats.batches_skipped;
+          continue;
+        }
+        for (size_t m = 0; m < claim->matches.size(); ++m) {
+          const MatchRow& match = claim->matches[m];
+          const PlannedMatch& plan = batch[claim->planned_index[m]];
+          metrics_->CountMatch(match.game);
+          metrics_->ObserveSpread(match.rating_spread);
+          for (size_t i : plan.tickets) {
+            metrics_->ObserveWait(match.game,
+                                  absl::ToDoubleSeconds(now - (*tickets)[i].create_time));
+          }
+          matched_tickets += plan.tickets.size();
+        }
+        stats.matches += static_cast<int>(claim->matches.size());
+      }
+    };
+    const size_t workers =
+        std::min(batches.size(), static_cast<size_t>(std::max(1, options_.claim_parallelism)));
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < workers; ++w) threads.emplace_back(claim_batches);
+    claim_batches();
+    for (std::thread& t : threads) t.join();
+    stats.claim_time += absl::Now() - claim_start;
+    if (!claim_error.ok()) return claim_error;
     stats.tickets_matched += static_cast<int>(matched_tickets);
-    waiting[{key.game, key.ranked}] += static_cast<double>(result->waiting - matched_tickets);
+    waiting[{key.game, key.ranked}] += static_cast<double>(tickets->size() - matched_tickets);
   }
   // Pools another replica held this pass keep their last value here; those that emptied drop.
   for (const auto& [key, count] : last_waiting_) {

@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_MATCHMAKING_DOMAIN_MATCHMAKING_SERVICE_H_
 #define PARLOR_SERVICES_MATCHMAKING_DOMAIN_MATCHMAKING_SERVICE_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -30,6 +31,11 @@ struct MatchmakingOptions {
   int batch_size = 500;
   // Games of one outbox step created at once (CreateGame round trips in flight).
   int delivery_parallelism = 8;
+  // The matcher pass writes its matches in transactions of about this many tickets: a player's
+  // CancelTicket waits at most for one of them.
+  int claim_batch_tickets = 1000;
+  // Batches of one pool claimed at once (each on its own database connection).
+  int claim_parallelism = 2;
 };
 
 // The ratings service's ladder of a ticket, derived as services/ratings/model/ladder.h derives a
@@ -57,10 +63,16 @@ struct ChallengeInput {
 // What one background step did (for tests and logs).
 struct PassStats {
   int pools = 0;
-  int pools_skipped = 0;
+  // Batches of matches another replica was claiming at the same moment (it wrote them).
+  int batches_skipped = 0;
   int matches = 0;
   int tickets_matched = 0;
   int tickets_expired = 0;
+  // Where the pass's time went (summed over pools): reading the pools, planning in memory,
+  // claiming the matches.
+  absl::Duration load_time;
+  absl::Duration plan_time;
+  absl::Duration claim_time;
 };
 
 class MatchmakingMetrics;
@@ -121,8 +133,12 @@ class MatchmakingService {
                                                  const std::vector<TicketRow>& tickets,
                                                  absl::Time now);
 
+  // Where this replica starts claiming a pool's batches (differs between replicas and passes).
+  size_t NextStart();
+
   Deps deps_;
   MatchmakingOptions options_;
+  std::atomic<uint64_t> start_seed_;
   std::unique_ptr<MatchmakingMetrics> metrics_;
   // Waiting tickets per (game, ranked) as of this replica's last pass (background loop only).
   std::map<std::pair<std::string, bool>, double> last_waiting_;

@@ -157,26 +157,46 @@ inline constexpr char kListPools[] =
     "SELECT DISTINCT game, options, ranked FROM matchmaking.tickets "
     "WHERE state = 'waiting' AND expire_time > " PARLOR_MM_TS(1) " ORDER BY game, options, ranked";
 
-// One replica at a time per pool; the others skip it for this pass.
-inline constexpr char kTryLockPool[] =
-    "SELECT pg_try_advisory_xact_lock(hashtextextended('matchmaking.pool|' || $1 || '|' || $2 || "
-    "'|' || $3::text, 0))";
-
+// The pass reads a pool without locking it: only what the matcher needs, oldest first.
 inline constexpr char kLoadPool[] =
-    "SELECT " PARLOR_MM_TICKET_COLUMNS
+    "SELECT t.ticket_id::text, array_to_string(t.members, ','), t.rating, " PARLOR_MM_MICROS(
+        "t.create_time") ", array_to_string(t.player_counts, ',') FROM matchmaking.tickets t "
     "WHERE t.state = 'waiting' AND t.game = $1 AND t.options = $2 AND t.ranked = $3 "
-    "AND t.expire_time > " PARLOR_MM_TS(4) " ORDER BY t.create_time, t.ticket_id "
-    "FOR UPDATE OF t SKIP LOCKED";
+    "AND t.expire_time > " PARLOR_MM_TS(4) " ORDER BY t.create_time, t.ticket_id";
+
+// Two replicas holding the same plan claim the same batch: one claims it, the other moves on.
+inline constexpr char kTryLockBatch[] =
+    "SELECT pg_try_advisory_xact_lock(hashtextextended('matchmaking.claim|' || $1, 0))";
+
+// Locks those tickets of a batch that are still waiting and that nobody else holds right now (a
+// player cancelling, another replica claiming): the claim never waits for them.
+inline constexpr char kLockClaimable[] =
+    "SELECT ticket_id::text FROM matchmaking.tickets WHERE ticket_id = ANY($1::uuid[]) "
+    "AND state = 'waiting' AND expire_time > " PARLOR_MM_TS(2) " FOR UPDATE SKIP LOCKED";
+
+// Matches of one batch: ids, seats and teams as "a,b,c" texts (account ids hold no commas).
+inline constexpr char kInsertMatches[] =
+    "INSERT INTO matchmaking.matches (match_id, source, game, options, ranked, seat_accounts, "
+    "seat_teams, rating_spread, create_time, next_attempt_time) "
+    "SELECT u.m, 'queue', $5, $6, $7, string_to_array(u.a, ','), string_to_array(u.t, ',')::int[], "
+    "u.s, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(8) " FROM unnest($1::uuid[], $2::text[], $3::text[], "
+    "$4::float8[]) AS u(m, a, t, s)";
+
+// The ANY($1) lets the planner find the batch's rows through the primary key.
+inline constexpr char kClaimTickets[] =
+    "UPDATE matchmaking.tickets t SET state = 'matched', match_id = u.m, update_time = " PARLOR_MM_TS(
+        3) " FROM unnest($1::uuid[], $2::uuid[]) AS u(id, m) "
+    "WHERE t.ticket_id = ANY($1::uuid[]) AND t.ticket_id = u.id AND t.state = 'waiting'";
+
+// A batch's rows are a small part of a big pool's but lie on most of its pages, so the planner
+// would read the whole table for every batch; the primary key finds them in a fraction of that.
+inline constexpr char kClaimIndexOnly[] = "SET LOCAL enable_seqscan = off";
 
 inline constexpr char kInsertMatch[] =
     "INSERT INTO matchmaking.matches (source, game, options, ranked, seat_accounts, seat_teams, "
     "rating_spread, create_time, next_attempt_time) "
     "VALUES ($1, $2, $3, $4, $5::text[], $6::int[], $7, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(
         8) ") RETURNING match_id::text";
-
-inline constexpr char kMatchTickets[] =
-    "UPDATE matchmaking.tickets SET state = 'matched', match_id = $2::uuid, update_time "
-    "= " PARLOR_MM_TS(3) " WHERE ticket_id = ANY($1::uuid[]) AND state = 'waiting'";
 
 inline constexpr char kExpireTickets[] =
     "UPDATE matchmaking.tickets SET state = 'expired', update_time = " PARLOR_MM_TS(1)

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_set>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "services/common/core/crypto.h"
 #include "services/common/db/pg_array.h"
 #include "services/matchmaking/store/sql.h"
 
@@ -16,6 +19,22 @@ namespace {
 
 int64_t Micros(absl::Time time) { return absl::ToUnixMicros(time); }
 absl::Time FromMicros(int64_t micros) { return absl::FromUnixMicros(micros); }
+
+// A random (version 4) UUID in its text form.
+std::string NewUuid() {
+  std::string b = RandomBytes(16);
+  b[6] = static_cast<char>((b[6] & 0x0f) | 0x40);
+  b[8] = static_cast<char>((b[8] & 0x3f) | 0x80);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(36);
+  for (size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    out += kHex[(static_cast<unsigned char>(b[i]) >> 4) & 0xf];
+    out += kHex[static_cast<unsigned char>(b[i]) & 0xf];
+  }
+  return out;
+}
 
 std::vector<std::string> SplitList(const std::string& text) {
   if (text.empty()) return {};
@@ -458,41 +477,78 @@ absl::StatusOr<std::vector<PoolKey>> MatchmakingStore::ListPools(absl::Time now)
   return result;
 }
 
-absl::StatusOr<PoolPassResult> MatchmakingStore::RunPool(
-    const PoolKey& pool, absl::Time now,
-    const std::function<std::vector<PlannedMatch>(const std::vector<TicketRow>&)>& plan) {
-  PoolPassResult result;
-  absl::Status status = db_->Transact("match_pool", [&](pqxx::work& txn) -> absl::Status {
-    result = PoolPassResult();
-    if (!txn.exec_params1(sql::kTryLockPool, pool.game, pool.options, pool.ranked)[0].as<bool>()) {
+absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::LoadPool(const PoolKey& pool,
+                                                                  absl::Time now) {
+  std::vector<TicketRow> result;
+  absl::Status status = db_->Read("load_pool", [&](pqxx::nontransaction& txn) -> absl::Status {
+    result.clear();
+    const pqxx::result rows =
+        txn.exec_params(sql::kLoadPool, pool.game, pool.options, pool.ranked, Micros(now));
+    result.reserve(rows.size());
+    for (const pqxx::row& row : rows) {
+      TicketRow t;
+      t.ticket_id = row[0].as<std::string>();
+      t.owner_id = "";
+      t.game = pool.game;
+      t.options = pool.options;
+      t.ranked = pool.ranked;
+      t.members = SplitList(row[1].as<std::string>());
+      if (!t.members.empty()) t.owner_id = t.members[0];
+      t.rating = row[2].as<double>();
+      t.create_time = FromMicros(row[3].as<int64_t>());
+      t.player_counts = SplitInts(row[4].as<std::string>());
+      t.state = TicketState::kWaiting;
+      result.push_back(std::move(t));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<ClaimResult> MatchmakingStore::ClaimMatches(const PoolKey& pool,
+                                                           const std::vector<TicketRow>& tickets,
+                                                           const std::vector<PlannedMatch>& batch,
+                                                           absl::Time now) {
+  ClaimResult result;
+  if (batch.empty()) return result;
+  std::vector<std::string> ids;
+  for (const PlannedMatch& planned : batch) {
+    for (size_t index : planned.tickets) ids.push_back(tickets.at(index).ticket_id);
+  }
+  // Match ids are made here so that each ticket's row can name its match in the same statement.
+  std::vector<std::string> match_ids;
+  match_ids.reserve(batch.size());
+  for (size_t m = 0; m < batch.size(); ++m) match_ids.push_back(NewUuid());
+  absl::Status status = db_->Transact("claim_matches", [&](pqxx::work& txn) -> absl::Status {
+    result = ClaimResult();
+    if (!db_->Run(txn, "mm_try_lock_batch", sql::kTryLockBatch, ids.front())[0][0].as<bool>()) {
       result.skipped = true;
       return absl::OkStatus();
     }
-    std::vector<TicketRow> tickets;
+    txn.exec0(sql::kClaimIndexOnly);
+    std::unordered_set<std::string> locked;
     for (const pqxx::row& row :
-         txn.exec_params(sql::kLoadPool, pool.game, pool.options, pool.ranked, Micros(now))) {
-      tickets.push_back(ToTicket(row));
+         db_->Run(txn, "mm_lock_claimable", sql::kLockClaimable, PgTextArray(ids), Micros(now))) {
+      locked.insert(row[0].as<std::string>());
     }
-    result.waiting = tickets.size();
-    for (const PlannedMatch& planned : plan(tickets)) {
-      std::vector<std::string> ids;
-      std::vector<absl::Time> created;
-      for (size_t index : planned.tickets) {
-        ids.push_back(tickets.at(index).ticket_id);
-        created.push_back(tickets.at(index).create_time);
+    std::vector<std::string> claim_ids, claim_matches, m_ids, m_seats, m_teams, m_spreads;
+    for (size_t m = 0; m < batch.size(); ++m) {
+      const PlannedMatch& planned = batch[m];
+      const bool all = std::all_of(planned.tickets.begin(), planned.tickets.end(), [&](size_t i) {
+        return locked.contains(tickets.at(i).ticket_id);
+      });
+      if (!all) continue;
+      for (size_t i : planned.tickets) {
+        claim_ids.push_back(tickets.at(i).ticket_id);
+        claim_matches.push_back(match_ids[m]);
       }
-      const std::string match_id =
-          InsertMatch(txn, "queue", pool.game, pool.options, pool.ranked, planned.seat_accounts,
-                      planned.seat_teams, planned.rating_spread, now);
-      const pqxx::result updated =
-          txn.exec_params0(sql::kMatchTickets, PgTextArray(ids), match_id, Micros(now));
-      if (updated.affected_rows() != ids.size()) {
-        // Cannot happen while the rows are locked; refuse to write a partial match.
-        return absl::AbortedError("a ticket of a planned match is no longer waiting");
-      }
-      txn.exec_params0(sql::kReleaseTicketPlayers, PgTextArray(ids));
+      m_ids.push_back(match_ids[m]);
+      m_seats.push_back(absl::StrJoin(planned.seat_accounts, ","));
+      m_teams.push_back(absl::StrJoin(planned.seat_teams, ","));
+      m_spreads.push_back(absl::StrFormat("%.17g", planned.rating_spread));
       MatchRow match;
-      match.match_id = match_id;
+      match.match_id = match_ids[m];
       match.source = "queue";
       match.game = pool.game;
       match.options = pool.options;
@@ -501,9 +557,22 @@ absl::StatusOr<PoolPassResult> MatchmakingStore::RunPool(
       match.seat_teams = planned.seat_teams;
       match.rating_spread = planned.rating_spread;
       match.create_time = now;
+      match.attempts = 0;
       result.matches.push_back(std::move(match));
-      result.ticket_create_times.push_back(std::move(created));
+      result.planned_index.push_back(m);
     }
+    if (m_ids.empty()) return absl::OkStatus();
+    db_->Run(txn, "mm_insert_matches", sql::kInsertMatches, PgTextArray(m_ids),
+             PgTextArray(m_seats), PgTextArray(m_teams), PgTextArray(m_spreads), pool.game,
+             pool.options, pool.ranked, Micros(now));
+    const pqxx::result updated =
+        db_->Run(txn, "mm_claim_tickets", sql::kClaimTickets, PgTextArray(claim_ids),
+                 PgTextArray(claim_matches), Micros(now));
+    if (updated.affected_rows() != claim_ids.size()) {
+      // Cannot happen while the rows are locked; refuse to write a partial match.
+      return absl::AbortedError("a ticket of a planned match is no longer waiting");
+    }
+    db_->Run(txn, "mm_release_ticket_players", sql::kReleaseTicketPlayers, PgTextArray(claim_ids));
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

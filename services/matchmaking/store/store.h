@@ -99,13 +99,15 @@ struct PlannedMatch {
   double rating_spread;
 };
 
-// What one pool pass did.
-struct PoolPassResult {
-  bool skipped = false;  // another replica held the pool's lock
-  size_t waiting;        // tickets considered
+// What claiming one batch of planned matches did.
+struct ClaimResult {
+  // Another replica was claiming the same batch (same plan) at that moment: nothing was done.
+  bool skipped = false;
+  // The matches written (a subset of the batch, in batch order) with the index of each in the
+  // batch; a planned match with a ticket no longer waiting, or held by someone else, is left out
+  // and its other tickets stay waiting.
   std::vector<MatchRow> matches;
-  // For each match (same order), the create time of each of its tickets (wait-time metric).
-  std::vector<std::vector<absl::Time>> ticket_create_times;
+  std::vector<size_t> planned_index;
 };
 
 // All persistence of matchmaking (SQL in store/sql.h). Every method is one transaction; every error
@@ -147,14 +149,20 @@ class MatchmakingStore {
   absl::StatusOr<std::vector<ChallengeRow>> ListChallenges(const std::string& account_id,
                                                            absl::Time changed_after, int limit);
 
-  // The matcher. ListPools: pools with waiting tickets. RunPool locks the pool (a per-pool
-  // advisory lock; skipped when another replica holds it), loads its unexpired waiting tickets
-  // (FOR UPDATE SKIP LOCKED), asks `plan` for tables, and writes each match with its tickets'
-  // state change in the same transaction.
+  // The matcher. ListPools: pools with waiting tickets.
   absl::StatusOr<std::vector<PoolKey>> ListPools(absl::Time now);
-  absl::StatusOr<PoolPassResult> RunPool(
-      const PoolKey& pool, absl::Time now,
-      const std::function<std::vector<PlannedMatch>(const std::vector<TicketRow>&)>& plan);
+  // A pool's unexpired waiting tickets, oldest first, read without locking anything (a snapshot
+  // the matcher plans on). Filled: ticket_id, members, rating, player_counts, create_time.
+  absl::StatusOr<std::vector<TicketRow>> LoadPool(const PoolKey& pool, absl::Time now);
+  // Writes one batch of planned matches over `tickets` (as LoadPool returned them) in one short
+  // transaction: locks those of the batch's tickets that are still waiting and that no other
+  // transaction holds (SKIP LOCKED: it never waits for a player cancelling or another replica),
+  // and writes every planned match all of whose tickets it locked, with their state change. A
+  // ticket leaves 'waiting' at most once whatever runs concurrently. Replicas holding the same
+  // plan do not both work on one batch: the second to arrive gets `skipped`.
+  absl::StatusOr<ClaimResult> ClaimMatches(const PoolKey& pool,
+                                           const std::vector<TicketRow>& tickets,
+                                           const std::vector<PlannedMatch>& batch, absl::Time now);
 
   // Expires waiting tickets and open challenges whose time has come; returns the expired tickets.
   absl::StatusOr<std::vector<TicketRow>> ExpireDue(absl::Time now, int limit);
