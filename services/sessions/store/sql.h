@@ -2,7 +2,8 @@
 #define PARLOR_SERVICES_SESSIONS_STORE_SQL_H_
 
 // Every SQL statement of the sessions service, in one place. All are parameterized. Times travel
-// as microseconds since the Unix epoch (BIGINT) to keep libpqxx conversions exact.
+// as microseconds since the Unix epoch (BIGINT) to keep libpqxx conversions exact:
+// sessions.from_us(us) and sessions.to_us(t) (migration 0005) convert them in SQL.
 namespace parlor::sessions::sql {
 
 // The columns of a game row, in the order PgSessionsStore's row reader expects.
@@ -13,10 +14,10 @@ namespace parlor::sessions::sql {
   ", g.seed_commitment, g.acting_seats, g.tc_kind, "                                            \
   "coalesce(g.tc_per_move_s, 0), coalesce(g.tc_bank_initial_s, 0), "                            \
   "coalesce(g.tc_bank_increment_s, 0), g.vacation_days, "                                       \
-  "coalesce((extract(epoch from g.deadline) * 1000000)::bigint, 0), "                           \
+  "coalesce(sessions.to_us(g.deadline), 0), "                                                   \
   "coalesce(array_to_string(g.ranks, ','), ''), coalesce(array_to_string(g.scores, ','), ''), " \
-  "coalesce(g.end_reason, ''), (extract(epoch from g.created_at) * 1000000)::bigint, "          \
-  "(extract(epoch from g.updated_at) * 1000000)::bigint, g.visibility = 'public'"
+  "coalesce(g.end_reason, ''), sessions.to_us(g.created_at), "                                  \
+  "sessions.to_us(g.updated_at), g.visibility = 'public'"
 #define PARLOR_SESSIONS_GAME_COLUMNS           \
   PARLOR_SESSIONS_GAME_COLUMNS_BEFORE_SNAPSHOT \
   "g.snapshot" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
@@ -31,8 +32,8 @@ namespace parlor::sessions::sql {
 #define PARLOR_SESSIONS_SEAT_COLUMNS                                                        \
   "s.seat, coalesce(s.account_id::text, ''), coalesce(s.bot, ''), s.display_name, s.team, " \
   "s.forfeited, s.my_turn, "                                                                \
-  "coalesce((extract(epoch from s.turn_started_at) * 1000000)::bigint, 0), "                \
-  "coalesce((extract(epoch from s.deadline) * 1000000)::bigint, 0), s.reminders_sent, "     \
+  "coalesce(sessions.to_us(s.turn_started_at), 0), "                                        \
+  "coalesce(sessions.to_us(s.deadline), 0), s.reminders_sent, "                             \
   "coalesce(s.time_bank_ms, -1), s.vacation_used_ms"
 
 // A new game, as it is after its set-up and any computer moves made at once: it may already
@@ -45,23 +46,23 @@ inline constexpr char kInsertGame[] =
     "VALUES ($1::uuid, $2, NULLIF($3, ''), $4, $18, $22, $5, $6::jsonb, $7, $8, $9, $10, "
     "NULLIF($11::bigint, 0), NULLIF($12::bigint, 0), CASE WHEN $10 = 'time_bank' THEN $13::bigint "
     "END, $14, "
-    "CASE WHEN $15::bigint = 0 THEN NULL ELSE to_timestamp($15::double precision / 1000000) END, "
-    "to_timestamp($16::double precision / 1000000), to_timestamp($16::double precision / 1000000), "
+    "CASE WHEN $15::bigint = 0 THEN NULL ELSE sessions.from_us($15) END, "
+    "sessions.from_us($16), sessions.from_us($16), "
     "$17, NULLIF($19, '')::integer[], NULLIF($20, '')::bigint[], NULLIF($21, ''), "
-    "CASE WHEN $18 = 'finished' THEN to_timestamp($16::double precision / 1000000) END)";
+    "CASE WHEN $18 = 'finished' THEN sessions.from_us($16) END)";
 
 inline constexpr char kInsertSeat[] =
     "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "
     "my_turn, turn_started_at, deadline, time_bank_ms, updated_at) "
     "VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, ''), $5, $6, $12, $7, "
-    "CASE WHEN $8::bigint = 0 THEN NULL ELSE to_timestamp($8::double precision / 1000000) END, "
-    "CASE WHEN $9::bigint = 0 THEN NULL ELSE to_timestamp($9::double precision / 1000000) END, "
-    "NULLIF($10::bigint, -1), to_timestamp($11::double precision / 1000000))";
+    "CASE WHEN $8::bigint = 0 THEN NULL ELSE sessions.from_us($8) END, "
+    "CASE WHEN $9::bigint = 0 THEN NULL ELSE sessions.from_us($9) END, "
+    "NULLIF($10::bigint, -1), sessions.from_us($11))";
 
 // Claims a match id; returns no row when it was already claimed.
 inline constexpr char kInsertMatch[] =
     "INSERT INTO sessions.matches (match_id, game_id, request_hash, created_at) "
-    "VALUES ($1, $2::uuid, $3, to_timestamp($4::double precision / 1000000)) "
+    "VALUES ($1, $2::uuid, $3, sessions.from_us($4)) "
     "ON CONFLICT (match_id) DO NOTHING RETURNING match_id";
 
 inline constexpr char kSelectMatch[] =
@@ -72,17 +73,15 @@ inline constexpr char kSelectMatch[] =
 // log entries (version + 1 per game) of games created since $3 and the oldest one's time.
 inline constexpr char kAccountUsage[] =
     "SELECT count(*) FILTER (WHERE g.status = 'active'), "
-    "count(*) FILTER (WHERE g.match_id IS NULL AND g.created_at > to_timestamp($2::double "
-    "precision / 1000000)), "
-    "coalesce((min(extract(epoch from g.created_at) * 1000000) FILTER (WHERE g.match_id IS NULL "
-    "AND g.created_at > to_timestamp($2::double precision / 1000000)))::bigint, 0), "
-    "coalesce(sum(g.version + 1) FILTER (WHERE g.created_at > to_timestamp($3::double precision "
-    "/ 1000000)), 0)::bigint, "
-    "coalesce((min(extract(epoch from g.created_at) * 1000000) FILTER (WHERE g.created_at > "
-    "to_timestamp($3::double precision / 1000000)))::bigint, 0) "
+    "count(*) FILTER (WHERE g.match_id IS NULL AND g.created_at > sessions.from_us($2)), "
+    "coalesce(min(sessions.to_us(g.created_at)) FILTER (WHERE g.match_id IS NULL "
+    "AND g.created_at > sessions.from_us($2)), 0), "
+    "coalesce(sum(g.version + 1) FILTER (WHERE g.created_at > sessions.from_us($3)), 0)::bigint, "
+    "coalesce(min(sessions.to_us(g.created_at)) FILTER (WHERE g.created_at > "
+    "sessions.from_us($3)), 0) "
     "FROM sessions.seats s JOIN sessions.games g ON g.game_id = s.game_id "
     "WHERE s.account_id = $1::uuid AND (g.status = 'active' OR "
-    "g.created_at > to_timestamp($3::double precision / 1000000))";
+    "g.created_at > sessions.from_us($3))";
 
 inline constexpr char kSelectGame[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS " FROM sessions.games g WHERE g.game_id = $1::uuid";
@@ -101,9 +100,8 @@ inline constexpr char kSelectSeats[] =
 
 // UpdateGames (and UpdateGame, a batch of one): several games' state changes in
 // one transaction (group commit), so that the per-statement and per-commit work of the database
-// is shared by every move of the batch. Lists travel as PostgreSQL array literals (text[] with
-// quoting, bigint[], ...); bytes as one binary parameter ($51) holding every snapshot, log entry,
-// request hash and answer back to back, each found by its offset and length.
+// is shared by every move of the batch: two statements, the locked read below and the write
+// (kWriteMutations).
 //
 // The locked read: for each requested game ($1 ids, $2 accounts, $3 keys, $4 cached snapshot
 // versions, -1 for none), the game row, its seats and the stored answer. Rows are locked in game
@@ -123,86 +121,97 @@ inline constexpr char kLockGamesWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COL
                 "AND k.account_id = NULLIF(r.account, '')::uuid AND k.key = r.key "
                 "ORDER BY g.game_id, s.seat FOR UPDATE OF g, s";
 
-// Every write of the batch's state changes in one statement; each list carries its game's id.
-inline constexpr char kWriteMutations[] =
-    "WITH g AS (UPDATE sessions.games AS g SET status = t.status, version = t.version, "
-    "snapshot = substring($51::bytea FROM t.snap_at::integer + 1 FOR t.snap_len::integer), "
-    "acting_seats = t.acting, "
-    "deadline = CASE WHEN t.dl = 0 THEN NULL ELSE to_timestamp(t.dl::double precision / 1000000) "
-    "END, ranks = NULLIF(t.ranks, '')::integer[], scores = NULLIF(t.scores, '')::bigint[], "
-    "end_reason = NULLIF(t.reason, ''), updated_at = to_timestamp(t.at::double precision / "
-    "1000000), finished_at = CASE WHEN t.status = 'finished' THEN "
-    "to_timestamp(t.at::double precision / 1000000) END "
-    "FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], "
-    "$7::text[], $8::text[], $9::text[], $10::bigint[], $52::bigint[]) "
-    "AS t(game_id, status, version, snap_at, acting, dl, ranks, scores, reason, at, snap_len) "
-    "WHERE g.game_id = t.game_id RETURNING 1), "
-    "s AS (UPDATE sessions.seats AS s SET forfeited = t.forfeited, status = t.status, "
-    "my_turn = t.my_turn, "
-    "turn_started_at = CASE WHEN t.ts = 0 THEN NULL "
-    "ELSE to_timestamp(t.ts::double precision / 1000000) END, "
-    "deadline = CASE WHEN t.dl = 0 THEN NULL ELSE to_timestamp(t.dl::double precision / 1000000) "
-    "END, reminders_sent = t.rem, time_bank_ms = NULLIF(t.bank, -1), vacation_used_ms = t.vac, "
-    "updated_at = to_timestamp(t.at::double precision / 1000000) "
-    "FROM unnest($11::uuid[], $12::integer[], $13::boolean[], $14::boolean[], $15::bigint[], "
-    "$16::bigint[], $17::smallint[], $18::bigint[], $19::bigint[], $20::text[], $21::bigint[]) "
-    "AS t(game_id, seat, forfeited, my_turn, ts, dl, rem, bank, vac, status, at) "
-    "WHERE s.game_id = t.game_id AND s.seat = t.seat RETURNING 1), "
-    "a AS (INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, "
-    "entry, created_at) SELECT t.game_id, t.version, t.kind, t.cause, t.seat, t.action, "
-    "NULLIF(t.account, '')::uuid, substring($51::bytea FROM t.entry_at::integer + 1 FOR "
-    "t.entry_len::integer), "
-    "to_timestamp(t.at::double precision / 1000000) "
-    "FROM unnest($22::uuid[], $23::bigint[], $24::text[], $25::text[], $26::integer[], "
-    "$27::bigint[], $28::text[], $29::bigint[], $30::bigint[], $53::bigint[]) "
-    "AS t(game_id, version, kind, cause, seat, action, account, entry_at, at, entry_len) "
-    "RETURNING 1), "
-    "i AS (INSERT INTO sessions.idempotency_keys (game_id, account_id, key, request_hash, version, "
-    "response, created_at) SELECT t.game_id, t.account::uuid, t.key, "
-    "substring($51::bytea FROM t.hash_at::integer + 1 FOR t.hash_len::integer), t.version, "
-    "substring($51::bytea FROM t.response_at::integer + 1 FOR t.response_len::integer), "
-    "to_timestamp(t.at::double precision / 1000000) "
-    "FROM unnest($31::uuid[], $32::text[], $33::text[], $34::bigint[], $35::bigint[], "
-    "$36::bigint[], $37::bigint[], $54::bigint[], $55::bigint[]) "
-    "AS t(game_id, account, key, hash_at, version, response_at, at, hash_len, response_len) "
-    "RETURNING 1), "
-    "n AS (INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, "
-    "dedupe_key, payload, created_at, next_attempt_at) SELECT t.game_id, t.account::uuid, t.kind, "
-    "t.version, t.dedupe, t.payload::jsonb, to_timestamp(t.at::double precision / 1000000), "
-    "to_timestamp(t.at::double precision / 1000000) "
-    "FROM unnest($38::uuid[], $39::text[], $40::text[], $41::bigint[], $42::text[], $43::text[], "
-    "$44::bigint[]) AS t(game_id, account, kind, version, dedupe, payload, at) "
-    "ON CONFLICT (game_id, dedupe_key) DO NOTHING RETURNING 1), "
-    "r AS (INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at, "
-    "next_attempt_at) SELECT t.game_id, t.game, t.ranked, t.payload::jsonb, "
-    "to_timestamp(t.at::double precision / 1000000), to_timestamp(t.at::double precision / "
-    "1000000) "
-    "FROM unnest($45::uuid[], $46::text[], $47::boolean[], $48::text[], $49::bigint[]) "
-    "AS t(game_id, game, ranked, payload, at) RETURNING 1) "
-    "SELECT (SELECT count(n) FROM (SELECT pg_notify('parlor_sessions', p)::text AS n "
-    "FROM unnest($50::text[]) AS p WHERE p <> '') AS x), "
-    "(SELECT count(*) FROM g), (SELECT count(*) FROM s), (SELECT count(*) FROM a)";
+// Every write of a batch of state changes (UpdateGames; UpdateGame is a batch of one), in one
+// statement. Each parameter is one table's new rows, as an array of the composite types that
+// migration 0005 creates (PgSessionsStore's RecordArray writes their text form); each row names
+// its game. Byte strings (snapshots, log entries, request hashes, answers) travel back to back
+// in the one binary parameter, each found by its offset and length.
+inline constexpr char kWriteMutations[] = R"sql(
+-- $1 sessions.game_write[]         the game rows after each change
+-- $2 sessions.seat_write[]         the seat rows that changed
+-- $3 sessions.action_write[]       the new action log entries
+-- $4 sessions.key_write[]          the answers stored under SubmitAction's idempotency keys
+-- $5 sessions.notification_write[] push notifications to send (once per dedupe key)
+-- $6 sessions.result_write[]       results of games that ended, for ratings
+-- $7 text[]                        NOTIFY payloads (the streams' wake-up), sent at commit
+-- $8 bytea                         every byte string of the batch, back to back
+WITH g AS (
+  UPDATE sessions.games AS g
+  SET status = t.status, version = t.version,
+      snapshot = substring($8::bytea FROM t.snapshot_at + 1 FOR t.snapshot_len),
+      acting_seats = t.acting_seats, deadline = sessions.from_us(t.deadline_us),
+      ranks = t.ranks, scores = t.scores, end_reason = t.end_reason,
+      updated_at = sessions.from_us(t.at_us),
+      finished_at = CASE WHEN t.status = 'finished' THEN sessions.from_us(t.at_us) END
+  FROM unnest($1::sessions.game_write[]) AS t
+  WHERE g.game_id = t.game_id
+  RETURNING 1),
+s AS (
+  UPDATE sessions.seats AS s
+  SET forfeited = t.forfeited, status = t.status, my_turn = t.my_turn,
+      turn_started_at = sessions.from_us(t.turn_started_us),
+      deadline = sessions.from_us(t.deadline_us), reminders_sent = t.reminders_sent,
+      time_bank_ms = t.time_bank_ms, vacation_used_ms = t.vacation_used_ms,
+      updated_at = sessions.from_us(t.at_us)
+  FROM unnest($2::sessions.seat_write[]) AS t
+  WHERE s.game_id = t.game_id AND s.seat = t.seat
+  RETURNING 1),
+a AS (
+  INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, entry,
+                                created_at)
+  SELECT t.game_id, t.version, t.kind, t.cause, t.seat, t.action, t.account_id,
+         substring($8::bytea FROM t.entry_at + 1 FOR t.entry_len), sessions.from_us(t.at_us)
+  FROM unnest($3::sessions.action_write[]) AS t
+  RETURNING 1),
+i AS (
+  INSERT INTO sessions.idempotency_keys (game_id, account_id, key, request_hash, version,
+                                         response, created_at)
+  SELECT t.game_id, t.account_id, t.key, substring($8::bytea FROM t.hash_at + 1 FOR t.hash_len),
+         t.version, substring($8::bytea FROM t.response_at + 1 FOR t.response_len),
+         sessions.from_us(t.at_us)
+  FROM unnest($4::sessions.key_write[]) AS t
+  RETURNING 1),
+n AS (
+  INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, dedupe_key,
+                                            payload, created_at, next_attempt_at)
+  SELECT t.game_id, t.account_id, t.kind, t.version, t.dedupe_key, t.payload,
+         sessions.from_us(t.at_us), sessions.from_us(t.at_us)
+  FROM unnest($5::sessions.notification_write[]) AS t
+  ON CONFLICT (game_id, dedupe_key) DO NOTHING
+  RETURNING 1),
+r AS (
+  INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at,
+                                      next_attempt_at)
+  SELECT t.game_id, t.game, t.ranked, t.payload, sessions.from_us(t.at_us),
+         sessions.from_us(t.at_us)
+  FROM unnest($6::sessions.result_write[]) AS t
+  RETURNING 1)
+-- What was written, checked by the caller: NOTIFYs sent, games, seats and log entries.
+SELECT (SELECT count(n) FROM (SELECT pg_notify('parlor_sessions', p)::text AS n
+                              FROM unnest($7::text[]) AS p WHERE p <> '') AS x),
+       (SELECT count(*) FROM g), (SELECT count(*) FROM s), (SELECT count(*) FROM a)
+)sql";
 
 inline constexpr char kInsertAction[] =
     "INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, entry, "
     "created_at) VALUES ($1::uuid, $2, $3, $4, $5, $6, NULLIF($7, '')::uuid, $8, "
-    "to_timestamp($9::double precision / 1000000))";
+    "sessions.from_us($9))";
 
 inline constexpr char kSelectActions[] =
     "SELECT version, kind, cause, seat, action, coalesce(account_id::text, ''), entry, "
-    "(extract(epoch from created_at) * 1000000)::bigint FROM sessions.actions "
+    "sessions.to_us(created_at) FROM sessions.actions "
     "WHERE game_id = $1::uuid AND version >= $2 ORDER BY version LIMIT $3";
 
 inline constexpr char kInsertNotification[] =
     "INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, dedupe_key, "
     "payload, created_at, next_attempt_at) VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6::jsonb, "
-    "to_timestamp($7::double precision / 1000000), to_timestamp($7::double precision / 1000000)) "
+    "sessions.from_us($7), sessions.from_us($7)) "
     "ON CONFLICT (game_id, dedupe_key) DO NOTHING";
 
 inline constexpr char kInsertResult[] =
     "INSERT INTO sessions.result_outbox (game_id, game, ranked, payload, created_at, "
     "next_attempt_at) VALUES ($1::uuid, $2, $3, $4::jsonb, "
-    "to_timestamp($5::double precision / 1000000), to_timestamp($5::double precision / 1000000))";
+    "sessions.from_us($5), sessions.from_us($5))";
 
 // Announces a committed change to every replica's listener (delivered at commit).
 inline constexpr char kNotifyChannel[] = "parlor_sessions";
@@ -218,7 +227,7 @@ inline constexpr char kListMyGames[] =
     "OR ($2::int = 2 AND s.status = 'active' AND NOT s.my_turn) OR ($2::int = 3 AND s.status = "
     "'finished')) "
     "AND ($3::bigint = 0 OR (s.updated_at, s.game_id) < "
-    "(to_timestamp($3::double precision / 1000000), $4::uuid)) "
+    "(sessions.from_us($3), $4::uuid)) "
     "ORDER BY s.updated_at DESC, s.game_id DESC LIMIT $5";
 
 // Games whose earliest deadline or next reminder is due, skipping games another replica's
@@ -226,23 +235,23 @@ inline constexpr char kListMyGames[] =
 inline constexpr char kSelectDueGames[] =
     "SELECT g.game_id::text FROM sessions.games g WHERE g.status = 'active' AND EXISTS ("
     "SELECT 1 FROM sessions.seats s WHERE s.game_id = g.game_id AND s.my_turn AND ("
-    "s.deadline <= to_timestamp($1::double precision / 1000000) OR "
+    "s.deadline <= sessions.from_us($1) OR "
     "(s.reminders_sent = 0 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.5 <= "
-    "to_timestamp($1::double precision / 1000000)) OR "
+    "sessions.from_us($1)) OR "
     "(s.reminders_sent = 1 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.9 <= "
-    "to_timestamp($1::double precision / 1000000)))) "
+    "sessions.from_us($1)))) "
     "ORDER BY g.deadline LIMIT $2 FOR UPDATE OF g SKIP LOCKED";
 
 inline constexpr char kSelectVacation[] =
-    "SELECT (extract(epoch from started_at) * 1000000)::bigint, "
-    "(extract(epoch from ends_at) * 1000000)::bigint FROM sessions.vacations "
+    "SELECT sessions.to_us(started_at), "
+    "sessions.to_us(ends_at) FROM sessions.vacations "
     "WHERE account_id = $1::uuid";
 
 // Starts a vacation unless one is running; returns no row when one is.
 inline constexpr char kStartVacation[] =
     "INSERT INTO sessions.vacations (account_id, started_at, ends_at) "
-    "VALUES ($1::uuid, to_timestamp($2::double precision / 1000000), "
-    "to_timestamp($3::double precision / 1000000)) "
+    "VALUES ($1::uuid, sessions.from_us($2), "
+    "sessions.from_us($3)) "
     "ON CONFLICT (account_id) DO UPDATE SET started_at = EXCLUDED.started_at, "
     "ends_at = EXCLUDED.ends_at WHERE sessions.vacations.ends_at <= EXCLUDED.started_at "
     "RETURNING account_id";
@@ -250,43 +259,43 @@ inline constexpr char kStartVacation[] =
 // Ends a running vacation now; returns no row when none is running.
 inline constexpr char kEndVacation[] =
     "DELETE FROM sessions.vacations WHERE account_id = $1::uuid "
-    "AND ends_at > to_timestamp($2::double precision / 1000000) RETURNING account_id";
+    "AND ends_at > sessions.from_us($2) RETURNING account_id";
 
 // The outboxes are drained at least once by every replica's dispatcher: a claim pushes the row's
 // next attempt out by a lease (so no other replica takes it meanwhile) and counts the attempt.
 // $1 = now, $2 = lease end, $3 = limit.
 inline constexpr char kClaimNotifications[] =
     "UPDATE sessions.notification_outbox o SET "
-    "next_attempt_at = to_timestamp($2::double precision / 1000000), attempts = attempts + 1 "
+    "next_attempt_at = sessions.from_us($2), attempts = attempts + 1 "
     "WHERE o.id IN (SELECT id FROM sessions.notification_outbox WHERE sent_at IS NULL "
-    "AND next_attempt_at <= to_timestamp($1::double precision / 1000000) "
+    "AND next_attempt_at <= sessions.from_us($1) "
     "ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
     "RETURNING o.id, o.game_id::text, o.account_id::text, o.kind, o.version, o.dedupe_key, "
     "o.payload::text, o.attempts";
 
 inline constexpr char kNotificationSent[] =
-    "UPDATE sessions.notification_outbox SET sent_at = to_timestamp($2::double precision / "
-    "1000000), last_error = NULL WHERE id = $1";
+    "UPDATE sessions.notification_outbox SET sent_at = sessions.from_us($2), last_error = NULL "
+    "WHERE id = $1";
 
 inline constexpr char kNotificationFailed[] =
     "UPDATE sessions.notification_outbox SET next_attempt_at = "
-    "to_timestamp($2::double precision / 1000000), last_error = $3 WHERE id = $1";
+    "sessions.from_us($2), last_error = $3 WHERE id = $1";
 
 inline constexpr char kClaimResults[] =
     "UPDATE sessions.result_outbox o SET "
-    "next_attempt_at = to_timestamp($2::double precision / 1000000), attempts = attempts + 1 "
+    "next_attempt_at = sessions.from_us($2), attempts = attempts + 1 "
     "WHERE o.game_id IN (SELECT game_id FROM sessions.result_outbox WHERE acked_at IS NULL "
-    "AND next_attempt_at <= to_timestamp($1::double precision / 1000000) "
+    "AND next_attempt_at <= sessions.from_us($1) "
     "ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
     "RETURNING o.game_id::text, o.attempts";
 
 inline constexpr char kResultAcked[] =
-    "UPDATE sessions.result_outbox SET acked_at = to_timestamp($2::double precision / 1000000), "
+    "UPDATE sessions.result_outbox SET acked_at = sessions.from_us($2), "
     "last_error = NULLIF($3, '') WHERE game_id = $1::uuid";
 
 inline constexpr char kResultFailed[] =
     "UPDATE sessions.result_outbox SET next_attempt_at = "
-    "to_timestamp($2::double precision / 1000000), last_error = $3 WHERE game_id = $1::uuid";
+    "sessions.from_us($2), last_error = $3 WHERE game_id = $1::uuid";
 
 inline constexpr char kCountPendingOutbox[] =
     "SELECT (SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL), "
@@ -303,7 +312,7 @@ inline constexpr char kListPublicGames[] =
     " FROM sessions.games g WHERE g.visibility = 'public' AND g.status = $2 "
     "AND ($1 = '' OR g.game = $1) "
     "AND ($3::bigint = 0 OR (g.updated_at, g.game_id) < "
-    "(to_timestamp($3::double precision / 1000000), $4::uuid)) "
+    "(sessions.from_us($3), $4::uuid)) "
     "ORDER BY g.updated_at DESC, g.game_id DESC LIMIT $5";
 
 // Deletes up to $2 idempotency keys created before $1 (the retention cutoff); rows another
@@ -311,7 +320,7 @@ inline constexpr char kListPublicGames[] =
 inline constexpr char kDeleteOldIdempotencyKeys[] =
     "DELETE FROM sessions.idempotency_keys WHERE ctid = ANY(ARRAY("
     "SELECT ctid FROM sessions.idempotency_keys "
-    "WHERE created_at < to_timestamp($1::double precision / 1000000) "
+    "WHERE created_at < sessions.from_us($1) "
     "LIMIT $2 FOR UPDATE SKIP LOCKED)) RETURNING 1";
 
 #undef PARLOR_SESSIONS_GAME_COLUMNS

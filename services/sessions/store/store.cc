@@ -377,57 +377,80 @@ absl::Status PgSessionsStore::UpdateGame(absl::string_view txn_name, absl::strin
 
 namespace {
 
-// The columns of kWriteMutations, one entry per written row.
+// An array of composite values in PostgreSQL's text form, {"(f1,f2,...)","(...)"}, as the
+// typed parameters of kWriteMutations take them. Every text field is quoted for the record and
+// the record again for the array; numbers and booleans need no quotes; NULL is an empty field.
+class RecordArray {
+ public:
+  RecordArray& Row() {
+    if (rows_++ > 0) out_ += ',';
+    out_ += "\"(";
+    fields_ = 0;
+    return *this;
+  }
+  RecordArray& Text(absl::string_view value) {
+    Next();
+    out_ += "\\\"";
+    for (char c : value) {
+      if (c == '"') {
+        out_ += "\\\\\\\"";  // " is \" in the record, and each of those escaped in the array
+      } else if (c == '\\') {
+        out_ += "\\\\\\\\";
+      } else {
+        out_ += c;
+      }
+    }
+    out_ += "\\\"";
+    return *this;
+  }
+  // Empty text is NULL.
+  RecordArray& TextOrNull(absl::string_view value) { return value.empty() ? Null() : Text(value); }
+  RecordArray& Int(int64_t value) {
+    Next();
+    absl::StrAppend(&out_, value);
+    return *this;
+  }
+  RecordArray& Bool(bool value) {
+    Next();
+    out_ += value ? 't' : 'f';
+    return *this;
+  }
+  RecordArray& Time(absl::Time t) { return Int(absl::ToUnixMicros(t)); }
+  RecordArray& TimeOrNull(const std::optional<absl::Time>& t) { return t ? Time(*t) : Null(); }
+  RecordArray& Null() {
+    Next();
+    return *this;
+  }
+  void EndRow() { out_ += ")\""; }
+  int rows() const { return rows_; }
+  std::string Take() { return out_ + "}"; }
+
+ private:
+  void Next() {
+    if (fields_++ > 0) out_ += ',';
+  }
+  std::string out_ = "{";
+  int rows_ = 0;
+  int fields_ = 0;
+};
+
+// The parameters of kWriteMutations for one batch of state changes.
 struct BatchWrite {
-  struct Games {
-    std::vector<std::string> id, status, ranks, scores, reason;
-    std::vector<int64_t> version, snapshot_at, snapshot_len, acting, deadline, at;
-  } games;
-  struct Seats {
-    std::vector<std::string> game, forfeited, my_turn, status;
-    std::vector<int64_t> seat, turn_started, deadline, reminders, bank, vacation, at;
-  } seats;
-  struct Actions {
-    std::vector<std::string> game, kind, cause, account;
-    std::vector<int64_t> version, seat, action, entry_at, entry_len, at;
-  } actions;
-  struct Keys {
-    std::vector<std::string> game, account, key;
-    std::vector<int64_t> hash_at, hash_len, response_at, response_len, version, at;
-  } keys;
-  struct Notes {
-    std::vector<std::string> game, account, kind, dedupe, payload;
-    std::vector<int64_t> version, at;
-  } notes;
-  struct Results {
-    std::vector<std::string> game, name, ranked, payload;
-    std::vector<int64_t> at;
-  } results;
+  RecordArray games, seats, actions, keys, notes, results;
   std::vector<std::string> notify;
   // Every byte string of the batch, back to back (one binary parameter).
   std::string bytes;
 
-  // Appends `value` to `bytes`; its offset and length go to `at` and `len`.
-  void AddBytes(const std::string& value, std::vector<int64_t>* at, std::vector<int64_t>* len) {
-    at->push_back(static_cast<int64_t>(bytes.size()));
-    len->push_back(static_cast<int64_t>(value.size()));
+  // Appends `value` to `bytes` and its offset and length to the row.
+  void Bytes(RecordArray& row, const std::string& value) {
+    row.Int(static_cast<int64_t>(bytes.size())).Int(static_cast<int64_t>(value.size()));
     bytes += value;
   }
 
   void Add(const GameRow& locked, const Mutation& m, const std::optional<IdempotencyKeyRef>& key) {
     const GameRow& g = m.after;
-    const int64_t at = Micros(g.updated_at);
     const std::string status = g.finished ? "finished" : "active";
-    games.id.push_back(g.game_id);
-    games.status.push_back(status);
-    games.version.push_back(g.version);
-    AddBytes(g.snapshot, &games.snapshot_at, &games.snapshot_len);
-    games.acting.push_back(static_cast<int64_t>(g.acting_seats));
-    games.deadline.push_back(MicrosOrZero(g.deadline));
-    games.ranks.push_back(g.finished ? PgIntArray(g.ranks) : std::string());
-    games.scores.push_back(g.finished ? PgIntArray(g.scores) : std::string());
-    games.reason.push_back(g.end_reason);
-    games.at.push_back(at);
+    AddGame(g, status);
     // A computer seat the change leaves as it was is not rewritten: its updated_at only orders a
     // player's ListMyGames, and each rewrite costs a new row version plus index entries (a bot
     // game would pay it on every move).
@@ -437,55 +460,56 @@ struct BatchWrite {
           SameSeatState(s, locked.seats[s.seat])) {
         continue;
       }
-      seats.game.push_back(g.game_id);
-      seats.seat.push_back(s.seat);
-      seats.forfeited.push_back(s.forfeited ? "t" : "f");
-      seats.my_turn.push_back(s.my_turn ? "t" : "f");
-      seats.turn_started.push_back(MicrosOrZero(s.turn_started_at));
-      seats.deadline.push_back(MicrosOrZero(s.deadline));
-      seats.reminders.push_back(s.reminders_sent);
-      seats.bank.push_back(s.time_bank_ms.value_or(-1));
-      seats.vacation.push_back(s.vacation_used_ms);
-      seats.status.push_back(status);
-      seats.at.push_back(at);
+      AddSeat(g, s, status);
     }
-    for (const LogRow& row : m.log) {
-      actions.game.push_back(g.game_id);
-      actions.version.push_back(row.version);
-      actions.kind.push_back(KindName(row.kind));
-      actions.cause.push_back(CauseName(row.cause));
-      actions.seat.push_back(row.seat);
-      actions.action.push_back(row.action);
-      actions.account.push_back(row.account_id);
-      AddBytes(row.entry, &actions.entry_at, &actions.entry_len);
-      actions.at.push_back(at);
-    }
+    for (const LogRow& row : m.log) AddAction(g, row);
     if (key && m.answer) {
-      keys.game.push_back(g.game_id);
-      keys.account.push_back(key->account_id);
-      keys.key.push_back(key->key);
-      AddBytes(m.answer->request_hash, &keys.hash_at, &keys.hash_len);
-      keys.version.push_back(m.answer->version);
-      AddBytes(m.answer->response, &keys.response_at, &keys.response_len);
-      keys.at.push_back(at);
+      keys.Row().Text(g.game_id).Text(key->account_id).Text(key->key);
+      Bytes(keys, m.answer->request_hash);
+      keys.Int(m.answer->version);
+      Bytes(keys, m.answer->response);
+      keys.Time(g.updated_at).EndRow();
     }
     for (const NotificationRow& n : m.notifications) {
-      notes.game.push_back(g.game_id);
-      notes.account.push_back(n.account_id);
-      notes.kind.push_back(n.kind);
-      notes.version.push_back(n.version);
-      notes.dedupe.push_back(n.dedupe_key);
-      notes.payload.push_back(n.payload_json);
-      notes.at.push_back(at);
+      notes.Row().Text(g.game_id).Text(n.account_id).Text(n.kind).Int(n.version);
+      notes.Text(n.dedupe_key).Text(n.payload_json).Time(g.updated_at).EndRow();
     }
     if (m.result) {
-      results.game.push_back(g.game_id);
-      results.name.push_back(g.game);
-      results.ranked.push_back(g.ranked ? "t" : "f");
-      results.payload.push_back(m.result->payload_json);
-      results.at.push_back(at);
+      results.Row().Text(g.game_id).Text(g.game).Bool(g.ranked).Text(m.result->payload_json);
+      results.Time(g.updated_at).EndRow();
     }
     if (!m.notify_payload.empty()) notify.push_back(m.notify_payload);
+  }
+
+ private:
+  void AddGame(const GameRow& g, const std::string& status) {
+    games.Row().Text(g.game_id).Text(status).Int(g.version);
+    Bytes(games, g.snapshot);
+    games.Int(static_cast<int64_t>(g.acting_seats)).TimeOrNull(g.deadline);
+    if (g.finished) {
+      games.Text(PgIntArray(g.ranks)).Text(PgIntArray(g.scores));
+    } else {
+      games.Null().Null();
+    }
+    games.TextOrNull(g.end_reason).Time(g.updated_at).EndRow();
+  }
+
+  void AddSeat(const GameRow& g, const SeatRow& s, const std::string& status) {
+    seats.Row().Text(g.game_id).Int(s.seat).Bool(s.forfeited).Bool(s.my_turn);
+    seats.TimeOrNull(s.turn_started_at).TimeOrNull(s.deadline).Int(s.reminders_sent);
+    if (s.time_bank_ms) {
+      seats.Int(*s.time_bank_ms);
+    } else {
+      seats.Null();
+    }
+    seats.Int(s.vacation_used_ms).Text(status).Time(g.updated_at).EndRow();
+  }
+
+  void AddAction(const GameRow& g, const LogRow& row) {
+    actions.Row().Text(g.game_id).Int(row.version).Text(KindName(row.kind));
+    actions.Text(CauseName(row.cause)).Int(row.seat).Int(row.action).TextOrNull(row.account_id);
+    Bytes(actions, row.entry);
+    actions.Time(g.updated_at).EndRow();
   }
 };
 
@@ -584,34 +608,17 @@ std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_nam
     }
     tell_decided();
     if (changes == 0) return absl::OkStatus();
-    const BatchWrite::Games& g = batch.games;
-    const BatchWrite::Seats& s = batch.seats;
-    const BatchWrite::Actions& a = batch.actions;
-    const BatchWrite::Keys& k = batch.keys;
-    const BatchWrite::Notes& no = batch.notes;
-    const BatchWrite::Results& r = batch.results;
-    pqxx::result written_rows = db_->Run(
-        txn, "sessions_write_mutations", sql::kWriteMutations, PgTextArray(g.id),
-        PgTextArray(g.status), PgIntArray(g.version), PgIntArray(g.snapshot_at),
-        PgIntArray(g.acting), PgIntArray(g.deadline), PgTextArray(g.ranks), PgTextArray(g.scores),
-        PgTextArray(g.reason), PgIntArray(g.at), PgTextArray(s.game), PgIntArray(s.seat),
-        PgTextArray(s.forfeited), PgTextArray(s.my_turn), PgIntArray(s.turn_started),
-        PgIntArray(s.deadline), PgIntArray(s.reminders), PgIntArray(s.bank), PgIntArray(s.vacation),
-        PgTextArray(s.status), PgIntArray(s.at), PgTextArray(a.game), PgIntArray(a.version),
-        PgTextArray(a.kind), PgTextArray(a.cause), PgIntArray(a.seat), PgIntArray(a.action),
-        PgTextArray(a.account), PgIntArray(a.entry_at), PgIntArray(a.at), PgTextArray(k.game),
-        PgTextArray(k.account), PgTextArray(k.key), PgIntArray(k.hash_at), PgIntArray(k.version),
-        PgIntArray(k.response_at), PgIntArray(k.at), PgTextArray(no.game), PgTextArray(no.account),
-        PgTextArray(no.kind), PgIntArray(no.version), PgTextArray(no.dedupe),
-        PgTextArray(no.payload), PgIntArray(no.at), PgTextArray(r.game), PgTextArray(r.name),
-        PgTextArray(r.ranked), PgTextArray(r.payload), PgIntArray(r.at), PgTextArray(batch.notify),
-        pqxx::binarystring(batch.bytes), PgIntArray(g.snapshot_len), PgIntArray(a.entry_len),
-        PgIntArray(k.hash_len), PgIntArray(k.response_len));
+    const int games = batch.games.rows();
+    const int seats = batch.seats.rows();
+    const int actions = batch.actions.rows();
+    pqxx::result written_rows =
+        db_->Run(txn, "sessions_write_mutations", sql::kWriteMutations, batch.games.Take(),
+                 batch.seats.Take(), batch.actions.Take(), batch.keys.Take(), batch.notes.Take(),
+                 batch.results.Take(), PgTextArray(batch.notify), pqxx::binarystring(batch.bytes));
     if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
     const pqxx::row counts = written_rows[0];
-    if (counts[1].as<int64_t>() != static_cast<int64_t>(g.id.size()) ||
-        counts[2].as<int64_t>() != static_cast<int64_t>(s.seat.size()) ||
-        counts[3].as<int64_t>() != static_cast<int64_t>(a.version.size())) {
+    if (counts[1].as<int64_t>() != games || counts[2].as<int64_t>() != seats ||
+        counts[3].as<int64_t>() != actions) {
       return absl::InternalError("state change wrote an unexpected number of rows");
     }
     return absl::OkStatus();
