@@ -9,6 +9,10 @@ build="$(cd "${1:-$root/build}" && pwd)"
 shift || true
 dir="$(mktemp -d /tmp/parlor-sessions-load.XXXXXX)"
 trap 'bash "$root/tests/pg/pg_test_server.sh" stop "$dir" >/dev/null 2>&1 || true; rm -rf "$dir"' EXIT
+# A signal exits through the EXIT trap too (the server stopped, the directory removed).
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 bash "$root/tests/pg/pg_test_server.sh" start "$dir" >/dev/null
 conninfo="$(cat "$dir/conninfo")"
 psql "$conninfo dbname=postgres" -q -c "CREATE DATABASE sessions_load" >/dev/null

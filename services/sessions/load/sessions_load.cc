@@ -36,10 +36,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <future>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -68,6 +71,73 @@ namespace {
 
 using v1::SessionsInternalService;
 using v1::SessionsService;
+
+// What a signal must not leave behind: the server this tool started and its /tmp directory
+// (set while they exist; read by OnSignal, so plain storage of fixed size).
+volatile pid_t g_server = 0;
+char g_temp_dir[64] = {};
+
+// SIGINT / SIGTERM / SIGHUP: stop the server, remove the directory, exit. Only
+// async-signal-safe calls (kill, fork, execv, waitpid, _exit).
+extern "C" void OnSignal(int signal_number) {
+  if (g_server > 0) {
+    kill(g_server, SIGTERM);
+    waitpid(g_server, nullptr, 0);
+  }
+  if (g_temp_dir[0] != '\0') {
+    const pid_t rm = fork();
+    if (rm == 0) {
+      char rm_path[] = "/bin/rm";
+      char rm_flags[] = "-rf";
+      char* argv[] = {rm_path, rm_flags, g_temp_dir, nullptr};
+      execv(rm_path, argv);
+      _exit(127);
+    }
+    if (rm > 0) waitpid(rm, nullptr, 0);
+  }
+  _exit(128 + signal_number);
+}
+
+// A directory of its own under /tmp, removed with what is in it when it goes out of scope (and
+// by OnSignal while it exists).
+class TempDir {
+ public:
+  TempDir() {
+    char path[] = "/tmp/parlor-load-XXXXXX";
+    if (mkdtemp(path) == nullptr) return;
+    path_ = path;
+    std::snprintf(g_temp_dir, sizeof(g_temp_dir), "%s", path);
+  }
+  ~TempDir() {
+    g_temp_dir[0] = '\0';
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  bool ok() const { return !path_.empty(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The server child: stopped (SIGTERM, then waited for) on every return from Run.
+class ServerProcess {
+ public:
+  explicit ServerProcess(pid_t pid) : pid_(pid) { g_server = pid; }
+  ~ServerProcess() {
+    g_server = 0;
+    if (pid_ <= 0) return;
+    kill(pid_, SIGTERM);
+    waitpid(pid_, nullptr, 0);
+  }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+ private:
+  const pid_t pid_;
+};
 
 struct Settings {
   std::string db_url;
@@ -248,8 +318,9 @@ Result Baseline(const Settings& s, int clients) {
         "NOT NULL, version bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
     txn.commit();
   }
-  char dir[] = "/tmp/parlor-load-XXXXXX";
-  if (mkdtemp(dir) == nullptr) return {};
+  const TempDir temp;
+  if (!temp.ok()) return {};
+  const std::string& dir = temp.path();
   const std::string script = absl::StrCat(dir, "/txn.sql");
   {
     std::ofstream out(script);
@@ -264,7 +335,9 @@ Result Baseline(const Settings& s, int clients) {
       "cd ", dir, " && ", s.pgbench, " -n -f txn.sql -c ", clients, " -j ", std::min(clients, 4),
       " -T ", s.seconds, " -l --log-prefix=tx \"", s.db_url, "\" > pgbench.out 2>&1");
   if (std::system(command.c_str()) != 0) {
-    std::fprintf(stderr, "pgbench failed; see %s/pgbench.out\n", dir);
+    std::ifstream out(absl::StrCat(dir, "/pgbench.out"));
+    std::fprintf(stderr, "pgbench failed:\n%s\n",
+                 std::string(std::istreambuf_iterator<char>(out), {}).c_str());
     return {};
   }
   std::vector<double> latencies;
@@ -282,7 +355,6 @@ Result Baseline(const Settings& s, int clients) {
       if (f.size() >= 3 && absl::SimpleAtod(f[2], &us)) latencies.push_back(us / 1000.0);
     }
   }
-  (void)std::system(absl::StrCat("rm -rf ", dir).c_str());
   Result r;
   r.count = static_cast<long>(latencies.size());
   r.per_second = static_cast<double>(r.count) / s.seconds;
@@ -610,13 +682,15 @@ class IdleStream final : public grpc::ClientReadReactor<v1::WatchMyGamesResponse
 
 // The value of the first sample of `name` (a gauge, or a histogram's _sum / _count), or -1.
 double ScrapeValue(int metrics_port, const std::string& name) {
-  const std::string out = "/tmp/parlor-load-metrics.txt";
-  if (std::system(
-          absl::StrCat("curl -s http://127.0.0.1:", metrics_port, "/metrics > ", out).c_str()) !=
-      0) {
-    return -1;
-  }
-  std::ifstream in(out);
+  // Read straight from curl (no file left behind).
+  FILE* pipe =
+      popen(absl::StrCat("curl -s http://127.0.0.1:", metrics_port, "/metrics").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  std::string text;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) text.append(buffer, n);
+  if (pclose(pipe) != 0) return -1;
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind(name, 0) == 0 && line.size() > name.size() &&
@@ -677,6 +751,8 @@ int Run(const Settings& s) {
     std::perror("exec parlor-sessions");
     _exit(127);
   }
+  const ServerProcess server(child);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal_number, OnSignal);
   const std::string target = absl::StrCat("127.0.0.1:", grpc_port);
   Client client(target, access, service);
   // Wait until it serves.
@@ -690,7 +766,6 @@ int Run(const Settings& s) {
     }
     if (i > 300) {
       std::fprintf(stderr, "parlor-sessions did not start\n");
-      kill(child, SIGTERM);
       return 1;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -841,9 +916,6 @@ int Run(const Settings& s) {
   }
   streams.clear();
   channels.clear();
-  kill(child, SIGTERM);
-  int status = 0;
-  waitpid(child, &status, 0);
   return 0;
 }
 
