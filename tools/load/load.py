@@ -18,10 +18,12 @@ usage: load.py BUILD_DIR PG_SERVER_CONNINFO [--players 1000] [--games-per-player
 """
 import argparse
 import asyncio
+import atexit
 import collections
 import concurrent.futures
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -269,7 +271,12 @@ def main():
         importlib.import_module(state[:-len(".proto")].replace("/", ".") + "_pb2")
     from parlor_client import rpb
 
-    log_dir = args.log_dir or tempfile.mkdtemp(prefix="parlor-load-")
+    log_dir = args.log_dir
+    if not log_dir:
+        # A directory of its own goes when the tool exits, however it exits (an error, or a
+        # signal: see __main__); logs stay only where --log-dir puts them.
+        log_dir = tempfile.mkdtemp(prefix="parlor-load-")
+        atexit.register(shutil.rmtree, log_dir, True)
     server = args.pg_server
     if server.startswith("@"):  # @FILE: the conninfo file of a running server (ctest's `pg`)
         with open(server[1:]) as f:
@@ -384,12 +391,18 @@ def main():
         print("load: only %d of %d games completed within the bounds" % (len(stats.games),
                                                                          expected_games))
     ok = complete and ratings_ok and replay_ok
+    if not ok and not args.log_dir:  # the services' last words, before the directory goes
+        for name in sorted(os.listdir(log_dir)):
+            with open(os.path.join(log_dir, name), errors="replace") as f:
+                print("--- %s (last lines)\n%s" % (name, "".join(f.readlines()[-15:])))
     print("load: %s" % ("PASS" if ok else "FAIL"))
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
     import signal
-    # SIGTERM unwinds like Ctrl-C, so the services this tool started are stopped.
+    # SIGTERM and SIGHUP unwind like Ctrl-C, so the services this tool started are stopped and
+    # its directory removed.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
     sys.exit(main())
