@@ -295,12 +295,13 @@ class Search {
 }  // namespace
 
 IsmctsSettings IsmctsBot::SettingsFor(const engine::Game& game) const {
-  // The games' calibrated settings. Budgets: a decision takes at most about 50 ms on one core of
-  // the development machine in the longest positions of each game (figures in engine/README.md).
-  // Long dice games are judged by the game's heuristic after a short playout: more iterations in
-  // the budget, and less noise than a random game played to its end. Scales: about one typical
-  // lead of the game's heuristic (points in Pico, Pict and Pescado, counters in Picadice, ten per
-  // card in KA'DICE!).
+  // The games' calibrated settings (engine/README.md, "Bot levels"). Budgets: a decision takes at
+  // most about 50 ms on one core of the development machine. Long dice games are judged by the
+  // game's heuristic after a short playout: more iterations in the budget, and less noise than a
+  // random game played to its end. Scales of the continuous leaf value: about one typical lead
+  // (points in Pico and Pescado, ten per card in KA'DICE!); Picadice and Pict keep the three steps
+  // they were measured with. Simultaneous steps: decoupled UCB1, which beat regret matching in
+  // Pico.
   static const std::map<std::string, IsmctsSettings> kGames = {
       {"pico", {3000, 300, 0.7, 3.0, 2}},  {"picadice", {800, 30, 0.7, -1.0, 2}},
       {"pescado", {800, 30, 0.7, 4.0, 2}}, {"pict", {400, 300, 0.7, -1.0, 2}},
