@@ -20,6 +20,18 @@
 namespace parlor::sessions {
 namespace {
 
+// A stream's read that fails because the database is briefly unreachable (restart, failover, a
+// pooler reconnecting, a full pool) is retried with backoff for this long before the stream ends
+// with the error; a client then reconnects from the version it last took.
+constexpr absl::Duration kRideOutDatabaseOutage = absl::Seconds(30);
+constexpr absl::Duration kMinReadRetryDelay = absl::Milliseconds(100);
+constexpr absl::Duration kMaxReadRetryDelay = absl::Seconds(2);
+
+bool IsTransient(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable ||
+         status.code() == absl::StatusCode::kResourceExhausted;
+}
+
 // The streams' pool threads run at a lower priority (nice), once each: catch-up work yields the
 // CPU to the unary calls.
 void LowerThisThreadsPriority(int nice) {
@@ -79,6 +91,9 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     bool catching_up = false;
     // Over a catch-up budget: the next read waits until then (the guard's Tick restarts it).
     absl::Time parked_until = absl::InfinitePast();
+    // Reads failing with a transient error since then (InfiniteFuture: the last read worked).
+    absl::Time failing_since = absl::InfiniteFuture();
+    absl::Duration retry_delay;
     bool finished = false;  // Finish was called
     absl::Time write_started;
     absl::Time cancel_at = absl::InfiniteFuture();
@@ -249,9 +264,22 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     }
     if (st->finished || st->reactor == nullptr) return;
     if (!status.ok()) {
+      const absl::Time now = st->deps.clock();
+      if (IsTransient(status) && now - st->failing_since < kRideOutDatabaseOutage) {
+        // The database is restarting or a pooler is reconnecting: the stream waits and reads
+        // again (the guard's Tick restarts it) instead of ending every open stream at once.
+        if (st->failing_since == absl::InfiniteFuture()) st->failing_since = now;
+        st->retry_delay =
+            std::min(kMaxReadRetryDelay, std::max(kMinReadRetryDelay, st->retry_delay * 2));
+        st->parked_until = now + st->retry_delay;
+        st->dirty = true;
+        return;
+      }
       FinishLocked(st.get(), ToGrpcStatus(status));
       return;
     }
+    st->failing_since = absl::InfiniteFuture();
+    st->retry_delay = absl::ZeroDuration();
     for (Response& m : messages) st->queue.push_back(std::move(m));
     st->more = more;
     if (!more && st->catching_up) {
@@ -316,7 +344,10 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
       request.set_page_size(100);
       v1::ListMyGamesResponse games;
       absl::Status status = sessions_->ListMyGames(account_id_, request, &games);
-      if (!status.ok()) return status;
+      if (!status.ok()) {
+        Retry(/*resync=*/true, versions);
+        return status;
+      }
       for (const v1::Game& g : games.games()) {
         if (changed_after_ && (g.update_time().seconds() < changed_after_->seconds() ||
                                (g.update_time().seconds() == changed_after_->seconds() &&
@@ -333,7 +364,12 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
       auto it = sent_.find(game_id);
       if (it != sent_.end() && it->second >= version) continue;
       absl::StatusOr<v1::Game> game = sessions_->GameSummary(account_id_, game_id);
-      if (!game.ok()) continue;
+      if (IsTransient(game.status())) {
+        // The change is kept for the next read, with every one not sent yet.
+        Retry(/*resync=*/false, versions);
+        return game.status();
+      }
+      if (!game.ok()) continue;  // the game is not (or no longer) the player's to see
       sent_[game_id] = game->version();
       *out->emplace_back().mutable_game() = *std::move(game);
     }
@@ -344,6 +380,17 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
   Sessions* sessions_;
   const std::string account_id_;
   std::optional<google::protobuf::Timestamp> changed_after_;
+  // Puts back what a failed read took, so that a retry sends it (games sent meanwhile are
+  // skipped by sent_).
+  void Retry(bool resync, const std::map<std::string, int64_t>& versions) {
+    std::lock_guard<std::mutex> lock(mu_);
+    resync_ = resync_ || resync;
+    for (const auto& [game_id, version] : versions) {
+      auto& v = versions_[game_id];
+      v = std::max(v, version);
+    }
+  }
+
   std::mutex mu_;
   std::map<std::string, int64_t> versions_;
   bool resync_;
