@@ -485,6 +485,65 @@ TEST_F(MatchmakingPgTest, CancelledAndExpiredTicketsNeverMatch) {
             0);
 }
 
+// The pass plans on an unlocked read; what changed between the read and the claim decides. A
+// match whose ticket was cancelled meanwhile is not written and its partner keeps waiting; a
+// ticket another transaction holds (a cancel in progress) is skipped at once, never waited for.
+TEST_F(MatchmakingPgTest, ClaimWritesOnlyMatchesWhoseTicketsAreAllStillFree) {
+  Replica r = MakeReplica();
+  absl::StatusOr<TicketRow> a = r.service->Enqueue("a", Input("pico", false));
+  absl::StatusOr<TicketRow> b = r.service->Enqueue("b", Input("pico", false));
+  absl::StatusOr<TicketRow> c = r.service->Enqueue("c", Input("pico", false));
+  absl::StatusOr<TicketRow> d = r.service->Enqueue("d", Input("pico", false));
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  ASSERT_THAT(c, IsOk());
+  ASSERT_THAT(d, IsOk());
+  const PoolKey pool{a->game, a->options, false};
+  absl::StatusOr<std::vector<TicketRow>> tickets = r.store->LoadPool(pool, clock_->Now());
+  ASSERT_THAT(tickets, IsOk());
+  ASSERT_THAT(*tickets, SizeIs(4));  // oldest first: a, b, c, d
+  auto plan = [&](size_t x, size_t y) {
+    return PlannedMatch{.tickets = {x, y},
+                        .seat_accounts = {(*tickets)[x].owner_id, (*tickets)[y].owner_id},
+                        .seat_teams = {0, 1},
+                        .rating_spread = 0};
+  };
+  // b is cancelled after the read; d is being cancelled (its row locked) during the claim.
+  ASSERT_THAT(r.service->CancelTicket("b", b->ticket_id), IsOk());
+  pqxx::connection other(db_url());
+  pqxx::work holding(other);
+  holding.exec_params("SELECT 1 FROM matchmaking.tickets WHERE ticket_id = $1::uuid FOR UPDATE",
+                      d->ticket_id);
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<ClaimResult> claim =
+      r.store->ClaimMatches(pool, *tickets, {plan(0, 1), plan(2, 3)}, clock_->Now());
+  ASSERT_THAT(claim, IsOk());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // did not wait
+  EXPECT_FALSE(claim->skipped);
+  EXPECT_THAT(claim->matches, SizeIs(0));
+  holding.abort();
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets WHERE state = 'waiting'"), 3);
+  // The next claim of c with d (d now free) writes it; a waits for someone new.
+  claim = r.store->ClaimMatches(pool, *tickets, {plan(2, 3)}, clock_->Now());
+  ASSERT_THAT(claim, IsOk());
+  ASSERT_THAT(claim->matches, SizeIs(1));
+  EXPECT_THAT(claim->matches[0].seat_accounts, ElementsAre("c", "d"));
+  absl::StatusOr<TicketRow> c_now = r.service->GetTicket("c", c->ticket_id);
+  ASSERT_THAT(c_now, IsOk());
+  EXPECT_EQ(c_now->state, TicketState::kMatched);
+  EXPECT_EQ(c_now->match_id, claim->matches[0].match_id);
+  absl::StatusOr<TicketRow> a_now = r.service->GetTicket("a", a->ticket_id);
+  ASSERT_THAT(a_now, IsOk());
+  EXPECT_EQ(a_now->state, TicketState::kWaiting);
+  // Claiming the same match again writes nothing (its tickets are no longer waiting).
+  claim = r.store->ClaimMatches(pool, *tickets, {plan(2, 3)}, clock_->Now());
+  ASSERT_THAT(claim, IsOk());
+  EXPECT_THAT(claim->matches, SizeIs(0));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches"), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.ticket_players WHERE waiting"), 1);
+}
+
 TEST_F(MatchmakingPgTest, ChallengeFlowsFromInviteToMatch) {
   auto [alice, alice_token] = SignIn("device-alice");
   auto [bob, bob_token] = SignIn("device-bob");
