@@ -1,4 +1,4 @@
--- The rows one state change writes (store/write_mutations.sql), as typed composite values: the
+-- The rows one state change writes (kWriteMutations in services/sessions/store/sql.h), as typed composite values: the
 -- statement then takes one array per table instead of one array per column. Times travel as
 -- microseconds since the Unix epoch (BIGINT keeps libpq's conversions exact); byte strings as an
 -- offset and a length into the statement's one binary parameter. NULL where the column is NULL.
