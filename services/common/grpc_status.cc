@@ -6,7 +6,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/any.pb.h"
-#include "google/protobuf/duration.pb.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "services/common/core/logging.h"
@@ -14,28 +13,12 @@
 namespace parlor {
 namespace {
 
-// google.rpc.RetryInfo and google.rpc.Status are written field by field (their wire format is
-// fixed by googleapis: RetryInfo{Duration retry_delay = 1}, Status{int32 code = 1; string
-// message = 2; repeated Any details = 3}), so no googleapis protos are needed at build time.
+// google.rpc.Status is written field by field (its wire format is fixed by googleapis:
+// Status{int32 code = 1; string message = 2; repeated Any details = 3}), so no googleapis protos
+// are needed at build time.
 constexpr uint32_t kVarintField = 0;
 constexpr uint32_t kBytesField = 2;
 constexpr uint32_t Tag(uint32_t field, uint32_t wire_type) { return (field << 3) | wire_type; }
-
-std::string RetryInfoBytes(absl::Duration delay) {
-  google::protobuf::Duration duration;
-  const int64_t seconds = absl::IDivDuration(delay, absl::Seconds(1), &delay);
-  duration.set_seconds(seconds);
-  duration.set_nanos(static_cast<int32_t>(absl::ToInt64Nanoseconds(delay)));
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.WriteTag(Tag(1, kBytesField));
-    coded.WriteVarint32(static_cast<uint32_t>(duration.ByteSizeLong()));
-    duration.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
 
 std::string RpcStatusBytes(int code, const std::string& message,
                            const std::vector<google::protobuf::Any>& details) {
@@ -58,30 +41,6 @@ std::string RpcStatusBytes(int code, const std::string& message,
 }
 
 }  // namespace
-
-absl::Status WithRetryDelay(absl::Status status, absl::Duration delay) {
-  if (status.ok()) return status;
-  status.SetPayload(kRetryInfoTypeUrl, absl::Cord(RetryInfoBytes(delay)));
-  return status;
-}
-
-std::optional<absl::Duration> RetryDelay(const absl::Status& status) {
-  auto payload = status.GetPayload(kRetryInfoTypeUrl);
-  if (!payload.has_value()) return std::nullopt;
-  const std::string bytes(*payload);
-  google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                               static_cast<int>(bytes.size()));
-  uint32_t length = 0;
-  google::protobuf::Duration duration;
-  if (coded.ReadTag() != Tag(1, kBytesField) || !coded.ReadVarint32(&length)) {
-    return std::nullopt;
-  }
-  std::string inner;
-  if (!coded.ReadString(&inner, static_cast<int>(length)) || !duration.ParseFromString(inner)) {
-    return std::nullopt;
-  }
-  return absl::Seconds(duration.seconds()) + absl::Nanoseconds(duration.nanos());
-}
 
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;

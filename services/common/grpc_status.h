@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "grpcpp/support/status.h"
+#include "services/common/core/retry_delay.h"
 
 namespace parlor {
 
@@ -25,16 +26,6 @@ grpc::Status ToGrpcStatus(const absl::Status& status);
 
 // Payloads whose key starts with this are sent to the client as status details.
 inline constexpr char kDetailTypeUrlPrefix[] = "type.googleapis.com/";
-
-// The type URL of google.rpc.RetryInfo, also the absl::Status payload key of the delay.
-inline constexpr char kRetryInfoTypeUrl[] = "type.googleapis.com/google.rpc.RetryInfo";
-
-// `status` with a hint that the same request may succeed after `delay` (for transient refusals:
-// UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED). OK stays OK.
-absl::Status WithRetryDelay(absl::Status status, absl::Duration delay);
-
-// The delay attached by WithRetryDelay, if any.
-std::optional<absl::Duration> RetryDelay(const absl::Status& status);
 
 // "OK", "INVALID_ARGUMENT", ... as used in metric labels and logs.
 const char* GrpcCodeName(grpc::StatusCode code);

@@ -8,7 +8,7 @@
 #include "services/common/core/client_address.h"
 #include "services/common/core/crypto.h"
 #include "services/common/core/logging.h"
-#include "services/common/grpc_status.h"
+#include "services/common/core/retry_delay.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor::accounts {
