@@ -501,10 +501,19 @@ TEST_F(MatchmakingPgTest, ClaimWritesOnlyMatchesWhoseTicketsAreAllStillFree) {
   const PoolKey pool{a->game, a->options, false};
   absl::StatusOr<std::vector<TicketRow>> tickets = r.store->LoadPool(pool, clock_->Now());
   ASSERT_THAT(tickets, IsOk());
-  ASSERT_THAT(*tickets, SizeIs(4));  // oldest first: a, b, c, d
-  auto plan = [&](size_t x, size_t y) {
-    return PlannedMatch{.tickets = {x, y},
-                        .seat_accounts = {(*tickets)[x].owner_id, (*tickets)[y].owner_id},
+  // All four were enqueued at the same instant of the injected clock, so the pool's order among
+  // them is the ticket ids' (random); plans name tickets by owner.
+  ASSERT_THAT(*tickets, SizeIs(4));
+  auto index_of = [&](const std::string& owner) {
+    for (size_t i = 0; i < tickets->size(); ++i) {
+      if ((*tickets)[i].owner_id == owner) return i;
+    }
+    ADD_FAILURE() << "no ticket of " << owner << " in the pool";
+    return size_t{0};
+  };
+  auto plan = [&](const std::string& first, const std::string& second) {
+    return PlannedMatch{.tickets = {index_of(first), index_of(second)},
+                        .seat_accounts = {first, second},
                         .seat_teams = {0, 1},
                         .rating_spread = 0};
   };
@@ -516,7 +525,7 @@ TEST_F(MatchmakingPgTest, ClaimWritesOnlyMatchesWhoseTicketsAreAllStillFree) {
                       d->ticket_id);
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<ClaimResult> claim =
-      r.store->ClaimMatches(pool, *tickets, {plan(0, 1), plan(2, 3)}, clock_->Now());
+      r.store->ClaimMatches(pool, *tickets, {plan("a", "b"), plan("c", "d")}, clock_->Now());
   ASSERT_THAT(claim, IsOk());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // did not wait
   EXPECT_FALSE(claim->skipped);
@@ -525,7 +534,7 @@ TEST_F(MatchmakingPgTest, ClaimWritesOnlyMatchesWhoseTicketsAreAllStillFree) {
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets WHERE state = 'waiting'"), 3);
   // The next claim of c with d (d now free) writes it; a waits for someone new.
-  claim = r.store->ClaimMatches(pool, *tickets, {plan(2, 3)}, clock_->Now());
+  claim = r.store->ClaimMatches(pool, *tickets, {plan("c", "d")}, clock_->Now());
   ASSERT_THAT(claim, IsOk());
   ASSERT_THAT(claim->matches, SizeIs(1));
   EXPECT_THAT(claim->matches[0].seat_accounts, ElementsAre("c", "d"));
@@ -537,7 +546,7 @@ TEST_F(MatchmakingPgTest, ClaimWritesOnlyMatchesWhoseTicketsAreAllStillFree) {
   ASSERT_THAT(a_now, IsOk());
   EXPECT_EQ(a_now->state, TicketState::kWaiting);
   // Claiming the same match again writes nothing (its tickets are no longer waiting).
-  claim = r.store->ClaimMatches(pool, *tickets, {plan(2, 3)}, clock_->Now());
+  claim = r.store->ClaimMatches(pool, *tickets, {plan("c", "d")}, clock_->Now());
   ASSERT_THAT(claim, IsOk());
   EXPECT_THAT(claim->matches, SizeIs(0));
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches"), 1);
