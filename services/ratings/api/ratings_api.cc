@@ -51,9 +51,13 @@ void ToProto(const model::LadderRegistry& ladders, const RatingRecord& r, v1::Ra
   out->set_provisional(r.provisional);
   if (r.last_game_time) SetTime(*r.last_game_time, out->mutable_last_game_time());
   out->set_inactive(r.inactive);
+  if (auto ladder = ladders.Find(r.ladder); ladder.ok()) {
+    out->set_display_rating((*ladder)->Display(r.rating));
+  }
 }
 
-void ToProto(const RatingChange& c, v1::RatingChange* out) {
+void ToProto(const model::LadderRegistry& ladders, const std::string& ladder, const RatingChange& c,
+             v1::RatingChange* out) {
   out->set_account_id(c.account_id);
   out->set_seat(c.seat);
   out->set_rank(c.rank);
@@ -63,6 +67,10 @@ void ToProto(const RatingChange& c, v1::RatingChange* out) {
   out->set_deviation_after(c.after.deviation);
   out->set_volatility_after(c.after.volatility);
   out->set_conservative_rating_after(c.conservative_after);
+  if (auto spec = ladders.Find(ladder); spec.ok()) {
+    out->set_display_rating_before((*spec)->Display(c.before));
+    out->set_display_rating_after((*spec)->Display(c.after));
+  }
 }
 
 absl::Status CheckLadderName(const std::string& ladder) {
@@ -239,7 +247,7 @@ grpc::ServerUnaryReactor* RatingsApi::GetRatingHistory(grpc::CallbackServerConte
           out->set_ladder(h.ladder);
           out->set_season_id(h.season_id);
           SetTime(h.finish_time, out->mutable_finish_time());
-          ToProto(h.change, out->mutable_change());
+          ToProto(ratings_->ladders(), h.ladder, h.change, out->mutable_change());
         }
         if (page->next_before_seq > 0) {
           resp->set_next_page_token(
@@ -269,6 +277,7 @@ grpc::ServerUnaryReactor* RatingsApi::ListLadders(grpc::CallbackServerContext* c
                        out->set_initial_rating(initial.value);
                        out->set_initial_deviation(initial.deviation);
                        out->set_inactive_days(static_cast<int32_t>(l.inactive_days));
+                       out->set_display_points_per_unit(l.DisplayPointsPerUnit());
                      }
                      return absl::OkStatus();
                    });
@@ -325,7 +334,9 @@ grpc::ServerUnaryReactor* RatingsInternalApi::ReportResult(grpc::CallbackServerC
                      resp->set_replayed(outcome->replayed);
                      resp->set_ladder(outcome->ladder);
                      resp->set_season_id(outcome->season_id);
-                     for (const RatingChange& c : outcome->changes) ToProto(c, resp->add_changes());
+                     for (const RatingChange& c : outcome->changes) {
+                       ToProto(ratings_->ladders(), outcome->ladder, c, resp->add_changes());
+                     }
                      return absl::OkStatus();
                    });
 }
@@ -350,6 +361,46 @@ grpc::ServerUnaryReactor* RatingsInternalApi::BatchGetRatings(
                        absl::StatusOr<RatingRecord> r = ratings_->GetRating(id, req.ladder(), "");
                        if (!r.ok()) return r.status();
                        ToProto(ratings_->ladders(), *r, resp->add_ratings());
+                     }
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* RatingsInternalApi::VoidResult(grpc::CallbackServerContext* context,
+                                                         const v1::VoidResultRequest* request,
+                                                         v1::VoidResultResponse* response) {
+  return rpc_->Run(context, Access::kService, request, response,
+                   [this](const CallContext&, const v1::VoidResultRequest& req,
+                          v1::VoidResultResponse* resp) -> absl::Status {
+                     absl::StatusOr<VoidOutcome> outcome =
+                         ratings_->VoidResult({req.game_id(), req.reason(), req.operator_id()});
+                     if (!outcome.ok()) return outcome.status();
+                     resp->set_voided(outcome->voided);
+                     resp->set_replayed(outcome->replayed);
+                     resp->set_game_id(outcome->game_id);
+                     resp->set_ladder(outcome->ladder);
+                     resp->set_season_id(outcome->season_id);
+                     resp->set_reason(outcome->reason);
+                     resp->set_operator_id(outcome->operator_id);
+                     SetTime(outcome->void_time, resp->mutable_void_time());
+                     resp->set_replayed_games(outcome->replayed_games);
+                     for (const RatingChange& c : outcome->removed) {
+                       ToProto(ratings_->ladders(), outcome->ladder, c, resp->add_removed());
+                     }
+                     for (const VoidEffect& e : outcome->effects) {
+                       v1::VoidEffect* out = resp->add_effects();
+                       out->set_account_id(e.account_id);
+                       out->set_season_id(e.season_id);
+                       out->set_rating_before(e.before.value);
+                       out->set_deviation_before(e.before.deviation);
+                       out->set_volatility_before(e.before.volatility);
+                       out->set_games_before(e.before.games);
+                       out->set_season_games_before(e.season_games_before);
+                       out->set_rating_after(e.after.value);
+                       out->set_deviation_after(e.after.deviation);
+                       out->set_volatility_after(e.after.volatility);
+                       out->set_games_after(e.after.games);
+                       out->set_season_games_after(e.season_games_after);
                      }
                      return absl::OkStatus();
                    });

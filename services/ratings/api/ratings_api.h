@@ -54,6 +54,9 @@ class RatingsInternalApi final : public v1::RatingsInternalService::CallbackServ
   grpc::ServerUnaryReactor* BatchGetRatings(grpc::CallbackServerContext* context,
                                             const v1::BatchGetRatingsRequest* request,
                                             v1::BatchGetRatingsResponse* response) override;
+  grpc::ServerUnaryReactor* VoidResult(grpc::CallbackServerContext* context,
+                                       const v1::VoidResultRequest* request,
+                                       v1::VoidResultResponse* response) override;
 
  private:
   RatingsService* ratings_;

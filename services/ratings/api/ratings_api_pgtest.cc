@@ -1,6 +1,7 @@
 // End to end through the real transport: an in-process gRPC server (ServiceHost + ratings) on a
 // fresh PostgreSQL database, called through a real gRPC client channel with real tokens.
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -128,6 +129,16 @@ TEST_F(RatingsApiPgTest, ReportReadBoardsAndHistory) {
   ASSERT_EQ(mine.ratings_size(), 2);
   EXPECT_EQ(mine.ratings(0).ladder(), "pescado");
   EXPECT_EQ(mine.ratings(1).ladder(), "pico");
+  // One scale for people: Glicko-2 shows r itself; Weng-Lin its ordinal on the same scale.
+  const v1::Rating& wl = mine.ratings(0);
+  EXPECT_EQ(wl.model(), v1::RATING_MODEL_WENG_LIN);
+  const double k = 400 / (std::log(10.0) * std::sqrt(2.0) * 25.0 / 6.0);
+  EXPECT_NEAR(wl.display_rating(), 1500 + k * (wl.rating() - 3 * wl.deviation() - 25), 1e-9);
+  EXPECT_NEAR(wl.display_rating(), 1500 + k * (wl.conservative_rating() - 25), 1e-9);
+  EXPECT_EQ(mine.ratings(1).display_rating(), mine.ratings(1).rating());
+  EXPECT_NEAR(multi.changes(1).display_rating_after(),
+              1500 + k * (multi.changes(1).conservative_rating_after() - 25), 1e-9);
+  EXPECT_NEAR(multi.changes(1).display_rating_before(), 1500 - 25 * k, 1e-6);  // a new player
 
   v1::BatchGetRatingsRequest batch;
   batch.set_ladder("pico");
@@ -142,6 +153,10 @@ TEST_F(RatingsApiPgTest, ReportReadBoardsAndHistory) {
   v1::ListLaddersResponse ladders;
   ASSERT_TRUE(ratings_->ListLadders(With(me).get(), {}, &ladders).ok());
   EXPECT_EQ(ladders.ladders_size(), 7);
+  for (const v1::Ladder& l : ladders.ladders()) {
+    EXPECT_NEAR(l.display_points_per_unit(), l.model() == v1::RATING_MODEL_GLICKO2 ? 1 : k, 1e-9)
+        << l.ladder();
+  }
   v1::ListSeasonsResponse seasons;
   ASSERT_TRUE(ratings_->ListSeasons(With(me).get(), {}, &seasons).ok());
   ASSERT_EQ(seasons.seasons_size(), 1);
@@ -177,6 +192,20 @@ TEST_F(RatingsApiPgTest, ReportReadBoardsAndHistory) {
     EXPECT_GT(p.total_players(), 0);
   } while (!token.empty());
   ASSERT_EQ(walked.size(), 6u);
+  {
+    // The board's order is unchanged: by conservative rating; display_rating is r on pico.
+    board.set_page_token("");
+    board.set_page_size(10);
+    v1::GetLeaderboardResponse p;
+    ASSERT_TRUE(ratings_->GetLeaderboard(With(me).get(), board, &p).ok());
+    for (int i = 0; i < p.entries_size(); ++i) {
+      EXPECT_EQ(p.entries(i).rating().display_rating(), p.entries(i).rating().rating());
+      if (i > 0) {
+        EXPECT_LE(p.entries(i).rating().conservative_rating(),
+                  p.entries(i - 1).rating().conservative_rating());
+      }
+    }
+  }
 
   v1::GetLeaderboardAroundMeRequest around;
   around.set_ladder("pico");

@@ -65,6 +65,14 @@ TEST_F(RatingsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing)
     grpc::Status s = Report(game, &out, service);
     ASSERT_TRUE(s.ok()) << s.error_message();
   }
+  // And a casual game (voiding it is refused: it changed no rating).
+  v1::ReportResultRequest casual = Game("seed-casual", "pico", {1, 2}, {1, 2});
+  casual.set_ranked(false);
+  {
+    v1::ReportResultResponse out;
+    grpc::Status s = Report(casual, &out, service);
+    ASSERT_TRUE(s.ok()) << s.error_message();
+  }
   ASSERT_TRUE(domain_->RefreshBoards().ok());
   const std::string before = Digest();
   ASSERT_FALSE(before.empty());
@@ -201,6 +209,18 @@ TEST_F(RatingsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing)
     };
   };
 
+  auto void_result = [this](std::string game_id, std::string reason, std::string operator_id,
+                            std::string token) {
+    return [=, this] {
+      v1::VoidResultRequest q;
+      q.set_game_id(game_id);
+      q.set_reason(reason);
+      q.set_operator_id(operator_id);
+      v1::VoidResultResponse out;
+      return internal_->VoidResult(With(token).get(), q, &out);
+    };
+  };
+
   // Messages.
   const std::string kUuid =
       " must be an account id (a UUID such as \"123e4567-e89b-12d3-a456-426614174000\")";
@@ -225,6 +245,8 @@ TEST_F(RatingsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing)
   const std::string kSeasonSyntax = "season_id must be 1-32 characters of a-z, 0-9 and '-'";
   const std::string kGameId = "game_id must be 1-128 printable ASCII characters without spaces";
   const std::string kGameName = "game must be an engine game id such as \"pico\"";
+  const std::string kOperator =
+      "operator_id must be 1-128 printable ASCII characters without spaces (who voids)";
   const std::string kHuge(100000, 'x');
   const std::string a1 = TestAccount(1);
   const std::string a2 = TestAccount(2);
@@ -532,6 +554,40 @@ TEST_F(RatingsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing)
        "account_ids must hold 1 to 100 ids"},
       {"BatchGetRatings: a garbage id", batch("pico", {a1, a2, "x"}, service),
        StatusCode::INVALID_ARGUMENT, "account_ids[2]" + kUuid},
+
+      // --- VoidResult (internal).
+      {"VoidResult: no credential", void_result("seed", "cheating", "ops-1", ""),
+       StatusCode::UNAUTHENTICATED, kNoServiceCredentials},
+      {"VoidResult: a player's token", void_result("seed", "cheating", "ops-1", player),
+       StatusCode::PERMISSION_DENIED, kPlayerOnInternal},
+      {"VoidResult: expired credential", void_result("seed", "cheating", "ops-1", expired_service),
+       StatusCode::UNAUTHENTICATED,
+       absl::StrCat("service credential expired at ", expired_at,
+                    "; mint a new service credential")},
+      {"VoidResult: no game_id", void_result("", "cheating", "ops-1", service),
+       StatusCode::INVALID_ARGUMENT, kGameId},
+      {"VoidResult: oversized game_id", void_result(kHuge, "cheating", "ops-1", service),
+       StatusCode::INVALID_ARGUMENT, kGameId},
+      {"VoidResult: game_id with a space", void_result("g 1", "cheating", "ops-1", service),
+       StatusCode::INVALID_ARGUMENT, kGameId},
+      {"VoidResult: no reason", void_result("seed", "", "ops-1", service),
+       StatusCode::INVALID_ARGUMENT, "reason is required: say why the result is voided"},
+      {"VoidResult: a blank reason", void_result("seed", " \t\n", "ops-1", service),
+       StatusCode::INVALID_ARGUMENT, "reason is required: say why the result is voided"},
+      {"VoidResult: oversized reason",
+       void_result("seed", std::string(1001, 'r'), "ops-1", service), StatusCode::INVALID_ARGUMENT,
+       "reason must be at most 1000 characters"},
+      {"VoidResult: no operator_id", void_result("seed", "cheating", "", service),
+       StatusCode::INVALID_ARGUMENT, kOperator},
+      {"VoidResult: operator_id with a space", void_result("seed", "cheating", "ops 1", service),
+       StatusCode::INVALID_ARGUMENT, kOperator},
+      {"VoidResult: oversized operator_id", void_result("seed", "cheating", kHuge, service),
+       StatusCode::INVALID_ARGUMENT, kOperator},
+      {"VoidResult: a game never reported", void_result("nope", "cheating", "ops-1", service),
+       StatusCode::NOT_FOUND, "no result was reported for game_id \"nope\""},
+      {"VoidResult: a casual game", void_result("seed-casual", "cheating", "ops-1", service),
+       StatusCode::FAILED_PRECONDITION,
+       "game seed-casual was casual: it changed no rating, so there is nothing to void"},
   };
 
   int passed = 0;

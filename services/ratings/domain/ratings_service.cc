@@ -103,6 +103,17 @@ absl::StatusOr<ReportOutcome> RatingsService::ReportResult(const GameResult& res
   return outcome;
 }
 
+absl::StatusOr<VoidOutcome> RatingsService::VoidResult(const VoidRequest& request) {
+  if (absl::Status s = ValidateVoid(request); !s.ok()) return s;
+  if (absl::Status s = EnsureLadders(); !s.ok()) return s;
+  absl::StatusOr<VoidOutcome> outcome = store_->VoidResult(*ladders_, request, Now());
+  if (outcome.ok() && outcome->voided) {
+    spdlog::info("voided result {} on {} by {} ({} later results replayed): {}", request.game_id,
+                 outcome->ladder, request.operator_id, outcome->replayed_games, request.reason);
+  }
+  return outcome;
+}
+
 absl::StatusOr<Season> RatingsService::ResolveSeason(const std::string& season_id) {
   if (!season_id.empty() && !ValidSeasonId(season_id)) {
     return absl::InvalidArgumentError("season_id must be 1-32 characters of a-z, 0-9 and '-'");

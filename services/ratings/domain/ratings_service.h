@@ -93,6 +93,9 @@ class RatingsService {
 
   absl::StatusOr<ReportOutcome> ReportResult(const GameResult& result);
 
+  // Voids a rated result (see RatingsStore::VoidResult) after checking the request.
+  absl::StatusOr<VoidOutcome> VoidResult(const VoidRequest& request);
+
   absl::StatusOr<RatingRecord> GetRating(const std::string& account_id, const std::string& ladder,
                                          const std::string& season_id);
   absl::StatusOr<std::vector<RatingRecord>> GetMyRatings(const std::string& account_id,

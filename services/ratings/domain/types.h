@@ -101,6 +101,40 @@ struct ReportOutcome {
   std::vector<RatingChange> changes;  // seat order
 };
 
+// An operator's request to void a rated result (see RatingsStore::VoidResult).
+struct VoidRequest {
+  std::string game_id;
+  std::string reason;       // why (1-1000 characters)
+  std::string operator_id;  // who (1-128 printable characters)
+};
+
+// One rating row (player, season) a void changed: as it was and as it is after the replay.
+// A row the void emptied (no rated game of that season left) is removed; `after` is then the
+// rating the player starts that season with, with season_games_after 0.
+struct VoidEffect {
+  std::string account_id;
+  std::string season_id;
+  model::Rating before;
+  int64_t season_games_before = 0;
+  model::Rating after;
+  int64_t season_games_after = 0;
+};
+
+// The record of a void (the first one's, on a repeated void).
+struct VoidOutcome {
+  bool voided = false;    // this call voided the result
+  bool replayed = false;  // the result had already been voided; the rest is that void's record
+  std::string game_id;
+  std::string ladder;
+  std::string season_id;
+  std::string reason;
+  std::string operator_id;
+  absl::Time void_time;
+  int replayed_games = 0;             // later results recomputed
+  std::vector<RatingChange> removed;  // the voided game's own changes, seat order
+  std::vector<VoidEffect> effects;    // by account id, then season
+};
+
 struct HistoryEntry {
   std::string game_id;
   std::string ladder;

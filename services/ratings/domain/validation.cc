@@ -74,6 +74,24 @@ absl::StatusOr<std::string> CanonicalAccountId(absl::string_view id, absl::strin
   return absl::AsciiStrToLower(id);
 }
 
+absl::Status ValidateVoid(const VoidRequest& request) {
+  if (!ValidGameId(request.game_id)) {
+    return absl::InvalidArgumentError(
+        "game_id must be 1-128 printable ASCII characters without spaces");
+  }
+  if (request.reason.size() > 1000) {
+    return absl::InvalidArgumentError("reason must be at most 1000 characters");
+  }
+  if (absl::StripAsciiWhitespace(request.reason).empty()) {
+    return absl::InvalidArgumentError("reason is required: say why the result is voided");
+  }
+  if (!ValidGameId(request.operator_id)) {
+    return absl::InvalidArgumentError(
+        "operator_id must be 1-128 printable ASCII characters without spaces (who voids)");
+  }
+  return absl::OkStatus();
+}
+
 bool ValidSeasonId(absl::string_view id) {
   if (id.empty() || id.size() > 32 || id[0] == '-') return false;
   return std::all_of(id.begin(), id.end(), [](char c) {

@@ -24,6 +24,11 @@ absl::StatusOr<ValidatedResult> ValidateResult(const GameResult& result,
                                                const model::LadderRegistry& ladders, absl::Time now,
                                                RejectReason* reason);
 
+// Checks a void request: game_id as a reported one (1-128 printable ASCII characters without
+// spaces), a reason of 1-1000 characters that is not only blanks, and an operator_id of 1-128
+// printable ASCII characters without spaces. INVALID_ARGUMENT naming the field otherwise.
+absl::Status ValidateVoid(const VoidRequest& request);
+
 // The canonical lower-case form of a UUID account id, or INVALID_ARGUMENT naming `field`.
 absl::StatusOr<std::string> CanonicalAccountId(absl::string_view id, absl::string_view field);
 

@@ -136,6 +136,17 @@ Rating LadderSpec::Idle(const Rating& r, double idle_days) const {
   return out;
 }
 
+double LadderSpec::DisplayPointsPerUnit() const {
+  if (model == ModelKind::kGlicko2) return 1.0;
+  return 400.0 / (std::log(10.0) * std::sqrt(2.0) * weng_lin.beta);
+}
+
+double LadderSpec::Display(const Rating& r) const {
+  if (model == ModelKind::kGlicko2) return r.value;
+  constexpr double kCentre = 1500.0;
+  return kCentre + DisplayPointsPerUnit() * (r.value - 3.0 * r.deviation - weng_lin.mu);
+}
+
 absl::StatusOr<std::vector<Rating>> Rate(const LadderSpec& ladder,
                                          const std::vector<Participant>& participants) {
   std::set<int> sides;

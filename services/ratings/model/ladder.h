@@ -83,6 +83,17 @@ struct LadderSpec {
   Rating ApplySeasonReset(const Rating& r) const;
   // Deviation growth for time without a game (the value is unchanged).
   Rating Idle(const Rating& r, double idle_days) const;
+
+  // The number shown to people, on one scale for every ladder: Glicko-2's own (r, new players
+  // 1500). Weng-Lin's ordinal μ − 3σ mapped linearly onto it:
+  //   display = 1500 + k·(μ − 3σ − μ₀),  k = 400 / (ln 10 · √2 · β)  (29.48 for β = 25/6)
+  // so a perfectly known average player (μ = μ₀ = 25, σ → 0) shows 1500, and a gap of k·Δ
+  // between two established players means the same odds as a gap of k·Δ Glicko-2 points
+  // (Glicko-2: 400 points = 10:1; Plackett–Luce: e^(Δμ/c), c ≈ √2·β once σ is small). Like the
+  // ordinal it is conservative: a new player (μ 25, σ 8.33) shows 763 and climbs as σ shrinks.
+  double Display(const Rating& r) const;
+  // The k above (Weng-Lin); 1 for Glicko-2.
+  double DisplayPointsPerUnit() const;
 };
 
 // One seat of a finished game, as the rating update needs it.

@@ -155,6 +155,33 @@ TEST(LadderTest, LastSeasonsLeaderStaysEstablishedThroughTheReset) {
   EXPECT_DOUBLE_EQ(w.ApplySeasonReset({32, 6.0, 0, 30}).deviation, 6.0);
 }
 
+// One scale for people: Glicko-2 shows r; Weng-Lin shows its ordinal μ − 3σ mapped onto the
+// 1500 scale, 29.48 points per unit, 1500 for a perfectly known average player (the README's
+// worked example).
+TEST(LadderTest, DisplayRatingPutsEveryLadderOnTheGlicko2Scale) {
+  const LadderSpec& pico = **Registry().Find("pico");
+  const LadderSpec& kadice = **Registry().Find("kadice");
+  EXPECT_DOUBLE_EQ(pico.Display({1620, 64, 0.06, 30}), 1620);
+  EXPECT_DOUBLE_EQ(pico.Display(pico.Initial()), 1500);
+  const double k = kadice.DisplayPointsPerUnit();
+  EXPECT_NEAR(k, 29.48, 0.005);
+  EXPECT_NEAR(kadice.Display(kadice.Initial()), 763.0, 0.05);   // 1500 + 29.48 x (0 - 25)
+  EXPECT_NEAR(kadice.Display({30, 1.5, 0, 40}), 1514.7, 0.05);  // ordinal 25.5
+  EXPECT_DOUBLE_EQ(kadice.Display({25, 0.0, 0, 40}), 1500);
+  EXPECT_NEAR(kadice.Display({31.2, 1.1, 0, 80}), 1585.5, 0.05);  // ordinal 27.9
+  // Linear in the ordinal, so a Weng-Lin board (ordered by μ − 3σ) reads in display order.
+  EXPECT_GT(kadice.Display({28, 2, 0, 10}), kadice.Display({29, 2.5, 0, 10}));
+  // Equal gaps, equal odds: two established Weng-Lin players 5 μ apart (σ 0.5) have the win
+  // probability that Glicko-2 gives two established players 5·k points apart (RD 30).
+  const double beta = kadice.weng_lin.beta;
+  const double c = std::sqrt(2 * beta * beta + 2 * 0.5 * 0.5);
+  const double plackett_luce = 1 / (1 + std::exp(-5 / c));
+  const double phi = 30 / 173.7178;
+  const double g = 1 / std::sqrt(1 + 3 * phi * phi / (M_PI * M_PI));
+  const double glicko = 1 / (1 + std::pow(10, -g * 5 * k / 400));
+  EXPECT_NEAR(plackett_luce, glicko, 0.005);
+}
+
 TEST(LadderTest, IdleGrowsDeviationOnBothModels) {
   const LadderSpec& g = **Registry().Find("pico");
   EXPECT_GT(g.Idle({1700, 60, 0.06, 10}, 100).deviation, 60);

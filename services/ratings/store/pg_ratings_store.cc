@@ -171,7 +171,8 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       out.replayed = true;
       out.ladder = first[0][1].as<std::string>();
       out.season_id = first[0][2].as<std::string>();
-      out.applied = first[0][3].as<bool>();
+      // A voided game's report is answered without its changes, which no longer count.
+      out.applied = first[0][3].as<bool>() && !first[0][4].as<bool>();
       for (const pqxx::row& row :
            db_->Run(txn, "ratings_history_of_game", sql::kHistoryOfGame, result.game_id)) {
         out.changes.push_back(ToHistory(row).change);
@@ -234,7 +235,7 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
     if (!rated.ok()) return rated.status();
 
     std::vector<std::string> ids, bools;
-    std::vector<int64_t> seats, ranks, games;
+    std::vector<int64_t> seats, ranks, games, sides;
     std::vector<double> rb, db, ra, da, va, ca;
     for (size_t i = 0; i < result.seats.size(); ++i) {
       const SeatedPlayer& p = result.seats[i];
@@ -249,6 +250,7 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       ids.push_back(p.account_id);
       seats.push_back(p.seat);
       ranks.push_back(p.rank);
+      sides.push_back(p.side);
       rb.push_back(change.before.value);
       db.push_back(change.before.deviation);
       ra.push_back(after.value);
@@ -265,7 +267,7 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
                  result.game_id, Micros(result.finish_time), shard, TextArray(ids),
                  PgIntArray(seats), PgIntArray(ranks), DoubleArray(rb), DoubleArray(db),
                  DoubleArray(ra), DoubleArray(da), DoubleArray(va), DoubleArray(ca),
-                 PgIntArray(games), TextArray(bools))
+                 PgIntArray(games), TextArray(bools), PgIntArray(sides))
             .at(0);
     const int64_t n = static_cast<int64_t>(ids.size());
     if (written[0].as<int64_t>() != n || written[1].as<int64_t>() != n ||
@@ -273,6 +275,315 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
       return absl::InternalError("a rated result did not write every player's row");
     }
     out.applied = true;
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
+namespace {
+
+// One seat of a result read back from the history for a replay.
+struct ReplaySeat {
+  HistoryEntry entry;
+  int side = -1;  // -1: not recorded (rows written before sides were)
+};
+struct ReplayGame {
+  int64_t seq = 0;
+  std::string game_id;
+  std::string season_id;
+  absl::Time finish_time;
+  std::vector<ReplaySeat> seats;  // seat order
+};
+
+// A recomputed player's rating as the replay walks forward.
+struct ReplayState {
+  model::Rating rating;
+  std::string season_id;  // the season `rating` belongs to; empty before the first game
+  int64_t season_games = 0;
+  std::optional<absl::Time> last_game_time;
+};
+
+// Moves `state` into `season_id` as a player's first game of a new season does: the soft reset
+// of their latest earlier season (or nothing for a player who never played).
+void EnterSeason(const model::LadderSpec& ladder, const std::string& season_id,
+                 ReplayState& state) {
+  if (state.season_id == season_id) return;
+  if (!state.season_id.empty()) state.rating = ladder.ApplySeasonReset(state.rating);
+  state.season_id = season_id;
+  state.season_games = 0;
+}
+
+// Loads the record of a void of `game_id` into `out`; false when the game was never voided.
+bool LoadVoid(DbPool& db, pqxx::transaction_base& txn, const std::string& game_id,
+              VoidOutcome& out) {
+  pqxx::result v = db.Run(txn, "ratings_get_void", sql::kGetVoid, game_id);
+  if (v.empty()) return false;
+  out.game_id = game_id;
+  out.ladder = v[0][0].as<std::string>();
+  out.season_id = v[0][1].as<std::string>();
+  out.reason = v[0][2].as<std::string>();
+  out.operator_id = v[0][3].as<std::string>();
+  out.void_time = absl::FromUnixMicros(v[0][4].as<int64_t>());
+  out.replayed_games = v[0][5].as<int>();
+  out.removed.clear();
+  for (const pqxx::row& row : db.Run(txn, "ratings_voided_history", sql::kVoidedHistory, game_id)) {
+    out.removed.push_back(ToHistory(row).change);
+  }
+  out.effects.clear();
+  for (const pqxx::row& row : db.Run(txn, "ratings_void_effects", sql::kVoidEffects, game_id)) {
+    VoidEffect e;
+    e.account_id = row[0].as<std::string>();
+    e.season_id = row[1].as<std::string>();
+    e.before = {row[2].as<double>(), row[3].as<double>(), row[4].as<double>(),
+                row[5].as<int64_t>()};
+    e.season_games_before = row[6].as<int64_t>();
+    e.after = {row[7].as<double>(), row[8].as<double>(), row[9].as<double>(),
+               row[10].as<int64_t>()};
+    e.season_games_after = row[11].as<int64_t>();
+    out.effects.push_back(std::move(e));
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<VoidOutcome> PgRatingsStore::VoidResult(const model::LadderRegistry& ladders,
+                                                       const VoidRequest& request, absl::Time now) {
+  VoidOutcome out;
+  absl::Status status = db_->Transact("void_result", [&](pqxx::work& txn) -> absl::Status {
+    out = VoidOutcome();
+    txn.exec0(sql::kVoidLock);
+    if (LoadVoid(*db_, txn, request.game_id, out)) {
+      out.replayed = true;
+      return absl::OkStatus();
+    }
+    pqxx::result target = db_->Run(txn, "ratings_void_target", sql::kVoidTarget, request.game_id);
+    if (target.empty()) {
+      return absl::NotFoundError(
+          absl::StrCat("no result was reported for game_id \"", request.game_id, "\""));
+    }
+    const std::string ladder_name = target[0][0].as<std::string>();
+    const int64_t voided_seq = target[0][3].as<int64_t>();
+    if (!target[0][2].as<bool>() || voided_seq < 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("game ", request.game_id,
+                       " was casual: it changed no rating, so there is nothing to void"));
+    }
+    absl::StatusOr<const model::LadderSpec*> found = ladders.Find(ladder_name);
+    if (!found.ok()) {
+      return absl::InternalError(absl::StrCat("game ", request.game_id, " counted for ladder ",
+                                              ladder_name, ", which this build does not know"));
+    }
+    const model::LadderSpec& ladder = **found;
+
+    // The voided game and every later result on its ladder, in the order they were applied.
+    std::vector<ReplayGame> games;
+    for (const pqxx::row& row :
+         db_->Run(txn, "ratings_history_from", sql::kHistoryFrom, ladder_name, voided_seq)) {
+      ReplaySeat seat{ToHistory(row), row[14].as<int>()};
+      if (games.empty() || games.back().seq != seat.entry.seq) {
+        games.push_back(
+            {seat.entry.seq, seat.entry.game_id, seat.entry.season_id, seat.entry.finish_time, {}});
+      }
+      games.back().seats.push_back(std::move(seat));
+    }
+    if (games.empty() || games.front().game_id != request.game_id) {
+      return absl::InternalError(
+          absl::StrCat("the rating history of game ", request.game_id, " is missing"));
+    }
+    const ReplayGame& voided = games.front();
+
+    // Who is recomputed, from which result on: the voided game's players, then every player of
+    // a later result that involves a recomputed player.
+    std::map<std::string, int64_t> first_seq;
+    for (const ReplaySeat& s : voided.seats)
+      first_seq.emplace(s.entry.change.account_id, voided.seq);
+    std::vector<const ReplayGame*> replay;
+    for (size_t i = 1; i < games.size(); ++i) {
+      const ReplayGame& g = games[i];
+      const bool touched = std::any_of(g.seats.begin(), g.seats.end(), [&](const ReplaySeat& s) {
+        return first_seq.contains(s.entry.change.account_id);
+      });
+      if (!touched) continue;
+      replay.push_back(&g);
+      for (const ReplaySeat& s : g.seats) first_seq.emplace(s.entry.change.account_id, g.seq);
+    }
+
+    // Each recomputed player's rating just before the first result recomputed for them.
+    std::vector<std::string> accounts;
+    std::vector<int64_t> seqs;
+    for (const auto& [account, seq] : first_seq) {
+      accounts.push_back(account);
+      seqs.push_back(seq);
+    }
+    std::map<std::string, ReplayState> state;
+    for (const pqxx::row& row : db_->Run(txn, "ratings_state_before", sql::kStateBefore,
+                                         ladder_name, TextArray(accounts), PgIntArray(seqs))) {
+      ReplayState st;
+      if (row[1].is_null()) {
+        st.rating = ladder.Initial();
+      } else {
+        st.season_id = row[1].as<std::string>();
+        st.rating = {row[2].as<double>(), row[3].as<double>(), row[4].as<double>(),
+                     row[5].as<int64_t>()};
+        st.season_games = row[6].as<int64_t>();
+        st.last_game_time = OptTime(row[7].as<int64_t>());
+      }
+      state.emplace(row[0].as<std::string>(), std::move(st));
+    }
+    if (state.size() != accounts.size()) {
+      return absl::InternalError("a recomputed player's earlier rating could not be read");
+    }
+
+    // Their rating rows as they are now (locked).
+    std::map<std::pair<std::string, std::string>, RatingRecord> rows_before;
+    for (const pqxx::row& row : db_->Run(txn, "ratings_lock_player_rows", sql::kLockPlayerRows,
+                                         ladder_name, TextArray(accounts))) {
+      RatingRecord r = ToRecord(row, 0, ladder_name);
+      rows_before.emplace(std::make_pair(r.account_id, r.season_id), std::move(r));
+    }
+
+    // Replay. `rows_after` is each touched row's state after the player's last result of that
+    // season; the voided game's players start from their rating before it.
+    std::map<std::pair<std::string, std::string>, ReplayState> rows_after;
+    for (const ReplaySeat& s : voided.seats) {
+      ReplayState st = state.at(s.entry.change.account_id);
+      EnterSeason(ladder, voided.season_id, st);
+      rows_after[{s.entry.change.account_id, voided.season_id}] = st;
+    }
+    std::vector<std::string> h_accounts;
+    std::vector<int64_t> h_seqs;
+    std::vector<double> h_rb, h_db, h_ra, h_da, h_va, h_ca;
+    for (const ReplayGame* g : replay) {
+      std::vector<model::Participant> participants;
+      for (const ReplaySeat& s : g->seats) {
+        ReplayState& st = state.at(s.entry.change.account_id);
+        EnterSeason(ladder, g->season_id, st);
+        double idle_days = 0;
+        if (st.last_game_time && g->finish_time > *st.last_game_time) {
+          idle_days = absl::ToDoubleHours(g->finish_time - *st.last_game_time) / 24.0;
+        }
+        // Rows from before sides were recorded: team-mates share a rank.
+        const int side = s.side >= 0    ? s.side
+                         : ladder.teams ? s.entry.change.rank
+                                        : s.entry.change.seat;
+        participants.push_back({st.rating, idle_days, side, s.entry.change.rank});
+      }
+      absl::StatusOr<std::vector<model::Rating>> rated = model::Rate(ladder, participants);
+      if (!rated.ok()) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("result ", g->game_id,
+                         " after the voided game cannot be replayed: ", rated.status().message()));
+      }
+      for (size_t i = 0; i < g->seats.size(); ++i) {
+        const std::string& account = g->seats[i].entry.change.account_id;
+        ReplayState& st = state.at(account);
+        const model::Rating before = ladder.Idle(participants[i].rating, participants[i].idle_days);
+        const model::Rating& after = (*rated)[i];
+        st.rating = after;
+        ++st.season_games;
+        if (!st.last_game_time || g->finish_time > *st.last_game_time) {
+          st.last_game_time = g->finish_time;
+        }
+        rows_after[{account, g->season_id}] = st;
+        h_accounts.push_back(account);
+        h_seqs.push_back(g->seq);
+        h_rb.push_back(before.value);
+        h_db.push_back(before.deviation);
+        h_ra.push_back(after.value);
+        h_da.push_back(after.deviation);
+        h_va.push_back(after.volatility);
+        h_ca.push_back(ladder.Conservative(after));
+      }
+    }
+
+    // Write: the void and its removed history, the replayed history, the rating rows, the
+    // effects, and the boards' change counters.
+    db_->Run(txn, "ratings_insert_void", sql::kInsertVoid, request.game_id, ladder_name,
+             voided.season_id, request.reason, request.operator_id, Micros(now),
+             static_cast<int>(replay.size()));
+    db_->Run(txn, "ratings_move_voided_history", sql::kMoveVoidedHistory, request.game_id);
+    if (!h_accounts.empty()) {
+      db_->Run(txn, "ratings_rewrite_history", sql::kRewriteHistory, ladder_name,
+               TextArray(h_accounts), PgIntArray(h_seqs), DoubleArray(h_rb), DoubleArray(h_db),
+               DoubleArray(h_ra), DoubleArray(h_da), DoubleArray(h_va), DoubleArray(h_ca));
+    }
+    std::vector<std::string> u_accounts, u_seasons, u_provisional, d_accounts, d_seasons;
+    std::vector<double> u_rating, u_deviation, u_volatility, u_conservative;
+    std::vector<int64_t> u_games, u_season_games, u_last;
+    std::vector<std::string> e_accounts, e_seasons;
+    std::vector<double> e_rb, e_db, e_vb, e_ra, e_da, e_va;
+    std::vector<int64_t> e_gb, e_sb, e_ga, e_sa;
+    std::set<std::string> seasons;
+    out.effects.clear();
+    for (const auto& [key, st] : rows_after) {
+      const auto& [account, season] = key;
+      auto it = rows_before.find(key);
+      if (it == rows_before.end()) {
+        return absl::InternalError(absl::StrCat("player ", account, " has rated games in season ",
+                                                season, " but no rating row"));
+      }
+      const RatingRecord& was = it->second;
+      seasons.insert(season);
+      if (st.season_games == 0) {
+        d_accounts.push_back(account);
+        d_seasons.push_back(season);
+      } else {
+        u_accounts.push_back(account);
+        u_seasons.push_back(season);
+        u_rating.push_back(st.rating.value);
+        u_deviation.push_back(st.rating.deviation);
+        u_volatility.push_back(st.rating.volatility);
+        u_conservative.push_back(ladder.Conservative(st.rating));
+        u_games.push_back(st.rating.games);
+        u_season_games.push_back(st.season_games);
+        u_provisional.push_back(ladder.Provisional(st.rating) ? "t" : "f");
+        u_last.push_back(st.last_game_time ? Micros(*st.last_game_time) : int64_t{0});
+      }
+      VoidEffect e{account, season, was.rating, was.season_games, st.rating, st.season_games};
+      e_accounts.push_back(account);
+      e_seasons.push_back(season);
+      e_rb.push_back(e.before.value);
+      e_db.push_back(e.before.deviation);
+      e_vb.push_back(e.before.volatility);
+      e_gb.push_back(e.before.games);
+      e_sb.push_back(e.season_games_before);
+      e_ra.push_back(e.after.value);
+      e_da.push_back(e.after.deviation);
+      e_va.push_back(e.after.volatility);
+      e_ga.push_back(e.after.games);
+      e_sa.push_back(e.season_games_after);
+      out.effects.push_back(std::move(e));
+    }
+    if (!u_accounts.empty()) {
+      db_->Run(txn, "ratings_rewrite_ratings", sql::kRewriteRatings, ladder_name,
+               TextArray(u_accounts), TextArray(u_seasons), DoubleArray(u_rating),
+               DoubleArray(u_deviation), DoubleArray(u_volatility), DoubleArray(u_conservative),
+               PgIntArray(u_games), PgIntArray(u_season_games), TextArray(u_provisional),
+               PgIntArray(u_last));
+    }
+    if (!d_accounts.empty()) {
+      db_->Run(txn, "ratings_delete_ratings", sql::kDeleteRatings, ladder_name,
+               TextArray(d_accounts), TextArray(d_seasons));
+    }
+    db_->Run(txn, "ratings_insert_void_effects", sql::kInsertVoidEffects, request.game_id,
+             TextArray(e_accounts), TextArray(e_seasons), DoubleArray(e_rb), DoubleArray(e_db),
+             DoubleArray(e_vb), PgIntArray(e_gb), PgIntArray(e_sb), DoubleArray(e_ra),
+             DoubleArray(e_da), DoubleArray(e_va), PgIntArray(e_ga), PgIntArray(e_sa));
+    for (const std::string& season : seasons) {
+      db_->Run(txn, "ratings_bump_board", sql::kBumpBoard, ladder_name, season);
+    }
+
+    out.voided = true;
+    out.game_id = request.game_id;
+    out.ladder = ladder_name;
+    out.season_id = voided.season_id;
+    out.reason = request.reason;
+    out.operator_id = request.operator_id;
+    out.void_time = absl::FromUnixMicros(Micros(now));
+    out.replayed_games = static_cast<int>(replay.size());
+    for (const ReplaySeat& s : voided.seats) out.removed.push_back(s.entry.change);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

@@ -23,6 +23,8 @@ class PgRatingsStore : public RatingsStore {
 
   absl::Status SyncLadders(const model::LadderRegistry& ladders) override;
   absl::StatusOr<ReportOutcome> ApplyResult(const ValidatedResult& result, absl::Time now) override;
+  absl::StatusOr<VoidOutcome> VoidResult(const model::LadderRegistry& ladders,
+                                         const VoidRequest& request, absl::Time now) override;
   absl::StatusOr<std::vector<Season>> ListSeasons(absl::Time now) override;
   absl::StatusOr<Season> ResolveSeason(const std::string& season_id, absl::Time now) override;
   absl::Status AddSeason(const std::string& season_id, const std::string& display_name,

@@ -849,5 +849,169 @@ TEST_F(RatingsPgTest, EstablishedPlayersStayOnTheBoardAtANewSeason) {
   EXPECT_EQ(page->entries.size(), 2u);
 }
 
+// Voiding a result, the worked case of the README: A beats B, then B beats C; D beats E
+// meanwhile. Voiding the first game puts A and B back where they were before it (A has no rated
+// game left this season, B is as if their only game were the win over C) and recomputes C, whose
+// opponent B now enters that game as a new player; D and E are untouched. Voiding again changes
+// nothing.
+TEST_F(RatingsPgTest, VoidingAResultRecomputesThePlayersItTouched) {
+  const model::LadderSpec& pico = **ratings_->registry.Find("pico");
+  constexpr int kA = 1, kB = 2, kC = 3, kD = 4, kE = 5;
+  ASSERT_THAT(service().ReportResult(TwoPlayer("pico", "ab", kA, kB, 1, kStart - absl::Hours(3))),
+              IsOk());
+  absl::StatusOr<ReportOutcome> bc =
+      service().ReportResult(TwoPlayer("pico", "bc", kB, kC, 1, kStart - absl::Hours(2)));
+  ASSERT_THAT(bc, IsOk());
+  ASSERT_THAT(service().ReportResult(TwoPlayer("pico", "de", kD, kE, 1, kStart - absl::Hours(1))),
+              IsOk());
+  // Before the void B entered "bc" with the rating the loss to A left, so C lost less.
+  EXPECT_LT(bc->changes[0].before.value, 1500);
+  absl::StatusOr<Season> season = service().ResolveSeason("");
+  ASSERT_THAT(season, IsOk());
+  auto row = [&](int player) { return ratings_->store->GetRating(pico, *season, Account(player)); };
+  absl::StatusOr<RatingRecord> d_before = row(kD);
+  ASSERT_THAT(d_before, IsOk());
+
+  absl::StatusOr<VoidOutcome> voided = service().VoidResult({"ab", "win traded", "ops-alice"});
+  ASSERT_THAT(voided, IsOk());
+  EXPECT_TRUE(voided->voided);
+  EXPECT_FALSE(voided->replayed);
+  EXPECT_EQ(voided->ladder, "pico");
+  EXPECT_EQ(voided->season_id, "s1");
+  EXPECT_EQ(voided->replayed_games, 1);  // "bc"; "de" involves none of them
+  ASSERT_EQ(voided->removed.size(), 2u);
+  EXPECT_EQ(voided->removed[0].account_id, Account(kA));
+
+  // "bc" as if "ab" never happened: two new players, B winning.
+  const model::Glicko2Pair want =
+      model::Glicko2RateGame({1500, 350, 0.06}, 0, {1500, 350, 0.06}, 0, 1.0, pico.glicko2);
+  absl::StatusOr<RatingRecord> a = row(kA), b = row(kB), c = row(kC), d = row(kD);
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  ASSERT_THAT(c, IsOk());
+  ASSERT_THAT(d, IsOk());
+  EXPECT_DOUBLE_EQ(a->rating.value, 1500);  // back to the start: no row this season
+  EXPECT_DOUBLE_EQ(a->rating.deviation, 350);
+  EXPECT_EQ(a->rating.games, 0);
+  EXPECT_EQ(a->season_games, 0);
+  EXPECT_DOUBLE_EQ(b->rating.value, want.a.rating);
+  EXPECT_DOUBLE_EQ(b->rating.deviation, want.a.deviation);
+  EXPECT_DOUBLE_EQ(b->rating.volatility, want.a.volatility);
+  EXPECT_EQ(b->rating.games, 1);
+  EXPECT_EQ(b->season_games, 1);
+  EXPECT_EQ(b->last_game_time, kStart - absl::Hours(2));
+  EXPECT_DOUBLE_EQ(c->rating.value, want.b.rating);
+  EXPECT_DOUBLE_EQ(c->rating.deviation, want.b.deviation);
+  EXPECT_DOUBLE_EQ(c->conservative, pico.Conservative(c->rating));
+  EXPECT_EQ(c->rating.games, 1);
+  EXPECT_DOUBLE_EQ(d->rating.value, d_before->rating.value);
+  EXPECT_DOUBLE_EQ(d->rating.deviation, d_before->rating.deviation);
+
+  // The history: "ab" is gone, "bc" shows its recomputed values.
+  absl::StatusOr<HistoryPage> a_history =
+      service().GetRatingHistory(Account(kA), "pico", "", 0, 10);
+  ASSERT_THAT(a_history, IsOk());
+  EXPECT_TRUE(a_history->entries.empty());
+  absl::StatusOr<HistoryPage> c_history =
+      service().GetRatingHistory(Account(kC), "pico", "", 0, 10);
+  ASSERT_THAT(c_history, IsOk());
+  ASSERT_EQ(c_history->entries.size(), 1u);
+  EXPECT_DOUBLE_EQ(c_history->entries[0].change.before.value, 1500);
+  EXPECT_DOUBLE_EQ(c_history->entries[0].change.after.value, want.b.rating);
+
+  // The audit: every changed row before and after (A's row removed: season games 0).
+  ASSERT_EQ(voided->effects.size(), 3u);
+  EXPECT_EQ(voided->effects[0].account_id, Account(kA));
+  EXPECT_GT(voided->effects[0].before.value, 1500);
+  EXPECT_EQ(voided->effects[0].season_games_before, 1);
+  EXPECT_DOUBLE_EQ(voided->effects[0].after.value, 1500);
+  EXPECT_EQ(voided->effects[0].season_games_after, 0);
+  EXPECT_EQ(voided->effects[1].account_id, Account(kB));
+  EXPECT_EQ(voided->effects[1].season_games_before, 2);
+  EXPECT_DOUBLE_EQ(voided->effects[1].after.value, want.a.rating);
+  EXPECT_EQ(voided->effects[2].account_id, Account(kC));
+  EXPECT_DOUBLE_EQ(voided->effects[2].before.value, bc->changes[1].after.value);
+  EXPECT_DOUBLE_EQ(voided->effects[2].after.value, want.b.rating);
+
+  // Idempotent: voiding again (whatever the reason) or re-reporting "ab" changes nothing.
+  const std::string after_void = Digest();
+  absl::StatusOr<VoidOutcome> again = service().VoidResult({"ab", "again", "ops-bob"});
+  ASSERT_THAT(again, IsOk());
+  EXPECT_FALSE(again->voided);
+  EXPECT_TRUE(again->replayed);
+  EXPECT_EQ(again->reason, "win traded");
+  EXPECT_EQ(again->operator_id, "ops-alice");
+  EXPECT_EQ(again->void_time, voided->void_time);
+  EXPECT_EQ(again->replayed_games, 1);
+  ASSERT_EQ(again->effects.size(), 3u);
+  EXPECT_DOUBLE_EQ(again->effects[2].after.value, want.b.rating);
+  ASSERT_EQ(again->removed.size(), 2u);
+  EXPECT_DOUBLE_EQ(again->removed[1].after.value, voided->removed[1].after.value);
+  absl::StatusOr<ReportOutcome> rereported =
+      service().ReportResult(TwoPlayer("pico", "ab", kA, kB, 1, kStart - absl::Hours(3)));
+  ASSERT_THAT(rereported, IsOk());
+  EXPECT_TRUE(rereported->replayed);
+  EXPECT_FALSE(rereported->applied);
+  EXPECT_TRUE(rereported->changes.empty());
+  EXPECT_EQ(Digest(), after_void);
+
+  // The board is rebuilt without A's win.
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+
+  // Refused, changing nothing: an unknown game, a casual one, a bad request.
+  GameResult casual = TwoPlayer("pico", "casual", kD, kE, 1, kStart - absl::Minutes(30));
+  casual.ranked = false;
+  ASSERT_THAT(service().ReportResult(casual), IsOk());
+  const std::string before_refusals = Digest();
+  EXPECT_THAT(service().VoidResult({"nope", "r", "ops"}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("no result was reported")));
+  EXPECT_THAT(service().VoidResult({"casual", "r", "ops"}),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("casual")));
+  EXPECT_THAT(service().VoidResult({"de", " ", "ops"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("reason")));
+  EXPECT_EQ(Digest(), before_refusals);
+}
+
+// Doubles: the replay rates later games with the teams they were played in. Players 1+2 beat
+// 3+4, then 1+3 beat 2+4; voiding the first leaves the second as the first game of all four.
+TEST_F(RatingsPgTest, VoidingADoublesResultReplaysWithTheRecordedTeams) {
+  const model::LadderSpec& doubles = **ratings_->registry.Find("picadice-doubles");
+  auto game = [](const std::string& id, std::vector<int> team_of_seat, std::vector<int> ranks,
+                 absl::Time finish) {
+    GameResult r;
+    r.game_id = id;
+    r.game = "picadice";
+    r.ranked = true;
+    for (int s = 0; s < 4; ++s) {
+      r.seats.push_back({s, Account(s + 1), team_of_seat[s]});
+      r.placements.push_back({Account(s + 1), ranks[s]});
+    }
+    r.finish_time = finish;
+    return r;
+  };
+  ASSERT_THAT(
+      service().ReportResult(game("d1", {0, 0, 1, 1}, {1, 1, 2, 2}, kStart - absl::Hours(2))),
+      IsOk());
+  ASSERT_THAT(
+      service().ReportResult(game("d2", {0, 1, 0, 1}, {1, 2, 1, 2}, kStart - absl::Hours(1))),
+      IsOk());
+  absl::StatusOr<VoidOutcome> voided = service().VoidResult({"d1", "collusion", "ops-alice"});
+  ASSERT_THAT(voided, IsOk());
+  EXPECT_EQ(voided->replayed_games, 1);
+  const model::Rating fresh = doubles.Initial();
+  absl::StatusOr<std::vector<model::Rating>> want = model::Rate(
+      doubles, {{fresh, 0, 0, 1}, {fresh, 0, 1, 2}, {fresh, 0, 0, 1}, {fresh, 0, 1, 2}});
+  ASSERT_THAT(want, IsOk());
+  absl::StatusOr<Season> season = service().ResolveSeason("");
+  ASSERT_THAT(season, IsOk());
+  for (int s = 0; s < 4; ++s) {
+    absl::StatusOr<RatingRecord> r = ratings_->store->GetRating(doubles, *season, Account(s + 1));
+    ASSERT_THAT(r, IsOk());
+    EXPECT_DOUBLE_EQ(r->rating.value, (*want)[s].value) << "seat " << s;
+    EXPECT_DOUBLE_EQ(r->rating.deviation, (*want)[s].deviation) << "seat " << s;
+    EXPECT_EQ(r->season_games, 1);
+  }
+}
+
 }  // namespace
 }  // namespace parlor::ratings

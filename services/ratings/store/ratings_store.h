@@ -33,6 +33,16 @@ class RatingsStore {
   virtual absl::StatusOr<ReportOutcome> ApplyResult(const ValidatedResult& result,
                                                     absl::Time now) = 0;
 
+  // Voids a rated result in one transaction: removes the game's history rows (kept in the
+  // audit), recomputes every player it touched by replaying, in the order they were applied,
+  // every later result on the ladder that involves a recomputed player (which recomputes that
+  // result's other players too), rewrites those history rows and rating rows, and records the
+  // void with each changed row before and after. Voiding a voided result changes nothing and
+  // returns the first void's record with `replayed`. NOT_FOUND for a game id never reported;
+  // FAILED_PRECONDITION for a casual game (it changed no rating).
+  virtual absl::StatusOr<VoidOutcome> VoidResult(const model::LadderRegistry& ladders,
+                                                 const VoidRequest& request, absl::Time now) = 0;
+
   // Seasons, oldest first, the one current at `now` marked.
   virtual absl::StatusOr<std::vector<Season>> ListSeasons(absl::Time now) = 0;
   // The season with `season_id`, or the current one for an empty id. NOT_FOUND if unknown.

@@ -39,8 +39,9 @@ inline constexpr char kInsertProcessed[] =
     "ON CONFLICT (game_id) DO NOTHING RETURNING season_id";
 
 inline constexpr char kFindProcessed[] =
-    "SELECT encode(digest, 'hex'), ladder, season_id, ranked "
-    "FROM ratings.processed_results WHERE game_id = $1";
+    "SELECT encode(digest, 'hex'), p.ladder, p.season_id, ranked, v.game_id IS NOT NULL "
+    "FROM ratings.processed_results p LEFT JOIN ratings.voids v USING (game_id) "
+    "WHERE p.game_id = $1";
 
 #define PARLOR_RATING_COLUMNS                                                          \
   "r.account_id::text, r.rating, r.deviation, r.volatility, r.games, r.season_games, " \
@@ -85,7 +86,7 @@ inline constexpr char kLockRows[] =
 // update every player (arrays in seat order), one history row each, and bump the board's change
 // counter. $1 ladder, $2 season, $3 game id, $4 finish time (us), $5 change shard; per seat:
 // $6 account ids, $7 seats, $8 ranks, $9 rating before, $10 deviation before, $11 rating,
-// $12 deviation, $13 volatility, $14 conservative, $15 games, $16 provisional.
+// $12 deviation, $13 volatility, $14 conservative, $15 games, $16 provisional, $17 sides.
 inline constexpr char kApplyRatings[] =
     "WITH taken AS (UPDATE ratings.processed_results "
     "SET seq = nextval('ratings.result_seq') WHERE game_id = $3 RETURNING seq), "
@@ -99,12 +100,12 @@ inline constexpr char kApplyRatings[] =
     "WHERE r.ladder = $1 AND r.season_id = $2 AND r.account_id = u.account_id RETURNING 1), "
     "history AS (INSERT INTO ratings.rating_history (account_id, ladder, season_id, seq, game_id, "
     "seat, rank, rating_before, deviation_before, rating_after, deviation_after, "
-    "volatility_after, conservative_after, finish_time) "
+    "volatility_after, conservative_after, finish_time, side) "
     "SELECT h.account_id, $1, $2, taken.seq, $3, h.seat, h.rank, h.rb, h.db, h.ra, h.da, h.va, "
-    "h.ca, " PARLOR_TS("$4") " "
+    "h.ca, " PARLOR_TS("$4") ", h.side "
     "FROM taken, unnest($6::uuid[], $7::int[], $8::int[], $9::float8[], $10::float8[], "
-    "$11::float8[], $12::float8[], $13::float8[], $14::float8[]) AS h(account_id, seat, rank, "
-    "rb, db, ra, da, va, ca) RETURNING 1), "
+    "$11::float8[], $12::float8[], $13::float8[], $14::float8[], $17::int[]) AS h(account_id, "
+    "seat, rank, rb, db, ra, da, va, ca, side) RETURNING 1), "
     "bumped AS (INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) "
     "VALUES ($1, $2, $5, 1) ON CONFLICT (ladder, season_id, shard) DO UPDATE "
     "SET changes = ratings.board_changes.changes + 1 RETURNING 1) "
@@ -178,6 +179,111 @@ inline constexpr char kDeleteSnapshot[] =
     "DELETE FROM ratings.board_snapshots WHERE snapshot_id = $1";
 inline constexpr char kCountPlayers[] =
     "SELECT count(*) FROM ratings.ratings WHERE ladder = $1 AND season_id = $2";
+
+// Voiding a result. A void holds this lock for its transaction: result reports (which insert
+// into processed_results first) wait for it and it waits for those in flight, so the history it
+// replays cannot change underneath; concurrent voids run one at a time.
+inline constexpr char kVoidLock[] =
+    "LOCK TABLE ratings.processed_results IN SHARE ROW EXCLUSIVE MODE";
+
+inline constexpr char kVoidTarget[] =
+    "SELECT ladder, season_id, ranked, coalesce(seq, -1) FROM ratings.processed_results "
+    "WHERE game_id = $1";
+
+inline constexpr char kGetVoid[] =
+    "SELECT ladder, season_id, reason, operator_id, " PARLOR_US("void_time") ", replayed_games "
+    "FROM ratings.voids WHERE game_id = $1";
+
+inline constexpr char kVoidedHistory[] = "SELECT " PARLOR_HISTORY_COLUMNS
+                                         " FROM ratings.voided_history h WHERE h.game_id = $1 "
+                                         "ORDER BY h.seat";
+
+inline constexpr char kVoidEffects[] =
+    "SELECT account_id::text, season_id, rating_before, deviation_before, volatility_before, "
+    "games_before, season_games_before, rating_after, deviation_after, volatility_after, "
+    "games_after, season_games_after FROM ratings.void_effects WHERE game_id = $1 "
+    "ORDER BY account_id, season_id";
+
+// Every history row of the ladder from `seq` ($2) on, in the order the results were applied
+// (PARLOR_HISTORY_COLUMNS, then the side: NULL on rows written before it was recorded).
+inline constexpr char kHistoryFrom[] = "SELECT " PARLOR_HISTORY_COLUMNS
+                                       ", coalesce(h.side, -1) FROM ratings.rating_history h "
+                                       "WHERE h.ladder = $1 AND h.seq >= $2 ORDER BY h.seq, h.seat";
+
+// Each player's state just before seq ($3[i] for $2[i]): their latest history row before it
+// (season, rating after), how many rated games they had on the ladder before it, how many in
+// that row's season, and when their last one finished. No row: the player had not played.
+inline constexpr char kStateBefore[] =
+    "SELECT u.account_id::text, p.season_id, p.rating_after, p.deviation_after, "
+    "p.volatility_after, c.games, c.season_games, coalesce(" PARLOR_US("c.last") ", -1) "
+    "FROM unnest($2::uuid[], $3::bigint[]) AS u(account_id, before_seq) "
+    "LEFT JOIN LATERAL (SELECT h.season_id, h.rating_after, h.deviation_after, "
+    "h.volatility_after FROM ratings.rating_history h WHERE h.account_id = u.account_id "
+    "AND h.ladder = $1 AND h.seq < u.before_seq ORDER BY h.seq DESC LIMIT 1) p ON true "
+    "LEFT JOIN LATERAL (SELECT count(*) AS games, "
+    "count(*) FILTER (WHERE h.season_id = p.season_id) AS season_games, "
+    "max(h.finish_time) AS last FROM ratings.rating_history h "
+    "WHERE h.account_id = u.account_id AND h.ladder = $1 AND h.seq < u.before_seq) c ON true";
+
+// The players' rating rows of every season (what a void changes), locked.
+inline constexpr char kLockPlayerRows[] = "SELECT " PARLOR_RATING_COLUMNS
+                                          " FROM ratings.ratings r "
+                                          "WHERE r.ladder = $1 AND r.account_id = ANY($2::uuid[]) "
+                                          "ORDER BY r.account_id, r.season_id FOR UPDATE";
+
+// Moves the voided game's history rows to voided_history.
+inline constexpr char kMoveVoidedHistory[] =
+    "WITH moved AS (DELETE FROM ratings.rating_history WHERE game_id = $1 RETURNING *) "
+    "INSERT INTO ratings.voided_history SELECT * FROM moved";
+
+inline constexpr char kInsertVoid[] =
+    "INSERT INTO ratings.voids (game_id, ladder, season_id, reason, operator_id, void_time, "
+    "replayed_games) VALUES ($1, $2, $3, $4, $5, " PARLOR_TS("$6") ", $7)";
+
+// The replayed history rows, by (account, ladder, seq): $1 ladder; per row $2 account ids,
+// $3 seqs, $4 rating before, $5 deviation before, $6 rating, $7 deviation, $8 volatility,
+// $9 conservative.
+inline constexpr char kRewriteHistory[] =
+    "UPDATE ratings.rating_history h SET rating_before = u.rb, deviation_before = u.db, "
+    "rating_after = u.ra, deviation_after = u.da, volatility_after = u.va, "
+    "conservative_after = u.ca "
+    "FROM unnest($2::uuid[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], "
+    "$7::float8[], $8::float8[], $9::float8[]) AS u(account_id, seq, rb, db, ra, da, va, ca) "
+    "WHERE h.account_id = u.account_id AND h.ladder = $1 AND h.seq = u.seq";
+
+// The recomputed rating rows: $1 ladder; per row $2 account ids, $3 seasons, $4 rating,
+// $5 deviation, $6 volatility, $7 conservative, $8 games, $9 season games, $10 provisional,
+// $11 last game time (us).
+inline constexpr char kRewriteRatings[] =
+    "UPDATE ratings.ratings r SET rating = u.rating, deviation = u.deviation, "
+    "volatility = u.volatility, conservative = u.conservative, games = u.games, "
+    "season_games = u.season_games, provisional = u.provisional, "
+    "last_game_time = " PARLOR_TS("u.last") ", update_time = now() "
+    "FROM unnest($2::uuid[], $3::text[], $4::float8[], $5::float8[], $6::float8[], "
+    "$7::float8[], $8::bigint[], $9::bigint[], $10::bool[], $11::bigint[]) AS u(account_id, "
+    "season_id, rating, deviation, volatility, conservative, games, season_games, provisional, "
+    "last) "
+    "WHERE r.ladder = $1 AND r.season_id = u.season_id AND r.account_id = u.account_id";
+
+// Rating rows left without a rated game of their season.
+inline constexpr char kDeleteRatings[] =
+    "DELETE FROM ratings.ratings r USING unnest($2::uuid[], $3::text[]) AS u(account_id, "
+    "season_id) WHERE r.ladder = $1 AND r.season_id = u.season_id "
+    "AND r.account_id = u.account_id";
+
+inline constexpr char kInsertVoidEffects[] =
+    "INSERT INTO ratings.void_effects (game_id, account_id, season_id, rating_before, "
+    "deviation_before, volatility_before, games_before, season_games_before, rating_after, "
+    "deviation_after, volatility_after, games_after, season_games_after) "
+    "SELECT $1, u.* FROM unnest($2::uuid[], $3::text[], $4::float8[], $5::float8[], "
+    "$6::float8[], $7::bigint[], $8::bigint[], $9::float8[], $10::float8[], $11::float8[], "
+    "$12::bigint[], $13::bigint[]) AS u";
+
+// A board a void changed is rebuilt at the next refresh (counted on shard 0).
+inline constexpr char kBumpBoard[] =
+    "INSERT INTO ratings.board_changes (ladder, season_id, shard, changes) VALUES ($1, $2, 0, 1) "
+    "ON CONFLICT (ladder, season_id, shard) DO UPDATE "
+    "SET changes = ratings.board_changes.changes + 1";
 
 #define PARLOR_BOARD_COLUMNS                                                         \
   "position, account_id::text, rating, deviation, volatility, games, season_games, " \
