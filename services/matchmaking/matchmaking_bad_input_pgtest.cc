@@ -3,7 +3,9 @@
 // lookups) on a real PostgreSQL, and must answer the precise code with an actionable message while
 // changing no table of the schema. Matchmaking has no internal RPC and no enum in its requests,
 // so those two kinds of case do not apply here.
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +23,11 @@
 
 namespace parlor::matchmaking {
 namespace {
+
+void OpponentRequirementSame(v1::OpponentRequirement* r, const std::string& property, bool same) {
+  r->set_property(property);
+  r->set_same(same);
+}
 
 using ::parlor::testing::BadInputCase;
 using ::parlor::testing::Bearer;
@@ -475,6 +482,173 @@ TEST_F(MatchmakingBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNoth
                        (*r.mutable_options())[huge] = "1";
                      }),
        grpc::StatusCode::INVALID_ARGUMENT, "is too long (at most 64 bytes each)"},
+      // --- Enqueue: region, language, properties and requirements.
+      {"enqueue: region with capitals and a space",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.set_region("EU West");
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "region: a region is 1-32 characters of a-z, 0-9 and '-', e.g. \"eu-west\"; got \"EU "
+       "West\""},
+      {"enqueue: oversized region",
+       enqueue(carol_token,
+               [&](auto& r) {
+                 r.set_game("pict");
+                 r.set_region(std::string(33, 'a'));
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT, "region: a region is 1-32 characters"},
+      {"enqueue: language not a BCP 47 tag",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.set_language("english!");
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "language: a language is a BCP 47 tag such as \"en\" or \"pt-BR\"; got \"english!\""},
+      {"enqueue: region as a string property",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 (*r.mutable_string_properties())["region"] = "eu";
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "string_properties[\"region\"]: set the request's own region field instead"},
+      {"enqueue: property name with capitals",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 (*r.mutable_string_properties())["Platform"] = "ios";
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "string_properties[\"Platform\"]: a property name is 1-32 characters of a-z, 0-9 and "
+       "'_', starting with a letter"},
+      {"enqueue: property value with a semicolon",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 (*r.mutable_string_properties())["platform"] = "ios;n:tier=1";
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "string_properties[\"platform\"]: a value is 1-64 characters of letters, digits and "
+       "\"_.:-\"; got \"ios;n:tier=1\""},
+      {"enqueue: empty property value",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 (*r.mutable_string_properties())["platform"] = "";
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT, "string_properties[\"platform\"]: a value is 1-64"},
+      {"enqueue: infinite number property",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 (*r.mutable_number_properties())["tier"] = std::numeric_limits<double>::infinity();
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT, "number_properties[\"tier\"]: must be a finite number"},
+      {"enqueue: a name both string and number",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 (*r.mutable_string_properties())["tier"] = "gold";
+                 (*r.mutable_number_properties())["tier"] = 3;
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "number_properties[\"tier\"]: tier is also a string property; a name is one or the other"},
+      {"enqueue: nine properties",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 for (int i = 0; i < 9; ++i)
+                   (*r.mutable_number_properties())[absl::StrCat("p", i)] = i;
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "a ticket has at most 8 properties in all (region, language, string_properties and "
+       "number_properties), got 9"},
+      {"enqueue: requirement without a rule",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.add_requirements()->set_property("region");
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT, "requirements[0]: set one rule: same, one_of or range"},
+      {"enqueue: requirement same = false",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.set_region("eu");
+                 OpponentRequirementSame(r.add_requirements(), "region", false);
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "requirements[0].same: set it to true (or use one_of / range)"},
+      {"enqueue: same region without a region",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 OpponentRequirementSame(r.add_requirements(), "region", true);
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "requirements[0].same: this ticket has no region property to compare with; set it, or use "
+       "one_of / range"},
+      {"enqueue: requirement on a malformed property name",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.add_requirements()->set_property("Region");
+                 r.mutable_requirements(0)->mutable_one_of()->add_values("eu");
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "requirements[0].property: name a property (\"region\", \"language\" or a key of "
+       "string_properties / number_properties), 1-32 characters of a-z, 0-9 and '_'"},
+      {"enqueue: one_of without values",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.add_requirements()->set_property("language");
+                 r.mutable_requirements(0)->mutable_one_of();
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT, "requirements[0].one_of: give 1-16 values, got 0"},
+      {"enqueue: one_of with a malformed language",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.add_requirements()->set_property("language");
+                 r.mutable_requirements(0)->mutable_one_of()->add_values("en");
+                 r.mutable_requirements(0)->mutable_one_of()->add_values("not a tag");
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "requirements[0].one_of.values[1]: a language is a BCP 47 tag such as \"en\" or "
+       "\"pt-BR\"; got \"not a tag\""},
+      {"enqueue: range with min above max",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.add_requirements()->set_property("tier");
+                 r.mutable_requirements(0)->mutable_range()->set_min(5);
+                 r.mutable_requirements(0)->mutable_range()->set_max(1);
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "requirements[0].range: min and max must be finite with min <= max, got [5, 1]"},
+      {"enqueue: range with NaN",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.add_requirements()->set_property("tier");
+                 r.mutable_requirements(0)->mutable_range()->set_min(std::nan(""));
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "requirements[0].range: min and max must be finite with min <= max, got [nan, 0]"},
+      {"enqueue: nine requirements",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 for (int i = 0; i < 9; ++i) {
+                   r.add_requirements()->set_property("tier");
+                   r.mutable_requirements(i)->mutable_range()->set_max(1);
+                 }
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT, "requirements: at most 8, got 9"},
       {"enqueue: unknown party",
        enqueue(alice_token,
                [&](auto& r) {

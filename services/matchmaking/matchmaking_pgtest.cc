@@ -204,7 +204,8 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
                                  .accounts = directory_.get(),
                                  .games = games,
                                  .metrics = nullptr,
-                                 .clock = [clock = clock_] { return clock->Now(); }},
+                                 .clock = [clock = clock_] { return clock->Now(); },
+                                 .blocks = directory_.get()},
         options);
     return r;
   }
@@ -729,6 +730,111 @@ TEST_F(MatchmakingPgTest, ApiEnqueueGetListCancel) {
   v1::CancelTicketResponse cancelled;
   ASSERT_TRUE(stub_->CancelTicket(WithToken(token).get(), cancel, &cancelled).ok());
   EXPECT_EQ(cancelled.ticket().state(), v1::TICKET_STATE_CANCELLED);
+}
+
+// Blocks through the real accounts service: Ann blocks Bob. Ann, Bob and Cy queue for casual
+// pico in that order; the pass seats Ann with Cy, never with Bob (whichever of them it
+// anchors). Bob, who did not block anyone, still avoids Ann: his ticket lists who blocked him.
+// Then Dee arrives and Bob plays her.
+TEST_F(MatchmakingPgTest, BlockedPlayersAreNeverSeatedTogether) {
+  auto [ann, ann_token] = SignIn("device-ann");
+  auto [bob, bob_token] = SignIn("device-bob");
+  auto [cy, cy_token] = SignIn("device-cy");
+  auto [dee, dee_token] = SignIn("device-dee");
+  {
+    accounts::v1::BlockPlayerRequest block;
+    block.set_account_id(bob);
+    accounts::v1::BlockPlayerResponse blocked;
+    grpc::Status status = accounts_stub_->BlockPlayer(WithToken(ann_token).get(), block, &blocked);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  auto enqueue = [&](const std::string& token) {
+    v1::EnqueueRequest request;
+    request.set_game("pico");
+    v1::EnqueueResponse response;
+    grpc::Status status = stub_->Enqueue(WithToken(token).get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.ticket().ticket_id();
+  };
+  const std::string ann_ticket = enqueue(ann_token);
+  clock_->Advance(absl::Seconds(1));
+  const std::string bob_ticket = enqueue(bob_token);
+  clock_->Advance(absl::Seconds(1));
+  const std::string cy_ticket = enqueue(cy_token);
+  EXPECT_EQ(Count(absl::StrCat("SELECT cardinality(avoid) FROM matchmaking.tickets "
+                               "WHERE ticket_id = '",
+                               bob_ticket, "'")),
+            1);
+  ASSERT_THAT(service_->RunMatcherPass(), IsOk());
+  auto state = [&](const std::string& ticket) {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    return txn
+        .exec_params1(
+            "SELECT state || ':' || coalesce(match_id::text, '') "
+            "FROM matchmaking.tickets WHERE ticket_id = $1::uuid",
+            ticket)[0]
+        .as<std::string>();
+  };
+  EXPECT_EQ(state(bob_ticket), "waiting:");
+  EXPECT_EQ(state(ann_ticket), state(cy_ticket));
+  EXPECT_THAT(state(ann_ticket), ::testing::StartsWith("matched:"));
+  clock_->Advance(absl::Seconds(1));
+  const std::string dee_ticket = enqueue(dee_token);
+  ASSERT_THAT(service_->RunMatcherPass(), IsOk());
+  EXPECT_EQ(state(bob_ticket), state(dee_ticket));
+  EXPECT_THAT(state(bob_ticket), ::testing::StartsWith("matched:"));
+}
+
+// Properties and requirements through the API: stored, returned on the ticket, and honoured by
+// the pass (an English speaker requiring English is not seated with a German speaker).
+TEST_F(MatchmakingPgTest, TicketPropertiesAndRequirementsThroughTheApi) {
+  auto [eva, eva_token] = SignIn("device-eva");
+  auto [fritz, fritz_token] = SignIn("device-fritz");
+  auto [gil, gil_token] = SignIn("device-gil");
+  auto enqueue = [&](const std::string& token, const std::string& language, bool require) {
+    v1::EnqueueRequest request;
+    request.set_game("pico");
+    request.set_region("eu-west");
+    request.set_language(language);
+    (*request.mutable_string_properties())["platform"] = "ios";
+    (*request.mutable_number_properties())["tier"] = 3;
+    if (require) {
+      v1::OpponentRequirement* r = request.add_requirements();
+      r->set_property("language");
+      r->mutable_one_of()->add_values("en");
+      r->mutable_one_of()->add_values("en-GB");
+      v1::OpponentRequirement* tier = request.add_requirements();
+      tier->set_property("tier");
+      tier->mutable_range()->set_min(2);
+      tier->mutable_range()->set_max(4);
+    }
+    v1::EnqueueResponse response;
+    grpc::Status status = stub_->Enqueue(WithToken(token).get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    clock_->Advance(absl::Seconds(1));
+    return response.ticket();
+  };
+  const v1::Ticket eva_ticket = enqueue(eva_token, "en", true);
+  EXPECT_EQ(eva_ticket.region(), "eu-west");
+  EXPECT_EQ(eva_ticket.language(), "en");
+  EXPECT_EQ(eva_ticket.string_properties().at("platform"), "ios");
+  EXPECT_EQ(eva_ticket.number_properties().at("tier"), 3);
+  ASSERT_EQ(eva_ticket.requirements_size(), 2);
+  EXPECT_THAT(eva_ticket.requirements(0).one_of().values(), ElementsAre("en", "en-GB"));
+  EXPECT_EQ(eva_ticket.requirements(1).range().max(), 4);
+  const v1::Ticket fritz_ticket = enqueue(fritz_token, "de", false);
+  const v1::Ticket gil_ticket = enqueue(gil_token, "en-GB", false);
+  ASSERT_THAT(service_->RunMatcherPass(), IsOk());
+  v1::GetTicketRequest get;
+  v1::GetTicketResponse got;
+  get.set_ticket_id(fritz_ticket.ticket_id());
+  ASSERT_TRUE(stub_->GetTicket(WithToken(fritz_token).get(), get, &got).ok());
+  EXPECT_EQ(got.ticket().state(), v1::TICKET_STATE_WAITING);
+  get.set_ticket_id(gil_ticket.ticket_id());
+  ASSERT_TRUE(stub_->GetTicket(WithToken(gil_token).get(), get, &got).ok());
+  EXPECT_EQ(got.ticket().state(), v1::TICKET_STATE_MATCHED);
+  EXPECT_EQ(got.ticket().language(), "en-GB");
 }
 
 TEST_F(MatchmakingPgTest, WatchMyTicketsStreamsTheMatch) {

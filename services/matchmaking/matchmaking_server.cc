@@ -162,7 +162,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
                                .accounts = installed->accounts.get(),
                                .games = installed->games.get(),
                                .metrics = &host.metrics().registry(),
-                               .clock = clock},
+                               .clock = clock,
+                               .blocks = installed->accounts.get()},
       config.options);
   installed->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
   installed->hub = std::make_unique<WatchHub>(&host.workers(), config.watch_poll_interval);

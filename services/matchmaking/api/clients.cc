@@ -33,6 +33,29 @@ GrpcAccountDirectory::GrpcAccountDirectory(std::shared_ptr<grpc::Channel> channe
       tokens_(tokens),
       timeout_(timeout) {}
 
+absl::StatusOr<std::vector<std::string>> GrpcAccountDirectory::BlockedEitherWay(
+    const std::string& account_id) {
+  accounts::v1::ListBlocksRequest request;
+  request.set_account_id(account_id);
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(context, tokens_, timeout_); !s.ok()) return s;
+  accounts::v1::ListBlocksResponse response;
+  grpc::Status status = stub_->ListBlocks(&context, request, &response);
+  if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+    // Not an account id accounts knows the form of: nobody can have blocked it.
+    return std::vector<std::string>();
+  }
+  if (!status.ok()) {
+    return absl::UnavailableError(absl::StrCat("the accounts service did not list blocks (",
+                                               status.error_message(), "); retry later"));
+  }
+  std::vector<std::string> out(response.blocked_account_ids().begin(),
+                               response.blocked_account_ids().end());
+  out.insert(out.end(), response.blocked_by_account_ids().begin(),
+             response.blocked_by_account_ids().end());
+  return out;
+}
+
 absl::StatusOr<std::map<std::string, std::string>> GrpcAccountDirectory::Lookup(
     const std::vector<std::string>& account_ids) {
   std::map<std::string, std::string> found;

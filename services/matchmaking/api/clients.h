@@ -17,13 +17,17 @@
 
 namespace parlor::matchmaking {
 
-// accounts.AccountsInternalService.BatchGetAccounts with the internal service credential.
-class GrpcAccountDirectory final : public AccountDirectory {
+// accounts.AccountsInternalService.BatchGetAccounts and ListBlocks with the internal service
+// credential.
+class GrpcAccountDirectory final : public AccountDirectory, public BlockSource {
  public:
   GrpcAccountDirectory(std::shared_ptr<grpc::Channel> channel, auth::ServiceTokenSource* tokens,
                        absl::Duration timeout = absl::Seconds(5));
   absl::StatusOr<std::map<std::string, std::string>> Lookup(
       const std::vector<std::string>& account_ids) override;
+  // UNAVAILABLE when the accounts service does not answer (the ticket is refused rather than
+  // queued without its blocks).
+  absl::StatusOr<std::vector<std::string>> BlockedEitherWay(const std::string& account_id) override;
 
  private:
   std::unique_ptr<accounts::v1::AccountsInternalService::Stub> stub_;

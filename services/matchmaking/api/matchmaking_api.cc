@@ -8,6 +8,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "services/common/grpc_status.h"
 #include "services/matchmaking/domain/catalog.h"
+#include "services/matchmaking/domain/properties.h"
 
 namespace parlor::matchmaking {
 namespace {
@@ -90,6 +91,55 @@ class RefusedWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsRes
 
 }  // namespace
 
+namespace {
+
+// The request's region, language, properties and requirements, as the domain takes them.
+absl::Status PropertiesFromProto(const v1::EnqueueRequest& request, EnqueueInput* input) {
+  for (const auto& [key, value] : request.string_properties()) {
+    if (key == "region" || key == "language") {
+      return absl::InvalidArgumentError(absl::StrCat("string_properties[\"", key,
+                                                     "\"]: set the "
+                                                     "request's own ",
+                                                     key, " field instead"));
+    }
+    input->properties.strings[key] = value;
+  }
+  if (!request.region().empty()) input->properties.strings["region"] = request.region();
+  if (!request.language().empty()) input->properties.strings["language"] = request.language();
+  input->properties.numbers.insert(request.number_properties().begin(),
+                                   request.number_properties().end());
+  for (int i = 0; i < request.requirements_size(); ++i) {
+    const v1::OpponentRequirement& r = request.requirements(i);
+    Requirement out;
+    out.property = r.property();
+    switch (r.rule_case()) {
+      case v1::OpponentRequirement::kSame:
+        if (!r.same()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("requirements[", i, "].same: set it to true (or use one_of / range)"));
+        }
+        out.kind = Requirement::Kind::kSame;
+        break;
+      case v1::OpponentRequirement::kOneOf:
+        out.kind = Requirement::Kind::kIn;
+        out.values.assign(r.one_of().values().begin(), r.one_of().values().end());
+        break;
+      case v1::OpponentRequirement::kRange:
+        out.kind = Requirement::Kind::kRange;
+        out.min = r.range().min();
+        out.max = r.range().max();
+        break;
+      default:
+        return absl::InvalidArgumentError(
+            absl::StrCat("requirements[", i, "]: set one rule: same, one_of or range"));
+    }
+    input->requirements.push_back(std::move(out));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 void ToProto(const TicketRow& t, v1::Ticket* out) {
   out->set_ticket_id(t.ticket_id);
   out->set_game(t.game);
@@ -104,6 +154,36 @@ void ToProto(const TicketRow& t, v1::Ticket* out) {
   ToProto(t.create_time, out->mutable_create_time());
   ToProto(t.expire_time, out->mutable_expire_time());
   ToProto(t.update_time, out->mutable_update_time());
+  if (absl::StatusOr<TicketProperties> p = ParseProperties(t.properties); p.ok()) {
+    for (const auto& [key, value] : p->strings) {
+      if (key == "region") {
+        out->set_region(value);
+      } else if (key == "language") {
+        out->set_language(value);
+      } else {
+        (*out->mutable_string_properties())[key] = value;
+      }
+    }
+    out->mutable_number_properties()->insert(p->numbers.begin(), p->numbers.end());
+  }
+  if (absl::StatusOr<std::vector<Requirement>> rs = ParseRequirements(t.requirements); rs.ok()) {
+    for (const Requirement& r : *rs) {
+      v1::OpponentRequirement* req = out->add_requirements();
+      req->set_property(r.property);
+      switch (r.kind) {
+        case Requirement::Kind::kSame:
+          req->set_same(true);
+          break;
+        case Requirement::Kind::kIn:
+          for (const std::string& v : r.values) req->mutable_one_of()->add_values(v);
+          break;
+        case Requirement::Kind::kRange:
+          req->mutable_range()->set_min(r.min);
+          req->mutable_range()->set_max(r.max);
+          break;
+      }
+    }
+  }
 }
 
 // One WatchMyTickets stream. The hub marks it busy and runs Poll() on the worker pool; Poll
@@ -259,6 +339,7 @@ grpc::ServerUnaryReactor* MatchmakingApi::Enqueue(grpc::CallbackServerContext* c
                      input.player_counts.assign(request.player_counts().begin(),
                                                 request.player_counts().end());
                      input.party_id = request.party_id();
+                     if (absl::Status s = PropertiesFromProto(request, &input); !s.ok()) return s;
                      absl::StatusOr<TicketRow> ticket = service_->Enqueue(call.account_id(), input);
                      if (!ticket.ok()) return ticket.status();
                      ToProto(*ticket, response->mutable_ticket());

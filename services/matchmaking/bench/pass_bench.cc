@@ -215,7 +215,8 @@ int Run(int argc, char** argv) {
                                                                           .accounts = nullptr,
                                                                           .games = nullptr,
                                                                           .metrics = nullptr,
-                                                                          .clock = clock},
+                                                                          .clock = clock,
+                                                                          .blocks = nullptr},
                                                  MatchmakingOptions{});
         return r;
       };

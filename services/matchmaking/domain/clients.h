@@ -41,6 +41,16 @@ class AccountDirectory {
       const std::vector<std::string>& account_ids) = 0;
 };
 
+// Who a player blocked and who blocked them (accounts.AccountsInternalService.ListBlocks): the
+// matcher never seats them at one table.
+class BlockSource {
+ public:
+  virtual ~BlockSource() = default;
+  // The accounts `account_id` blocked or was blocked by, in any order.
+  virtual absl::StatusOr<std::vector<std::string>> BlockedEitherWay(
+      const std::string& account_id) = 0;
+};
+
 // Creates the game for a match: sessions.CreateGame, idempotent on the match id. Returns the
 // game id.
 class GameCreator {

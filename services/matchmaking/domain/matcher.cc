@@ -174,7 +174,20 @@ bool Accepts(const PoolTicket& ticket, int size) {
   return std::binary_search(ticket.player_counts.begin(), ticket.player_counts.end(), size);
 }
 
+// Whether `ticket`'s avoid list names a player of `other`.
+bool Avoids(const PoolTicket& ticket, const PoolTicket& other) {
+  if (ticket.avoid.empty()) return false;
+  return std::any_of(other.players.begin(), other.players.end(), [&](const std::string& p) {
+    return std::binary_search(ticket.avoid.begin(), ticket.avoid.end(), p);
+  });
+}
+
 }  // namespace
+
+bool Compatible(const PoolTicket& a, const PoolTicket& b) {
+  return !Avoids(a, b) && !Avoids(b, a) && Satisfies(a.requirements, a.properties, b.properties) &&
+         Satisfies(b.requirements, b.properties, a.properties);
+}
 
 double RatingWindow(const MatcherConfig& config, absl::Duration waited) {
   if (waited >= config.unbounded_after) return std::numeric_limits<double>::infinity();
@@ -245,6 +258,9 @@ std::vector<Table> MatchPool(const Pool& pool, absl::Time now, const MatcherConf
         ++scanned;
         const PoolTicket& t = pool.tickets[c];
         if (!Accepts(t, size)) return;
+        for (size_t seated : filling.tickets()) {
+          if (!Compatible(t, pool.tickets[seated])) return;
+        }
         if (pool.ranked) {
           // Every pair at the table within both players' windows, not only each candidate and
           // the anchor: two candidates on either side of the anchor could be twice a window

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "services/matchmaking/domain/properties.h"
 
 namespace parlor::matchmaking {
 
@@ -30,7 +31,16 @@ struct PoolTicket {
   double rating = 0;                 // the ticket's rating (a party's mean)
   absl::Time enqueue_time;
   std::vector<int> player_counts;  // table sizes accepted, ascending
+  // What the ticket says about its players, and requires of every other ticket at its table.
+  TicketProperties properties = {};
+  std::vector<Requirement> requirements = {};
+  // Accounts its players blocked or were blocked by, sorted: never at one table with them.
+  std::vector<std::string> avoid = {};
 };
+
+// Whether two tickets may sit at one table: each one's requirements accept the other's
+// properties, and neither has a player the other's avoid list names.
+bool Compatible(const PoolTicket& a, const PoolTicket& b);
 
 // A pool: tickets sharing game, options and mode.
 struct Pool {
@@ -60,7 +70,8 @@ double RatingWindow(const MatcherConfig& config, absl::Duration waited);
 // candidates nearest in rating (ranked) or oldest (casual) that accept that size, share no player
 // with the table, and fit the game's teams; ranked, every pair of tickets at the table is within
 // both tickets' rating windows (so a table's rating spread never exceeds its narrowest window),
-// which keeps 3-4 seat tables from forming around an anchor with players on either side. A party
+// which keeps 3-4 seat tables from forming around an anchor with players on either side. Every
+// pair of tickets at a table is Compatible (requirements both ways, no blocks). A party
 // ticket occupies seats of one team, never split. Solo players are then spread over the teams so
 // that team rating totals are as even as a greedy assignment makes them. Every ticket is in at
 // most one table.

@@ -223,5 +223,163 @@ TEST(MatcherTest, EveryTicketInAtMostOneTable) {
   EXPECT_EQ(seen.size(), 1000u);  // everyone unbounded by now; one odd ticket left over
 }
 
+// ---- Ticket properties, requirements and blocks ------------------------------------------------
+
+PoolTicket With(PoolTicket t, std::map<std::string, std::string> strings,
+                std::vector<Requirement> requirements = {},
+                std::map<std::string, double> numbers = {}) {
+  t.properties.strings = std::move(strings);
+  t.properties.numbers = std::move(numbers);
+  t.requirements = std::move(requirements);
+  return t;
+}
+
+Requirement Same(std::string property) { return {.property = std::move(property)}; }
+Requirement In(std::string property, std::vector<std::string> values) {
+  return {.property = std::move(property), .kind = Requirement::Kind::kIn, .values = values};
+}
+Requirement Range(std::string property, double min, double max) {
+  return {
+      .property = std::move(property), .kind = Requirement::Kind::kRange, .min = min, .max = max};
+}
+
+// "Same region": a (eu, requires same region) is not seated with the older b (us), but with c
+// (eu, who requires nothing); b waits.
+TEST(MatcherTest, SameRegionRequirementSkipsOtherRegions) {
+  Pool pool = TwoPlayer(false);
+  pool.tickets = {With(Solo("a", 0, kT0), {{"region", "eu-west"}}, {Same("region")}),
+                  With(Solo("b", 0, kT0 + absl::Seconds(1)), {{"region", "us-east"}}),
+                  With(Solo("c", 0, kT0 + absl::Seconds(2)), {{"region", "eu-west"}})};
+  std::vector<Table> tables = MatchPool(pool, kT0 + absl::Seconds(10), MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(1));
+  EXPECT_THAT(tables[0].seat_accounts, ElementsAre("a", "c"));
+}
+
+// A requirement binds whichever ticket anchors the table: b requires a language a does not
+// speak, so the oldest ticket a cannot take b even though a itself requires nothing.
+TEST(MatcherTest, RequirementsHoldBothWays) {
+  Pool pool = TwoPlayer(false);
+  pool.tickets = {With(Solo("a", 0, kT0), {{"language", "de"}}),
+                  With(Solo("b", 0, kT0 + absl::Seconds(1)), {{"language", "en"}},
+                       {In("language", {"en", "fr"})}),
+                  With(Solo("c", 0, kT0 + absl::Seconds(2)), {{"language", "fr"}})};
+  std::vector<Table> tables = MatchPool(pool, kT0 + absl::Seconds(10), MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(1));
+  EXPECT_THAT(tables[0].seat_accounts, ElementsAre("a", "c"));
+  // Without c, a and b never meet.
+  pool.tickets.pop_back();
+  EXPECT_THAT(MatchPool(pool, kT0 + absl::Hours(1), MatcherConfig{}), IsEmpty());
+}
+
+// A ticket without the property a requirement names never satisfies it; a number range checks
+// the other ticket's number.
+TEST(MatcherTest, NumberRangeAndMissingProperties) {
+  Pool pool = TwoPlayer(false);
+  pool.tickets = {With(Solo("a", 0, kT0), {}, {Range("tier", 2, 4)}),
+                  Solo("b", 0, kT0 + absl::Seconds(1)),  // no tier
+                  With(Solo("c", 0, kT0 + absl::Seconds(2)), {}, {}, {{"tier", 5}}),
+                  With(Solo("d", 0, kT0 + absl::Seconds(3)), {}, {}, {{"tier", 4}})};
+  std::vector<Table> tables = MatchPool(pool, kT0 + absl::Seconds(10), MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(2));
+  EXPECT_THAT(tables[0].seat_accounts, ElementsAre("a", "d"));
+  EXPECT_THAT(tables[1].seat_accounts, ElementsAre("b", "c"));
+}
+
+// At a 3-seat table every ticket's requirements accept every other ticket: c fits a's
+// requirement but requires a language b does not have, so d is seated instead.
+TEST(MatcherTest, EveryTicketAtATableAcceptsEveryOther) {
+  Pool pool;
+  pool.seat_teams[3] = {0, 1, 2};
+  pool.tickets = {
+      With(Solo("a", 0, kT0, {3}), {{"region", "eu"}, {"language", "en"}}, {Same("region")}),
+      With(Solo("b", 0, kT0 + absl::Seconds(1), {3}), {{"region", "eu"}, {"language", "de"}}),
+      With(Solo("c", 0, kT0 + absl::Seconds(2), {3}), {{"region", "eu"}, {"language", "en"}},
+           {Same("language")}),
+      With(Solo("d", 0, kT0 + absl::Seconds(3), {3}), {{"region", "eu"}, {"language", "fr"}})};
+  std::vector<Table> tables = MatchPool(pool, kT0 + absl::Seconds(10), MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(1));
+  std::set<std::string> seated(tables[0].seat_accounts.begin(), tables[0].seat_accounts.end());
+  EXPECT_THAT(seated, UnorderedElementsAre("a", "b", "d"));
+}
+
+// Blocks: a blocked b (so both tickets avoid the other), and nobody sits with someone they
+// blocked or who blocked them, whichever side's list names it; in a party ticket every member
+// counts.
+TEST(MatcherTest, BlockedPlayersAreNeverSeatedTogether) {
+  Pool pool = TwoPlayer(false);
+  PoolTicket a = Solo("a", 0, kT0);
+  a.avoid = {"b"};
+  PoolTicket b = Solo("b", 0, kT0 + absl::Seconds(1));
+  b.avoid = {"a"};
+  pool.tickets = {a, b, Solo("c", 0, kT0 + absl::Seconds(2)), Solo("d", 0, kT0 + absl::Seconds(3))};
+  std::vector<Table> tables = MatchPool(pool, kT0 + absl::Seconds(10), MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(2));
+  EXPECT_THAT(tables[0].seat_accounts, ElementsAre("a", "c"));
+  EXPECT_THAT(tables[1].seat_accounts, ElementsAre("b", "d"));
+  // Only one side knows (the block was listed for the blocker's ticket alone): still apart.
+  pool.tickets = {a, Solo("b", 0, kT0 + absl::Seconds(1))};
+  EXPECT_THAT(MatchPool(pool, kT0 + absl::Hours(1), MatcherConfig{}), IsEmpty());
+
+  // Doubles: the party x+y, where y blocked s, is not seated with s.
+  Pool doubles;
+  doubles.seat_teams[4] = {0, 1, 0, 1};
+  PoolTicket party{.players = {"x", "y"}, .rating = 0, .enqueue_time = kT0, .player_counts = {4}};
+  party.avoid = {"s"};
+  doubles.tickets = {party, Solo("s", 0, kT0 + absl::Seconds(1), {4}),
+                     Solo("t", 0, kT0 + absl::Seconds(2), {4}),
+                     Solo("u", 0, kT0 + absl::Seconds(3), {4})};
+  tables = MatchPool(doubles, kT0 + absl::Seconds(10), MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(1));  // s, older than t and u, is passed over and waits
+  std::set<std::string> seated(tables[0].seat_accounts.begin(), tables[0].seat_accounts.end());
+  EXPECT_THAT(seated, UnorderedElementsAre("x", "y", "t", "u"));
+}
+
+// Ranked: requirements and windows both apply.
+TEST(MatcherTest, RankedTicketsHonourRequirementsToo) {
+  Pool pool = TwoPlayer(true);
+  pool.tickets = {With(Solo("a", 1500, kT0), {{"region", "eu"}}, {Same("region")}),
+                  With(Solo("b", 1510, kT0), {{"region", "us"}}),
+                  With(Solo("c", 1590, kT0), {{"region", "eu"}})};
+  std::vector<Table> tables = MatchPool(pool, kT0, MatcherConfig{});
+  ASSERT_THAT(tables, SizeIs(1));
+  EXPECT_THAT(tables[0].seat_accounts, ElementsAre("a", "c"));
+}
+
+// The stored text forms round-trip, and validation names the field.
+TEST(TicketPropertiesTest, EncodeParseAndValidate) {
+  TicketProperties p;
+  p.strings = {{"region", "eu-west"}, {"language", "pt-BR"}, {"mode", "fast:1"}};
+  p.numbers = {{"tier", 3.25}, {"level", -1e20}};
+  ASSERT_TRUE(ValidateProperties(p).ok());
+  EXPECT_EQ(EncodeProperties(p),
+            "s:language=pt-BR;s:mode=fast:1;s:region=eu-west;n:level=-1e+20;n:tier=3.25");
+  absl::StatusOr<TicketProperties> back = ParseProperties(EncodeProperties(p));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, p);
+  std::vector<Requirement> r = {Same("region"), In("language", {"en", "pt-BR"}),
+                                Range("tier", 0.5, 7)};
+  ASSERT_TRUE(ValidateRequirements(r, p).ok());
+  EXPECT_EQ(EncodeRequirements(r), "region:same;language:in=en|pt-BR;tier:range=0.5|7");
+  absl::StatusOr<std::vector<Requirement>> r_back = ParseRequirements(EncodeRequirements(r));
+  ASSERT_TRUE(r_back.ok());
+  EXPECT_EQ(*r_back, r);
+  EXPECT_TRUE(ParseProperties("").ok() && ParseProperties("")->strings.empty());
+  EXPECT_FALSE(ParseProperties("garbage").ok());
+  EXPECT_FALSE(ParseRequirements("tier:between=1|2").ok());
+
+  TicketProperties bad = p;
+  bad.strings["region"] = "EU West";
+  EXPECT_THAT(std::string(ValidateProperties(bad).message()), ::testing::StartsWith("region: "));
+  bad = p;
+  bad.numbers["tier"] = std::nan("");
+  EXPECT_EQ(ValidateProperties(bad).message(),
+            "number_properties[\"tier\"]: must be a finite number");
+  EXPECT_EQ(ValidateRequirements({Range("tier", 5, 1)}, p).message(),
+            "requirements[0].range: min and max must be finite with min <= max, got [5, 1]");
+  EXPECT_EQ(ValidateRequirements({Same("colour")}, p).message(),
+            "requirements[0].same: this ticket has no colour property to compare with; set it, "
+            "or use one_of / range");
+}
+
 }  // namespace
 }  // namespace parlor::matchmaking

@@ -260,6 +260,22 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
       }
     }
   }
+  if (absl::Status s = ValidateProperties(input.properties); !s.ok()) return s;
+  if (absl::Status s = ValidateRequirements(input.requirements, input.properties); !s.ok()) {
+    return s;
+  }
+  // Blocks are read once, here, and kept on the ticket: a pass plans thousands of tables and
+  // could not ask the accounts service about each of them.
+  std::vector<std::string> avoid;
+  if (deps_.blocks != nullptr) {
+    for (const std::string& member : members) {
+      absl::StatusOr<std::vector<std::string>> blocked = deps_.blocks->BlockedEitherWay(member);
+      if (!blocked.ok()) return blocked.status();
+      avoid.insert(avoid.end(), blocked->begin(), blocked->end());
+    }
+    std::sort(avoid.begin(), avoid.end());
+    avoid.erase(std::unique(avoid.begin(), avoid.end()), avoid.end());
+  }
   double rating = 0;
   if (input.ranked) {
     const std::string ladder = LadderFor(input.game, game->seat_teams);
@@ -282,6 +298,9 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
   ticket.rating = rating;
   ticket.create_time = now;
   ticket.expire_time = now + options_.ticket_ttl;
+  ticket.properties = EncodeProperties(input.properties);
+  ticket.requirements = EncodeRequirements(input.requirements);
+  ticket.avoid = std::move(avoid);
   return deps_.store->InsertTicket(ticket);
 }
 
@@ -461,10 +480,26 @@ absl::StatusOr<std::vector<PlannedMatch>> MatchmakingService::Plan(
   pool.seat_teams = *std::move(teams);
   pool.tickets.reserve(tickets.size());
   for (const TicketRow& t : tickets) {
-    pool.tickets.push_back(PoolTicket{.players = t.members,
-                                      .rating = t.rating,
-                                      .enqueue_time = t.create_time,
-                                      .player_counts = t.player_counts});
+    PoolTicket& ticket = pool.tickets.emplace_back(PoolTicket{.players = t.members,
+                                                              .rating = t.rating,
+                                                              .enqueue_time = t.create_time,
+                                                              .player_counts = t.player_counts});
+    if (t.properties.empty() && t.requirements.empty()) {
+      ticket.avoid = t.avoid;
+      continue;
+    }
+    absl::StatusOr<TicketProperties> properties = ParseProperties(t.properties);
+    absl::StatusOr<std::vector<Requirement>> requirements = ParseRequirements(t.requirements);
+    if (!properties.ok() || !requirements.ok()) {
+      // Never seated with requirements it cannot state: it waits until it expires.
+      spdlog::warn("matchmaking: ticket {} left out of the pass: {} {}", t.ticket_id,
+                   properties.status().ToString(), requirements.status().ToString());
+      ticket.player_counts.clear();
+      continue;
+    }
+    ticket.properties = *std::move(properties);
+    ticket.requirements = *std::move(requirements);
+    ticket.avoid = t.avoid;
   }
   std::vector<PlannedMatch> planned;
   for (Table& table : MatchPool(pool, now, options_.matcher)) {

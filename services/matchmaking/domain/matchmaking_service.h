@@ -15,6 +15,7 @@
 #include "services/matchmaking/domain/catalog.h"
 #include "services/matchmaking/domain/clients.h"
 #include "services/matchmaking/domain/matcher.h"
+#include "services/matchmaking/domain/properties.h"
 #include "services/matchmaking/store/store.h"
 
 namespace parlor::matchmaking {
@@ -49,6 +50,10 @@ struct EnqueueInput {
   bool ranked = false;
   std::vector<int> player_counts;
   std::string party_id;
+  // Region, language and custom properties, and what the ticket requires of its opponents
+  // (domain/properties.h).
+  TicketProperties properties;
+  std::vector<Requirement> requirements;
 };
 
 struct ChallengeInput {
@@ -92,6 +97,8 @@ class MatchmakingService {
     GameCreator* games;
     prometheus::Registry* metrics;  // may be null
     Clock clock;
+    // Blocks between players, read at enqueue (null: nobody is blocked).
+    BlockSource* blocks = nullptr;
   };
 
   MatchmakingService(Deps deps, MatchmakingOptions options);

@@ -17,6 +17,7 @@ namespace parlor::matchmaking::sql {
   "array_to_string(t.members, ','), t.rating, t.state, coalesce(t.match_id::text, ''), "         \
   "coalesce(m.game_id, ''), " PARLOR_MM_MICROS("t.create_time") ", " PARLOR_MM_MICROS(          \
       "t.expire_time") ", " PARLOR_MM_MICROS("t.update_time")                                    \
+  ", t.properties, t.requirements"                                                               \
   " FROM matchmaking.tickets t LEFT JOIN matchmaking.matches m ON m.match_id = t.match_id "
 
 #define PARLOR_MM_CHALLENGE_COLUMNS \
@@ -35,10 +36,11 @@ namespace parlor::matchmaking::sql {
 
 inline constexpr char kInsertTicket[] =
     "INSERT INTO matchmaking.tickets (owner_id, game, options, ranked, player_counts, party_id, "
-    "members, rating, state, create_time, expire_time, update_time) "
+    "members, rating, state, create_time, expire_time, update_time, properties, requirements, "
+    "avoid) "
     "VALUES ($1, $2, $3, $4, $5::int[], NULLIF($6, '')::uuid, $7::text[], $8, "
     "'waiting', " PARLOR_MM_TS(9) ", " PARLOR_MM_TS(10) ", " PARLOR_MM_TS(
-        9) ") RETURNING ticket_id::text";
+        9) ", $11, $12, $13::text[]) RETURNING ticket_id::text";
 
 // The partial unique index (account, game, mode) WHERE waiting: a conflicting player gets no row.
 inline constexpr char kInsertTicketPlayers[] =
@@ -160,7 +162,8 @@ inline constexpr char kListPools[] =
 // The pass reads a pool without locking it: only what the matcher needs, oldest first.
 inline constexpr char kLoadPool[] =
     "SELECT t.ticket_id::text, array_to_string(t.members, ','), t.rating, " PARLOR_MM_MICROS(
-        "t.create_time") ", array_to_string(t.player_counts, ',') FROM matchmaking.tickets t "
+        "t.create_time") ", array_to_string(t.player_counts, ','), t.properties, t.requirements, "
+    "array_to_string(t.avoid, ',') FROM matchmaking.tickets t "
     "WHERE t.state = 'waiting' AND t.game = $1 AND t.options = $2 AND t.ranked = $3 "
     "AND t.expire_time > " PARLOR_MM_TS(4) " ORDER BY t.create_time, t.ticket_id";
 

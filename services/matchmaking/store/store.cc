@@ -81,6 +81,8 @@ TicketRow ToTicket(const pqxx::row& row) {
   t.create_time = FromMicros(row[12].as<int64_t>());
   t.expire_time = FromMicros(row[13].as<int64_t>());
   t.update_time = FromMicros(row[14].as<int64_t>());
+  t.properties = row[15].as<std::string>();
+  t.requirements = row[16].as<std::string>();
   return t;
 }
 
@@ -176,7 +178,8 @@ absl::StatusOr<TicketRow> MatchmakingStore::InsertTicket(const TicketRow& ticket
         txn.exec_params1(sql::kInsertTicket, ticket.owner_id, ticket.game, ticket.options,
                          ticket.ranked, PgIntArray(ticket.player_counts), ticket.party_id,
                          PgTextArray(ticket.members), ticket.rating, Micros(ticket.create_time),
-                         Micros(ticket.expire_time))[0]
+                         Micros(ticket.expire_time), ticket.properties, ticket.requirements,
+                         PgTextArray(ticket.avoid))[0]
             .as<std::string>();
     pqxx::result players = txn.exec_params(sql::kInsertTicketPlayers, id,
                                            PgTextArray(ticket.members), ticket.game, ticket.ranked);
@@ -497,6 +500,9 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::LoadPool(const PoolKey&
       t.rating = row[2].as<double>();
       t.create_time = FromMicros(row[3].as<int64_t>());
       t.player_counts = SplitInts(row[4].as<std::string>());
+      t.properties = row[5].as<std::string>();
+      t.requirements = row[6].as<std::string>();
+      t.avoid = SplitList(row[7].as<std::string>());
       t.state = TicketState::kWaiting;
       result.push_back(std::move(t));
     }

@@ -33,6 +33,12 @@ struct TicketRow {
   absl::Time create_time;
   absl::Time expire_time;
   absl::Time update_time;
+  // Canonical text of the ticket's properties and requirements (domain/properties.h), and the
+  // accounts its players must not be seated with (sorted). LoadPool fills all three; the
+  // other reads fill properties and requirements.
+  std::string properties;
+  std::string requirements;
+  std::vector<std::string> avoid;
 };
 
 struct PartyRow {
@@ -152,7 +158,8 @@ class MatchmakingStore {
   // The matcher. ListPools: pools with waiting tickets.
   absl::StatusOr<std::vector<PoolKey>> ListPools(absl::Time now);
   // A pool's unexpired waiting tickets, oldest first, read without locking anything (a snapshot
-  // the matcher plans on). Filled: ticket_id, members, rating, player_counts, create_time.
+  // the matcher plans on). Filled: ticket_id, members, rating, player_counts, create_time,
+  // properties, requirements, avoid.
   absl::StatusOr<std::vector<TicketRow>> LoadPool(const PoolKey& pool, absl::Time now);
   // Writes one batch of planned matches over `tickets` (as LoadPool returned them) in one short
   // transaction: locks those of the batch's tickets that are still waiting and that no other
