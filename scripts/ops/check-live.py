@@ -21,7 +21,9 @@ PROCESS_METRICS = ["process_cpu_seconds_total", "process_resident_memory_bytes",
 MUST_HAVE_DATA = ["Requests per second by method", "Unary latency percentiles by service",
                   "Active games by game", "Moves per second by game", "Move commit latency",
                   "Queue depth by game", "Queue wait (matched tickets)",
-                  "Matches per second by game"]
+                  "Matches per second by game",
+                  # sessions' outbox hands the games' your-turn events to notifications
+                  "Events handed over per second"]
 
 
 def api(path, **params):

@@ -12,7 +12,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 WORK="${1:-$ROOT/build-ops/live}"
 TRAFFIC_SECONDS="${TRAFFIC_SECONDS:-60}"
-SERVICES=(accounts sessions matchmaking ratings)
+# notifications before sessions and matchmaking, whose outboxes hand their events to it.
+SERVICES=(accounts notifications sessions matchmaking ratings)
 PIDS=()
 
 find_binary() {  # find_binary RELATIVE_PATH
@@ -120,4 +121,5 @@ echo "+ evaluating dashboard and alerts through http://127.0.0.1:$prom_port/api/
 /usr/bin/python3 "$ROOT/scripts/ops/check-live.py" "http://127.0.0.1:$prom_port" \
   "$ROOT/k8s/monitoring/parlor-dashboard.json" "$WORK/parlor.rules.yml" \
   "127.0.0.1:${grpc_port[accounts]}" "127.0.0.1:${grpc_port[sessions]}" \
-  "127.0.0.1:${grpc_port[matchmaking]}" "127.0.0.1:${grpc_port[ratings]}"
+  "127.0.0.1:${grpc_port[matchmaking]}" "127.0.0.1:${grpc_port[ratings]}" \
+  "127.0.0.1:${grpc_port[notifications]}"

@@ -62,6 +62,25 @@ ROWS = [
         ("Outbox backlog by kind", "short",
          [("max by (kind) (parlor_sessions_outbox_pending)", "{{kind}}")], 8),
     ]),
+    ("Notifications", [
+        ("Push outcomes per second by platform and result", "ops",
+         [(f"sum by (platform, result) (rate(parlor_notifications_deliveries_total[{R}]))",
+           "{{platform}} {{result}}")], 8),
+        ("Commit to provider acceptance", "s",
+         [(f"histogram_quantile({q}, sum by (platform, le) "
+           f"(rate(parlor_notifications_commit_to_acceptance_seconds_bucket[{R}])))",
+           f"p{int(q*100)} {{{{platform}}}}") for q in (0.5, 0.99)], 8),
+        ("Events handed over per second", "ops",
+         [(f"sum by (outcome) (rate(parlor_notifications_events_total[{R}]))", "{{outcome}}")], 8),
+        # Every replica reads the same shared queue: the max, not the sum.
+        ("Push queue depth", "short",
+         [("max(parlor_notifications_queue_depth)", "queued")], 8),
+        ("Oldest due push (age from commit)", "s",
+         [("max(parlor_notifications_queue_oldest_age_seconds)", "oldest")], 8),
+        ("Dead tokens removed per second", "ops",
+         [(f"sum by (platform) (rate(parlor_notifications_dead_tokens_total[{R}]))",
+           "{{platform}}")], 8),
+    ]),
     ("Database and pods", [
         ("DB pool connections by service", "short",
          [("sum by (job, state) (parlor_db_connections)", "{{job}} {{state}}")], 8),

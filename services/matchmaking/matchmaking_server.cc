@@ -11,6 +11,7 @@
 #include "services/common/core/logging.h"
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/api/matchmaking_api.h"
+#include "services/matchmaking/outbox/notifications_relay.h"
 
 namespace parlor::matchmaking {
 namespace {
@@ -63,8 +64,12 @@ struct Installed {
   std::unique_ptr<WatchHub> hub;
   std::unique_ptr<MatchmakingApi> api;
   std::unique_ptr<Loop> loop;
+  std::unique_ptr<NotificationOutboxStore> outbox;
+  std::unique_ptr<NotificationsRelay> relay;
+  std::unique_ptr<Loop> relay_loop;
 
   ~Installed() {
+    relay_loop.reset();
     loop.reset();
     if (hub) hub->Stop();
   }
@@ -90,6 +95,11 @@ void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config) {
                  "how often this replica runs a matcher pass and creates pending games "
                  "(0s = never)",
                  absl::ZeroDuration(), absl::Minutes(10));
+  flags.String("notifications_address", &config->notifications_address,
+               "notifications gRPC host:port (match found, challenges); empty: not handed over");
+  flags.Duration("notifications_interval", &config->notifications_interval,
+                 "how often this replica hands the notification outbox to notifications",
+                 absl::Milliseconds(10), absl::Minutes(10));
   flags.Duration("watch_poll_interval", &config->watch_poll_interval,
                  "how often open WatchMyTickets streams look for changes", absl::Milliseconds(100),
                  absl::Minutes(1));
@@ -179,6 +189,20 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
       absl::StatusOr<int> delivered = domain->DeliverGames();
       if (!delivered.ok()) {
         spdlog::warn("matchmaking: game delivery failed: {}", delivered.status().ToString());
+      }
+    });
+  }
+  if (!config.notifications_address.empty()) {
+    installed->outbox = std::make_unique<NotificationOutboxStore>(&host.db());
+    installed->relay = std::make_unique<NotificationsRelay>(
+        installed->outbox.get(), installed->accounts.get(),
+        host.InternalChannel(config.notifications_address), installed->tokens.get(), clock,
+        NotificationsRelay::Options{});
+    NotificationsRelay* relay = installed->relay.get();
+    installed->relay_loop = std::make_unique<Loop>(config.notifications_interval, [relay] {
+      absl::StatusOr<NotificationsRelay::Relayed> relayed = relay->Drain();
+      if (!relayed.ok()) {
+        spdlog::warn("matchmaking: notification relay failed: {}", relayed.status().ToString());
       }
     });
   }

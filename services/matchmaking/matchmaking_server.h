@@ -22,6 +22,10 @@ struct MatchmakingConfig {
   // How often this replica runs the matcher pass and the game-creation outbox (0 = never).
   absl::Duration matcher_interval = absl::Seconds(1);
   absl::Duration watch_poll_interval = absl::Seconds(1);
+  // notifications gRPC host:port: match found and challenges are handed over from the
+  // notification outbox every `notifications_interval`. Empty: the outbox only fills.
+  std::string notifications_address;
+  absl::Duration notifications_interval = absl::Seconds(1);
   // Rating window, in whole rating points (flags); copied into options.matcher.
   int initial_window = 100;
   int widen_per_minute = 50;

@@ -20,6 +20,8 @@ struct Installed {
   std::unique_ptr<FcmTokens> fcm_tokens;
   std::unique_ptr<Deliverer> deliverer;
   std::unique_ptr<NotificationsService> domain;
+  std::unique_ptr<Authenticator> authenticator;
+  std::unique_ptr<InboxWatchHub> hub;
   std::unique_ptr<NotificationsApi> api;
   std::unique_ptr<NotificationsInternalApi> internal_api;
   std::mutex mu;
@@ -41,6 +43,7 @@ struct Installed {
     if (loop != nullptr) loop->Wake();
   }
   ~Installed() {
+    if (hub != nullptr) hub->Stop();
     std::unique_ptr<DeliveryLoop> stopping;
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -92,6 +95,15 @@ void AddNotificationsFlags(Flags& flags, NotificationsConfig* config) {
                  absl::Milliseconds(10), absl::Hours(6));
   flags.Int("push_rejected_attempts", &config->delivery.rejected_attempts,
             "attempts after which another 4xx answer is final", {.min = 1, .max = 10});
+  flags.Int("watch_max_streams", &config->watch.max_streams,
+            "open WatchNotifications streams this replica holds at most",
+            {.min = 1, .max = 1000000});
+  flags.Int("watch_max_streams_per_account", &config->watch.max_streams_per_account,
+            "open WatchNotifications streams of one account on this replica",
+            {.min = 1, .max = 64});
+  flags.Duration("watch_poll_interval", &config->watch.poll_interval,
+                 "how often the open streams' inboxes are read (one statement for all)",
+                 absl::Milliseconds(10), absl::Minutes(1));
   flags.Int("push_max_attempts", &config->delivery.max_attempts,
             "attempts after which 429/5xx answers are given up", {.min = 1, .max = 100});
 }
@@ -136,13 +148,23 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
   }
   spdlog::info("notifications: APNs {}, FCM {}", h->apns_tokens ? "on" : "off (no credentials)",
                h->fcm_tokens ? "on" : "off (no credentials)");
-  h->store = std::make_unique<PgNotificationsStore>(&host.db());
+  h->store = std::make_unique<PgNotificationsStore>(
+      &host.db(), config.accept_one_by_one ? PgNotificationsStore::AcceptMode::kOneByOne
+                                           : PgNotificationsStore::AcceptMode::kSetBased);
   h->metrics = std::make_unique<DeliveryMetrics>(&host.metrics().registry());
   h->deliverer =
       std::make_unique<Deliverer>(h->store.get(), h->metrics.get(), clock, h->config.delivery);
   h->domain = std::make_unique<NotificationsService>(h->store.get(), clock, h->metrics.get(),
                                                      [h] { h->Wake(); });
-  h->api = std::make_unique<NotificationsApi>(h->domain.get(), &host.rpc());
+  absl::StatusOr<auth::TokenVerifier> access =
+      auth::TokenVerifier::Create(auth::TokenKind::kAccess, host.config().access_token_public_key);
+  if (!access.ok()) return access.status();
+  h->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
+  h->hub =
+      std::make_unique<InboxWatchHub>(h->domain.get(), &host.workers(), h->config.watch, clock);
+  h->domain->SetInboxChanged([h] { h->hub->Wake(); });
+  h->api = std::make_unique<NotificationsApi>(h->domain.get(), &host.rpc(), h->authenticator.get(),
+                                              h->hub.get());
   h->internal_api = std::make_unique<NotificationsInternalApi>(h->domain.get(), &host.rpc());
   host.AddService(h->api.get(), "parlor.notifications.v1.NotificationsService");
   host.AddService(h->internal_api.get(), "parlor.notifications.v1.NotificationsInternalService");
@@ -160,6 +182,10 @@ absl::StatusOr<int> DeliverNow(const std::shared_ptr<void>& installed) {
   auto* h = static_cast<Installed*>(installed.get());
   Deliverer::Senders senders(h->Factory());
   return h->deliverer->DeliverOnce(senders);
+}
+
+absl::Status UpdateQueueGaugesNow(const std::shared_ptr<void>& installed) {
+  return static_cast<Installed*>(installed.get())->deliverer->UpdateQueueGauges();
 }
 
 }  // namespace parlor::notifications

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "services/common/server.h"
+#include "services/notifications/api/inbox_watch.h"
 #include "services/notifications/domain/delivery.h"
 #include "services/notifications/push/apns.h"
 #include "services/notifications/push/fcm.h"
@@ -22,6 +23,10 @@ struct NotificationsConfig {
   std::string push_ca_file;         // CA bundle for the providers' TLS (tests); empty: system
   absl::Duration push_timeout = absl::Seconds(10);
   DeliveryOptions delivery;
+  // AcceptEvents one event at a time (some six statements each) instead of set-based: only the
+  // load tool's baseline sets it.
+  bool accept_one_by_one = false;
+  WatchLimits watch;  // WatchNotifications' bounds
 };
 
 ServiceHost::Identity NotificationsIdentity();
@@ -38,6 +43,9 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(
 
 // One delivery round on the calling thread with its own senders (tests).
 absl::StatusOr<int> DeliverNow(const std::shared_ptr<void>& installed);
+// Sets the queue-depth and oldest-age gauges from the queue now, as the first sender does every
+// second (tests).
+absl::Status UpdateQueueGaugesNow(const std::shared_ptr<void>& installed);
 
 }  // namespace parlor::notifications
 

@@ -1,16 +1,23 @@
 // The hand-off from the sessions outbox: its NotificationsPushAdapter (what the dispatcher calls
 // for every outbox row) against a real notifications server, over gRPC with a service credential.
+#include <random>
+
+#include "engine/games/all_games.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/db/migrations.h"
 #include "services/notifications/testing/notifications_fixture.h"
+#include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/notifications_adapter.h"
 
 namespace parlor::notifications {
 namespace {
 
 using ::parlor::testing::Bearer;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using testing::NewUuid;
+using ::testing::Not;
 
 class HandoffPgTest : public testing::NotificationsPgTest {};
 
@@ -93,6 +100,116 @@ TEST_F(HandoffPgTest, NoHiddenInformationReachesAPushInAnyGame) {
   ASSERT_TRUE(api_->ListNotifications(Bearer(Player(ada)).get(), request, &inbox).ok());
   ASSERT_EQ(inbox.notifications_size(), 20);
   EXPECT_EQ(inbox.DebugString().find("SECRET"), std::string::npos);
+}
+
+// Real games of all five, played by the sessions domain on the same PostgreSQL, their outbox rows
+// drained by the real dispatcher through the adapter: every row becomes one event carrying the
+// opponents' names, the row's commit time and (your turn) the turn's deadline; a move ends its
+// player's turn with a TURN_OVER that drops their queued "your turn" and leaves the badge's turn
+// state equal to sessions' own; and an outbox row carries nothing but the game, version, seat,
+// a fixed text, the opponents and the deadline (no hand, no dice, no secret of any game).
+TEST_F(HandoffPgTest, RealGamesOfAllFiveReachNotificationsWithWhatAPushNeedsAndNoSecret) {
+  ASSERT_TRUE(
+      ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}).ok());
+  DbPool pool(DbOptions{.url = db_url(), .max_connections = 2}, nullptr);
+  sessions::PgSessionsStore store(&pool);
+  engine::Registry registry(engine::AllGames());
+  absl::Time now = absl::Now();
+  sessions::Sessions games(&store, &registry, [&now] { return now; }, {});
+  const std::vector<std::pair<std::string, std::string>> people = {
+      {NewUuid(), "Ada"}, {NewUuid(), "Tess"}, {NewUuid(), "Cy"}, {NewUuid(), "Dee"}};
+  for (const auto& [account, name] : people)
+    Register(account, v1::PLATFORM_APNS, testing::ApnsToken());
+  std::mt19937_64 rng(7);
+  int played = 0;
+  for (const auto& game : registry.games()) {
+    sessions::v1::CreateGameRequest create;
+    create.set_match_id(absl::StrCat("handoff-", game->name()));
+    create.set_game(game->name());
+    for (int i = 0; i < game->info().min_players; ++i) {
+      sessions::v1::SeatSpec* seat = create.add_seats();
+      seat->set_account_id(people[i].first);
+      seat->set_display_name(people[i].second);
+    }
+    create.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(86400);
+    sessions::v1::CreateGameResponse created;
+    ASSERT_TRUE(games.CreateGame(create, &created).ok()) << game->name();
+    const std::string game_id = created.game().game_id();
+    for (int move = 0; move < 6; ++move) {
+      now += absl::Minutes(1);
+      sessions::v1::GetGameRequest get;
+      get.set_game_id(game_id);
+      sessions::v1::GetGameResponse any;
+      ASSERT_TRUE(games.GetGame(people[0].first, get, &any).ok());
+      if (any.game().acting_seats().empty()) break;  // over
+      const std::string account = any.game().seats(any.game().acting_seats(0)).account_id();
+      sessions::v1::GetGameResponse mine;
+      ASSERT_TRUE(games.GetGame(account, get, &mine).ok());
+      ASSERT_FALSE(mine.legal_actions().empty()) << game->name();
+      sessions::v1::SubmitActionRequest submit;
+      submit.set_game_id(game_id);
+      submit.set_expected_version(mine.game().version());
+      submit.set_idempotency_key(absl::StrCat("k", move));
+      *submit.mutable_action() = mine.legal_actions(rng() % mine.legal_actions_size());
+      sessions::v1::SubmitActionResponse moved;
+      ASSERT_TRUE(games.SubmitAction(account, submit, &moved).ok()) << game->name();
+      ++played;
+    }
+  }
+  ASSERT_GE(played, 5);
+
+  auto signer = auth::TokenSigner::Create(auth::TokenKind::kService, keys_.service().private_key);
+  ASSERT_TRUE(signer.ok());
+  sessions::NotificationsPushAdapter adapter(server_->channel(), *std::move(signer),
+                                             absl::Seconds(10));
+  sessions::OutboxDispatcher dispatcher(&store, &adapter, nullptr, [&now] { return now; },
+                                        {.batch = 500});
+  absl::StatusOr<sessions::OutboxDispatcher::Drained> drained = dispatcher.Drain();
+  ASSERT_TRUE(drained.ok()) << drained.status();
+  EXPECT_EQ(drained->failed, 0);
+  const std::string rows = Query("SELECT count(*) FROM sessions.notification_outbox");
+  EXPECT_EQ(std::to_string(drained->sent), rows);
+  EXPECT_GT(std::stoi(Query(
+                "SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'turn_over'")),
+            0);
+
+  // An outbox row holds only these keys.
+  EXPECT_EQ(Query("SELECT string_agg(DISTINCT k, ',') FROM sessions.notification_outbox o, "
+                  "jsonb_object_keys(o.payload) k WHERE k NOT IN ('game_id', 'game', 'version', "
+                  "'seat', 'text', 'opponents', 'expires_at_us')"),
+            "");
+  // Each row became one event: commit time = the row's, your turn expiring at the deadline.
+  EXPECT_EQ(Query("SELECT count(*) FROM notifications.events"), rows);
+  EXPECT_EQ(Query("SELECT count(*) FROM sessions.notification_outbox o "
+                  "JOIN notifications.events e ON e.dedupe_key = 'sessions:' || o.dedupe_key "
+                  "WHERE abs(extract(epoch FROM e.commit_time - o.created_at)) < 0.001"),
+            rows);
+  EXPECT_EQ(Query("SELECT count(*) FROM notifications.events WHERE kind = 1 AND "
+                  "(expire_time IS NULL OR abs(extract(epoch FROM expire_time - commit_time) - "
+                  "86400) > 0.001)"),
+            "0");
+  // A turn that is over has no "your turn" or reminder queued, and the badge's turn state is
+  // sessions' own.
+  EXPECT_EQ(Query("SELECT count(*) FROM notifications.deliveries d JOIN sessions.seats s "
+                  "ON s.game_id::text = d.game_id AND s.account_id = d.account_id "
+                  "WHERE d.kind IN (1, 2) AND NOT s.my_turn"),
+            "0");
+  EXPECT_EQ(Query("SELECT count(*) FROM sessions.seats s JOIN notifications.turns t "
+                  "ON t.game_id = s.game_id::text AND t.account_id = s.account_id "
+                  "WHERE t.my_turn <> s.my_turn"),
+            "0");
+  // The text names the other side, never the player.
+  for (const auto& [account, name] : people) {
+    v1::ListNotificationsRequest request;
+    request.set_page_size(100);
+    v1::ListNotificationsResponse inbox;
+    ASSERT_TRUE(api_->ListNotifications(Bearer(Player(account)).get(), request, &inbox).ok());
+    for (const v1::Notification& n : inbox.notifications()) {
+      if (n.kind() != v1::EVENT_KIND_YOUR_TURN) continue;
+      EXPECT_THAT(n.loc_args(), Not(Contains(name))) << n.DebugString();
+      EXPECT_GE(n.loc_args_size(), 2) << n.DebugString();
+    }
+  }
 }
 
 }  // namespace

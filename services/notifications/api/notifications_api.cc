@@ -1,6 +1,7 @@
 #include "services/notifications/api/notifications_api.h"
 
 #include "google/protobuf/util/time_util.h"
+#include "services/common/grpc_status.h"
 
 namespace parlor::notifications {
 namespace {
@@ -53,6 +54,8 @@ Preferences FromProto(const v1::Preferences& in) {
   return preferences;
 }
 
+}  // namespace
+
 void ToProto(const Notification& n, v1::Notification* out) {
   out->set_notification_id(n.notification_id);
   out->set_kind(static_cast<v1::EventKind>(n.kind));
@@ -66,8 +69,6 @@ void ToProto(const Notification& n, v1::Notification* out) {
   ToProto(n.create_time, out->mutable_create_time());
   out->set_read(n.read);
 }
-
-}  // namespace
 
 Event FromProto(const v1::Event& in) {
   Event event;
@@ -193,6 +194,22 @@ grpc::ServerUnaryReactor* NotificationsApi::MarkRead(grpc::CallbackServerContext
                      response->set_unread_count(*unread);
                      return absl::OkStatus();
                    });
+}
+
+grpc::ServerWriteReactor<v1::WatchNotificationsResponse>* NotificationsApi::WatchNotifications(
+    grpc::CallbackServerContext* context, const v1::WatchNotificationsRequest* request) {
+  absl::StatusOr<std::optional<auth::Claims>> claims =
+      authenticator_->Authenticate(*context, Access::kPlayer, rpc_->Now());
+  if (!claims.ok() || !claims->has_value()) {
+    class Refused final : public grpc::ServerWriteReactor<v1::WatchNotificationsResponse> {
+     public:
+      explicit Refused(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+      void OnDone() override { delete this; }
+    };
+    return new Refused(claims.ok() ? absl::UnauthenticatedError("a player's access token is needed")
+                                   : claims.status());
+  }
+  return hub_->Open(**claims, request->after_notification_id());
 }
 
 grpc::ServerUnaryReactor* NotificationsInternalApi::AcceptEvents(

@@ -3,6 +3,7 @@
 
 #include "parlor/notifications/v1/notifications.grpc.pb.h"
 #include "services/common/rpc.h"
+#include "services/notifications/api/inbox_watch.h"
 #include "services/notifications/domain/notifications_service.h"
 
 namespace parlor::notifications {
@@ -11,7 +12,11 @@ namespace parlor::notifications {
 // worker pool through RpcRunner, which also authenticates and maps the status.
 class NotificationsApi final : public v1::NotificationsService::CallbackService {
  public:
-  NotificationsApi(NotificationsService* service, RpcRunner* rpc) : service_(service), rpc_(rpc) {}
+  // `authenticator` checks the streams' callers (unary calls go through `rpc`); `hub` holds
+  // the open streams.
+  NotificationsApi(NotificationsService* service, RpcRunner* rpc,
+                   const Authenticator* authenticator, InboxWatchHub* hub)
+      : service_(service), rpc_(rpc), authenticator_(authenticator), hub_(hub) {}
 
   grpc::ServerUnaryReactor* RegisterDevice(grpc::CallbackServerContext* context,
                                            const v1::RegisterDeviceRequest* request,
@@ -34,10 +39,14 @@ class NotificationsApi final : public v1::NotificationsService::CallbackService 
   grpc::ServerUnaryReactor* MarkRead(grpc::CallbackServerContext* context,
                                      const v1::MarkReadRequest* request,
                                      v1::MarkReadResponse* response) override;
+  grpc::ServerWriteReactor<v1::WatchNotificationsResponse>* WatchNotifications(
+      grpc::CallbackServerContext* context, const v1::WatchNotificationsRequest* request) override;
 
  private:
   NotificationsService* service_;
   RpcRunner* rpc_;
+  const Authenticator* authenticator_;
+  InboxWatchHub* hub_;
 };
 
 // Internal RPCs; need a service credential.
@@ -55,8 +64,9 @@ class NotificationsInternalApi final : public v1::NotificationsInternalService::
   RpcRunner* rpc_;
 };
 
-// Proto <-> domain (exposed for the senders' tests and tools).
+// Proto <-> domain (exposed for the senders' tests and tools, and the streams).
 Event FromProto(const v1::Event& event);
+void ToProto(const Notification& n, v1::Notification* out);
 
 }  // namespace parlor::notifications
 

@@ -1,7 +1,9 @@
 // The notifications API end to end over gRPC on a real PostgreSQL: devices, preferences, events
 // accepted once, the inbox, the queue each event fills (badge, stale turns, mutes, quiet hours).
 #include "gmock/gmock.h"
+#include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "prometheus/registry.h"
 #include "services/notifications/testing/notifications_fixture.h"
 
 namespace parlor::notifications {
@@ -242,6 +244,184 @@ TEST_F(NotificationsApiPgTest, TheInboxPagesNewestFirstAndCountsUnread) {
   EXPECT_TRUE(Inbox(ada).notifications(0).read());
   // Someone else's inbox is untouched and invisible.
   EXPECT_EQ(Inbox(NewUuid()).notifications_size(), 0);
+}
+
+// The queue gauges the alerts read: depth counts every queued push, the oldest age (from the
+// event's commit) only those due - a reminder held back by quiet hours is queued but not late.
+double GaugeValue(prometheus::Registry& registry, const std::string& name) {
+  for (const prometheus::MetricFamily& family : registry.Collect()) {
+    if (family.name == name && !family.metric.empty()) return family.metric[0].gauge.value;
+  }
+  return -1;
+}
+
+TEST_F(NotificationsApiPgTest, QueueGaugesCountEveryQueuedPushAndAgeOnlyTheDueOnes) {
+  const std::string ada = NewUuid();
+  Register(ada, v1::PLATFORM_APNS, testing::ApnsToken());
+  // Quiet hours around the current minute, in UTC.
+  const int minute = static_cast<int>(absl::ToInt64Minutes(absl::Now() - absl::UnixEpoch()) % 1440);
+  v1::UpdatePreferencesRequest quiet;
+  quiet.mutable_preferences()->mutable_quiet_hours()->set_start_minute((minute + 1380) % 1440);
+  quiet.mutable_preferences()->mutable_quiet_hours()->set_end_minute((minute + 60) % 1440);
+  v1::UpdatePreferencesResponse updated;
+  ASSERT_TRUE(api_->UpdatePreferences(Bearer(Player(ada)).get(), quiet, &updated).ok());
+  const absl::Time now = absl::Now();
+  v1::Event turn = GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, NewUuid(), 4);
+  *turn.mutable_commit_time() = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+      absl::ToUnixMicros(now - absl::Seconds(90)));
+  v1::Event reminder = GameEvent(ada, v1::EVENT_KIND_REMINDER, NewUuid(), 2);
+  *reminder.mutable_commit_time() = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+      absl::ToUnixMicros(now - absl::Seconds(600)));
+  ASSERT_TRUE(Accept({turn, reminder}).ok());
+
+  prometheus::Registry& registry = server_->host().metrics().registry();
+  ASSERT_TRUE(UpdateQueueGaugesNow(server_->installed()).ok());
+  EXPECT_EQ(GaugeValue(registry, "parlor_notifications_queue_depth"), 2);
+  const double age = GaugeValue(registry, "parlor_notifications_queue_oldest_age_seconds");
+  EXPECT_GE(age, 90);
+  EXPECT_LT(age, 150);  // the your-turn's age, not the held-back reminder's 600 s
+
+  // The due push goes (no provider is configured here: dropped as "unconfigured"); the
+  // reminder still waits, and nothing due is late.
+  ASSERT_TRUE(DeliverNow(server_->installed()).ok());
+  ASSERT_TRUE(UpdateQueueGaugesNow(server_->installed()).ok());
+  EXPECT_EQ(GaugeValue(registry, "parlor_notifications_queue_depth"), 1);
+  EXPECT_EQ(GaugeValue(registry, "parlor_notifications_queue_oldest_age_seconds"), 0);
+}
+
+// WatchNotifications: an open app sees its inbox change without a push. The first message is
+// the unread count; then each new entry of the caller (never another player's), and a message
+// when MarkRead changes the count.
+TEST_F(NotificationsApiPgTest, AnOpenStreamSeesNewEntriesAndUnreadChangesOfItsPlayerOnly) {
+  const std::string ada = NewUuid();
+  const std::string bob = NewUuid();
+  ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, NewUuid(), 1)}).ok());
+  auto context = Bearer(Player(ada), absl::Seconds(30));
+  auto reader = api_->WatchNotifications(context.get(), {});
+  v1::WatchNotificationsResponse message;
+  ASSERT_TRUE(reader->Read(&message));
+  EXPECT_EQ(message.notifications_size(), 0);
+  EXPECT_EQ(message.unread_count(), 1);
+
+  const std::string game = NewUuid();
+  ASSERT_TRUE(Accept({GameEvent(bob, v1::EVENT_KIND_GAME_OVER, NewUuid(), 3)}).ok());
+  ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_GAME_OVER, game, 9)}).ok());
+  ASSERT_TRUE(reader->Read(&message));
+  ASSERT_EQ(message.notifications_size(), 1);
+  EXPECT_EQ(message.notifications(0).kind(), v1::EVENT_KIND_GAME_OVER);
+  EXPECT_EQ(message.notifications(0).game_id(), game);
+  EXPECT_EQ(message.unread_count(), 2);
+
+  v1::MarkReadRequest mark;
+  mark.set_up_to_notification_id(message.notifications(0).notification_id());
+  v1::MarkReadResponse marked;
+  ASSERT_TRUE(api_->MarkRead(Bearer(Player(ada)).get(), mark, &marked).ok());
+  ASSERT_TRUE(reader->Read(&message));
+  EXPECT_EQ(message.notifications_size(), 0);
+  EXPECT_EQ(message.unread_count(), 0);
+  context->TryCancel();
+  while (reader->Read(&message)) {
+  }
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+TEST_F(NotificationsApiPgTest, AStreamResumesAfterTheLastEntryTheAppHasOldestFirst) {
+  const std::string ada = NewUuid();
+  for (int version = 1; version <= 3; ++version) {
+    ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_GAME_OVER, NewUuid(), version)}).ok());
+  }
+  const v1::ListNotificationsResponse inbox = Inbox(ada);
+  ASSERT_EQ(inbox.notifications_size(), 3);
+  v1::WatchNotificationsRequest request;
+  request.set_after_notification_id(inbox.notifications(2).notification_id());  // the oldest
+  auto context = Bearer(Player(ada), absl::Seconds(30));
+  auto reader = api_->WatchNotifications(context.get(), request);
+  v1::WatchNotificationsResponse message;
+  ASSERT_TRUE(reader->Read(&message));
+  ASSERT_EQ(message.notifications_size(), 2);
+  EXPECT_EQ(message.notifications(0).notification_id(), inbox.notifications(1).notification_id());
+  EXPECT_EQ(message.notifications(1).notification_id(), inbox.notifications(0).notification_id());
+  EXPECT_EQ(message.unread_count(), 3);
+  context->TryCancel();
+  while (reader->Read(&message)) {
+  }
+}
+
+// Streams are bounded per player (like sessions' streams): beyond the per-account limit an open
+// is refused with a retry delay, another player is not affected, and a closed stream frees its
+// slot. A stream ends UNAUTHENTICATED when its access token expires.
+class BoundedWatchPgTest : public NotificationsApiPgTest {
+ protected:
+  void Configure(NotificationsConfig& config) override {
+    NotificationsApiPgTest::Configure(config);
+    config.watch.max_streams_per_account = 2;
+    config.watch.poll_interval = absl::Milliseconds(100);
+  }
+  struct Stream {
+    std::unique_ptr<grpc::ClientContext> context;
+    std::unique_ptr<grpc::ClientReader<v1::WatchNotificationsResponse>> reader;
+    v1::WatchNotificationsResponse first;
+    bool opened = false;
+    grpc::Status Close() {
+      context->TryCancel();
+      v1::WatchNotificationsResponse ignored;
+      while (reader->Read(&ignored)) {
+      }
+      return reader->Finish();
+    }
+  };
+  Stream Open(const std::string& token) {
+    Stream s;
+    s.context = Bearer(token, absl::Seconds(30));
+    s.reader = api_->WatchNotifications(s.context.get(), {});
+    s.opened = s.reader->Read(&s.first);
+    return s;
+  }
+};
+
+TEST_F(BoundedWatchPgTest, APlayerHoldsAtMostTheLimitOfStreamsAndOthersAreNotAffected) {
+  const std::string ada = NewUuid();
+  Stream one = Open(Player(ada));
+  Stream two = Open(Player(ada));
+  ASSERT_TRUE(one.opened);
+  ASSERT_TRUE(two.opened);
+  Stream three = Open(Player(ada));
+  EXPECT_FALSE(three.opened);
+  const grpc::Status refused = three.reader->Finish();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused.error_message(),
+              ::testing::HasSubstr("you have 2 notification streams open on this server"));
+  Stream bobs = Open(Player(NewUuid()));
+  EXPECT_TRUE(bobs.opened);
+  EXPECT_EQ(one.Close().error_code(), grpc::StatusCode::CANCELLED);
+  // The slot is free once the server has seen the stream end.
+  bool reopened = false;
+  for (int i = 0; i < 50 && !reopened; ++i) {
+    Stream again = Open(Player(ada));
+    reopened = again.opened;
+    if (reopened) {
+      again.Close();
+    } else {
+      again.reader->Finish();
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+  }
+  EXPECT_TRUE(reopened);
+  two.Close();
+  bobs.Close();
+}
+
+TEST_F(BoundedWatchPgTest, AStreamEndsWhenItsAccessTokenExpires) {
+  const std::string ada = NewUuid();
+  // Issued so that it expires two seconds from now.
+  Stream s = Open(keys_.PlayerToken(ada, absl::Now() - absl::Minutes(15) + absl::Seconds(2)));
+  ASSERT_TRUE(s.opened);
+  v1::WatchNotificationsResponse more;
+  while (s.reader->Read(&more)) {
+  }
+  const grpc::Status ended = s.reader->Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(ended.error_message(), ::testing::HasSubstr("the access token expired"));
 }
 
 }  // namespace

@@ -105,6 +105,21 @@ TEST_F(NotificationsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNo
       return api_->MarkRead(Bearer(player).get(), request, &response);
     };
   };
+  // Opens WatchNotifications and returns how the stream ended (the refusal, or CANCELLED after
+  // the first message when it was accepted).
+  auto watch = [this](std::string bearer, int64_t after) {
+    return [=, this] {
+      v1::WatchNotificationsRequest request;
+      request.set_after_notification_id(after);
+      auto context = Bearer(bearer);
+      auto reader = api_->WatchNotifications(context.get(), request);
+      v1::WatchNotificationsResponse first;
+      if (reader->Read(&first)) context->TryCancel();
+      while (reader->Read(&first)) {
+      }
+      return reader->Finish();
+    };
+  };
   // A valid event (for `ada`, in a new game) edited by `edit`, sent with `bearer`; `first`
   // valid events go before it in the same request (and must not be stored either).
   auto accept = [this, ada](std::string bearer, std::function<void(v1::Event*)> edit,
@@ -275,6 +290,19 @@ TEST_F(NotificationsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNo
        "notification_ids: 0 is not a notification id"},
       {"MarkRead: negative up_to", mark({}, -3), StatusCode::INVALID_ARGUMENT,
        "up_to_notification_id must be a notification id"},
+
+      // WatchNotifications.
+      {"WatchNotifications: negative after_notification_id", watch(player, -1),
+       StatusCode::INVALID_ARGUMENT,
+       "after_notification_id must be 0 (from now on) or a notification id; got -1"},
+      {"WatchNotifications: no credential", watch("", 0), StatusCode::UNAUTHENTICATED,
+       "missing credentials"},
+      {"WatchNotifications: expired token", watch(expired, 0), StatusCode::UNAUTHENTICATED,
+       "expired at"},
+      {"WatchNotifications: forged token", watch(forged, 0), StatusCode::UNAUTHENTICATED,
+       "signature is invalid"},
+      {"WatchNotifications: service credential instead of a player token", watch(service, 0),
+       StatusCode::UNAUTHENTICATED, "signature is invalid"},
 
       // AcceptEvents (internal).
       {"AcceptEvents: player token on an internal RPC", accept(player, [](v1::Event*) {}),

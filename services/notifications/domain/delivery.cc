@@ -17,6 +17,12 @@ const std::vector<std::string>& Results() {
   return kResults;
 }
 
+const prometheus::Histogram::BucketBoundaries& LatencyBuckets() {
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
+  return kBuckets;
+}
+
 }  // namespace
 
 DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
@@ -58,6 +64,7 @@ DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
       deliveries_->Add({{"platform", PlatformName(platform)}, {"result", result}});
     }
     dead_tokens_->Add({{"platform", PlatformName(platform)}});
+    latency_->Add({{"platform", PlatformName(platform)}}, LatencyBuckets());
   }
 }
 
@@ -68,9 +75,7 @@ void DeliveryMetrics::Count(Platform platform, const std::string& result) {
 
 void DeliveryMetrics::Latency(Platform platform, absl::Duration latency) {
   if (latency_ == nullptr) return;
-  static const prometheus::Histogram::BucketBoundaries kBuckets = {
-      0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300};
-  latency_->Add({{"platform", PlatformName(platform)}}, kBuckets)
+  latency_->Add({{"platform", PlatformName(platform)}}, LatencyBuckets())
       .Observe(std::max(0.0, absl::ToDoubleSeconds(latency)));
 }
 

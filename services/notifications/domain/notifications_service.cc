@@ -134,7 +134,9 @@ absl::StatusOr<int64_t> NotificationsService::MarkRead(const std::string& accoun
   if (up_to < 0) {
     return absl::InvalidArgumentError("up_to_notification_id must be a notification id (> 0)");
   }
-  return store_->MarkRead(account_id, ids, up_to, clock_());
+  absl::StatusOr<int64_t> unread = store_->MarkRead(account_id, ids, up_to, clock_());
+  if (unread.ok() && inbox_changed_) inbox_changed_();
+  return unread;
 }
 
 NotificationsStore::Plan NotificationsService::PlanEvent(const Event& event,
@@ -168,7 +170,22 @@ absl::StatusOr<NotificationsStore::Accepted> NotificationsService::AcceptEvents(
   if (!accepted.ok()) return accepted.status();
   if (metrics_ != nullptr) metrics_->Events(accepted->accepted, accepted->duplicates);
   if (accepted->deliveries > 0 && on_queued_) on_queued_();
+  if (accepted->accepted > 0 && inbox_changed_) inbox_changed_();
   return accepted;
+}
+
+absl::StatusOr<NotificationsStore::InboxPage> NotificationsService::InboxAfter(
+    const std::string& account_id, int64_t after_id) {
+  if (after_id < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "after_notification_id must be 0 (from now on) or a notification id; got ", after_id));
+  }
+  return store_->ListInboxAfter(account_id, after_id, kMaxPageSize);
+}
+
+absl::StatusOr<std::map<std::string, NotificationsStore::InboxHead>>
+NotificationsService::InboxHeads(const std::vector<std::string>& account_ids) {
+  return store_->InboxHeads(account_ids);
 }
 
 }  // namespace parlor::notifications

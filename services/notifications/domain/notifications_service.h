@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_NOTIFICATIONS_DOMAIN_NOTIFICATIONS_SERVICE_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,16 @@ class NotificationsService {
 
   absl::StatusOr<NotificationsStore::Accepted> AcceptEvents(const std::vector<Event>& events);
 
+  // WatchNotifications: the inbox entries after `after_id` (oldest first, at most
+  // kMaxPageSize) with the unread count; INVALID_ARGUMENT for a negative id.
+  absl::StatusOr<NotificationsStore::InboxPage> InboxAfter(const std::string& account_id,
+                                                           int64_t after_id);
+  absl::StatusOr<std::map<std::string, NotificationsStore::InboxHead>> InboxHeads(
+      const std::vector<std::string>& account_ids);
+  // Called after an inbox changed on this replica (events stored, entries marked read): wakes
+  // the open streams at once instead of at their next poll.
+  void SetInboxChanged(std::function<void()> changed) { inbox_changed_ = std::move(changed); }
+
   static constexpr int kDefaultPageSize = 20;
   static constexpr int kMaxPageSize = 100;
   static constexpr size_t kMaxMarkRead = 100;
@@ -59,6 +70,7 @@ class NotificationsService {
   Clock clock_;
   DeliveryMetrics* metrics_;
   std::function<void()> on_queued_;
+  std::function<void()> inbox_changed_;
 };
 
 }  // namespace parlor::notifications

@@ -6,14 +6,20 @@
 //   services/notifications/load/run_load.sh [BUILD_DIR] [--devices=100000 --rate=1000 ...]
 //
 // Phases: (1) a baseline on the same PostgreSQL: durable single-row INSERT commits per second
-// from one client; (2) open loop at --rate events/s for --seconds, each a "your turn" for a random
-// device's account: latency percentiles, backlog at the end; (3) saturation: events as fast as
-// AcceptEvents takes them for --saturation_seconds: events/s accepted and pushes/s the providers
-// accepted.
+// from one client; then, twice on the same database and devices - before: a service whose
+// AcceptEvents writes one event at a time (some six statements each, the former way); after: the
+// service as it is (a batch in five set-based statements) - (2) open loop at --rate events/s for
+// --seconds, each a "your turn" for a random device's account, sent in batches as a relay does
+// (what fell due since the last call, at most 500): latency percentiles, backlog at the end;
+// (3) saturation: batches of 200 as fast as AcceptEvents takes them for --saturation_seconds:
+// events/s accepted and pushes/s the providers accepted. The load average is printed beside.
+#include <stdlib.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -44,6 +50,7 @@ struct Options {
   int seconds = 20;
   int saturation_seconds = 10;
   int push_threads = 4;
+  bool compare = true;
 };
 
 std::string Percentiles(std::vector<double> ms) {
@@ -71,37 +78,86 @@ double Baseline(const std::string& db_url) {
   return commits / 3.0;
 }
 
-int Run(const Options& o) {
-  std::printf("PostgreSQL: %s\n", o.db_url.c_str());
-  std::printf("baseline: %.0f durable single-row INSERT commits/s (1 client, same server)\n",
-              Baseline(o.db_url));
-  auto fake = testing::FakeProviders::Start(o.fake_script);
-  if (!fake.ok()) {
-    std::fprintf(stderr, "fake providers: %s\n", fake.status().ToString().c_str());
-    return 1;
+struct Figures {
+  double offered = 0;
+  int64_t sent = 0;
+  int64_t delivered = 0;
+  int64_t backlog = 0;
+  std::vector<double> latencies_ms;
+  double saturation_events = 0;
+  double saturation_pushes = 0;
+};
+
+class LoadRun {
+ public:
+  LoadRun(const Options& o, testing::FakeProviders* fake) : o_(o), fake_(fake) {}
+
+  // One service with `one_by_one` AcceptEvents: the open-loop phase, then saturation.
+  absl::StatusOr<Figures> Measure(bool one_by_one) {
+    NotificationsConfig config;
+    fake_->Configure(config);
+    config.delivery.threads = o_.push_threads;
+    config.delivery.poll_interval = absl::Milliseconds(100);
+    config.accept_one_by_one = one_by_one;
+    if (absl::Status s = FinalizeNotificationsConfig(config); !s.ok()) return s;
+    ServerConfig server_config = parlor::testing::TestServerConfig(o_.db_url, keys_);
+    server_config.db_max_connections = 16;
+    auto server = parlor::testing::TestServer::Start(
+        NotificationsIdentity(), server_config,
+        [&config](ServiceHost& host) { return InstallNotifications(host, config); });
+    if (!server.ok()) return server.status();
+    if (accounts_.empty()) RegisterDevices();
+    stub_ = v1::NotificationsInternalService::NewStub((*server)->channel());
+    Figures f;
+    // Open loop at --rate.
+    const double phase2_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+    const absl::Time start = absl::Now();
+    const absl::Time end = start + absl::Seconds(o_.seconds);
+    int64_t sent = 0;
+    while (absl::Now() < end) {
+      const int64_t due =
+          static_cast<int64_t>(absl::ToDoubleSeconds(absl::Now() - start) * o_.rate) - sent;
+      if (due > 0) {
+        const int count = static_cast<int>(std::min<int64_t>(due, 500));
+        if (!Send(count)) return absl::InternalError("AcceptEvents failed");
+        sent += count;
+      } else {
+        absl::SleepFor(absl::Milliseconds(2));
+      }
+    }
+    f.sent = sent;
+    f.offered = sent / absl::ToDoubleSeconds(absl::Now() - start);
+    f.backlog = QueueDepth();
+    WaitForEmptyQueue(absl::Seconds(60));
+    f.delivered = DeliveredSince(phase2_start, &f.latencies_ms);
+    // Saturation.
+    const double phase3_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+    const absl::Time sat_start = absl::Now();
+    int64_t accepted = 0;
+    while (absl::Now() < sat_start + absl::Seconds(o_.saturation_seconds)) {
+      if (!Send(200)) return absl::InternalError("AcceptEvents failed");
+      accepted += 200;
+    }
+    const double sat_seconds = absl::ToDoubleSeconds(absl::Now() - sat_start);
+    WaitForEmptyQueue(absl::Seconds(120));
+    const double drained_seconds = absl::ToDoubleSeconds(absl::Now() - sat_start);
+    if (sat_seconds > 0) {
+      f.saturation_events = accepted / sat_seconds;
+      f.saturation_pushes = DeliveredSince(phase3_start, nullptr) / drained_seconds;
+    }
+    stub_.reset();
+    server->reset();
+    // The next service starts from an empty inbox and queue (the devices stay).
+    pqxx::connection c(o_.db_url);
+    pqxx::nontransaction(c).exec0(
+        "TRUNCATE notifications.deliveries, notifications.events, notifications.turns");
+    return f;
   }
-  parlor::testing::TestKeys keys;
-  NotificationsConfig config;
-  (*fake)->Configure(config);
-  config.delivery.threads = o.push_threads;
-  config.delivery.poll_interval = absl::Milliseconds(100);
-  if (absl::Status s = FinalizeNotificationsConfig(config); !s.ok()) {
-    std::fprintf(stderr, "%s\n", s.ToString().c_str());
-    return 1;
-  }
-  ServerConfig server_config = parlor::testing::TestServerConfig(o.db_url, keys);
-  server_config.db_max_connections = 16;
-  auto server = parlor::testing::TestServer::Start(
-      NotificationsIdentity(), server_config,
-      [&config](ServiceHost& host) { return InstallNotifications(host, config); });
-  if (!server.ok()) {
-    std::fprintf(stderr, "server: %s\n", server.status().ToString().c_str());
-    return 1;
-  }
-  // N devices, half APNs, half FCM, one per account.
-  std::vector<std::string> accounts;
-  {
-    pqxx::connection c(o.db_url);
+
+ private:
+  void RegisterDevices() {
+    // N devices, half APNs, half FCM, one per account.
+    pqxx::connection c(o_.db_url);
     pqxx::work txn(c);
     txn.exec_params0(
         "INSERT INTO notifications.devices (account_id, platform, token, locale, time_zone, "
@@ -109,54 +165,50 @@ int Run(const Options& o) {
         "SELECT gen_random_uuid(), 1 + i % 2, CASE WHEN i % 2 = 0 THEN "
         "  md5(i::text) || md5((i + 1)::text) ELSE 'fcm:load-' || i || '-' || md5(i::text) END, "
         "'en', 'UTC', 'com.parlor.app', false, now(), now() FROM generate_series(1, $1) i",
-        o.devices);
+        o_.devices);
     for (const pqxx::row& row : txn.exec("SELECT account_id::text FROM notifications.devices")) {
-      accounts.push_back(row[0].as<std::string>());
+      accounts_.push_back(row[0].as<std::string>());
     }
     txn.commit();
+    std::printf("devices: %zu registered (half APNs, half FCM)\n", accounts_.size());
   }
-  std::printf("devices: %zu registered (half APNs, half FCM)\n", accounts.size());
-  auto stub = v1::NotificationsInternalService::NewStub((*server)->channel());
-  const std::string credential = keys.ServiceToken("sessions");
-  std::mt19937_64 random(42);
-  std::map<std::string, absl::Time> committed;  // game id -> commit time
-  int64_t sent = 0;
-  auto send = [&](int count) {
+
+  bool Send(int count) {
     v1::AcceptEventsRequest request;
     const absl::Time now = absl::Now();
     for (int i = 0; i < count; ++i) {
       v1::Event* e = request.add_events();
       const std::string game = testing::NewUuid();
       e->set_dedupe_key(absl::StrCat("load:", game));
-      e->set_account_id(accounts[random() % accounts.size()]);
+      e->set_account_id(accounts_[random_() % accounts_.size()]);
       e->set_kind(v1::EVENT_KIND_YOUR_TURN);
       e->set_game_id(game);
       e->set_game("pico");
       e->set_version(1);
       e->add_opponent_names("Tess");
       *e->mutable_commit_time() = TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(now));
-      committed[game] = now;
+      committed_[game] = now;
     }
     v1::AcceptEventsResponse response;
     const grpc::Status status =
-        stub->AcceptEvents(parlor::testing::Bearer(credential).get(), request, &response);
+        stub_->AcceptEvents(parlor::testing::Bearer(credential_).get(), request, &response);
     if (!status.ok()) {
       std::fprintf(stderr, "AcceptEvents: %s\n", status.error_message().c_str());
       return false;
     }
-    sent += count;
     return true;
-  };
-  auto delivered_since = [&](double since, std::vector<double>* latencies_ms) {
+  }
+
+  int64_t DeliveredSince(double since, std::vector<double>* latencies_ms) {
     int64_t count = 0;
-    for (const google::protobuf::Struct& r : (*fake)->Requests()) {
+    for (const google::protobuf::Struct& r : fake_->Requests()) {
       const double t = r.fields().at("time").number_value();
       if (t < since || r.fields().at("status").number_value() != 200) continue;
       const std::string body = json::String(r, "body");
       const size_t at = body.find("\"game_id\":\"");
       if (at == std::string::npos) continue;
-      auto found = committed.find(body.substr(at + 11, 36));
-      if (found == committed.end()) continue;
+      auto found = committed_.find(body.substr(at + 11, 36));
+      if (found == committed_.end()) continue;
       ++count;
       if (latencies_ms != nullptr) {
         latencies_ms->push_back((t - absl::ToDoubleSeconds(found->second - absl::UnixEpoch())) *
@@ -164,59 +216,69 @@ int Run(const Options& o) {
       }
     }
     return count;
-  };
-  auto queue_depth = [&] {
-    pqxx::connection c(o.db_url);
+  }
+
+  int64_t QueueDepth() {
+    pqxx::connection c(o_.db_url);
     return pqxx::nontransaction(c)
         .exec1("SELECT count(*) FROM notifications.deliveries")[0]
         .as<int64_t>();
-  };
+  }
 
-  // (2) Open loop at --rate.
-  const double phase2_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
-  const absl::Time start = absl::Now();
-  const absl::Time end = start + absl::Seconds(o.seconds);
-  while (absl::Now() < end) {
-    const int64_t due =
-        static_cast<int64_t>(absl::ToDoubleSeconds(absl::Now() - start) * o.rate) - sent;
-    if (due > 0) {
-      if (!send(static_cast<int>(std::min<int64_t>(due, 500)))) return 1;
-    } else {
-      absl::SleepFor(absl::Milliseconds(2));
+  void WaitForEmptyQueue(absl::Duration limit) {
+    const absl::Time deadline = absl::Now() + limit;
+    while (QueueDepth() > 0 && absl::Now() < deadline) absl::SleepFor(absl::Milliseconds(100));
+  }
+
+  const Options& o_;
+  testing::FakeProviders* fake_;
+  parlor::testing::TestKeys keys_;
+  const std::string credential_ = keys_.ServiceToken("sessions");
+  std::vector<std::string> accounts_;
+  std::unique_ptr<v1::NotificationsInternalService::Stub> stub_;
+  std::mt19937_64 random_{42};
+  std::map<std::string, absl::Time> committed_;  // game id -> commit time
+};
+
+void Print(const char* name, const Options& o, const Figures& f) {
+  std::printf(
+      "%s: open loop %ld events in %d s (%.0f events/s offered of %d asked), %ld pushes accepted "
+      "by the providers, queue %ld at the end of sending\n",
+      name, static_cast<long>(f.sent), o.seconds, f.offered, o.rate, static_cast<long>(f.delivered),
+      static_cast<long>(f.backlog));
+  std::printf("  commit -> provider acceptance: %s\n", Percentiles(f.latencies_ms).c_str());
+  std::printf("  saturation: %.0f events/s accepted (batches of 200), %.0f pushes/s delivered\n",
+              f.saturation_events, f.saturation_pushes);
+}
+
+double LoadAverage() {
+  double load[1] = {0};
+  return getloadavg(load, 1) == 1 ? load[0] : -1;
+}
+
+int Run(const Options& o) {
+  std::printf("PostgreSQL: %s\n", o.db_url.c_str());
+  std::printf("load average (1 min) at start: %.2f\n", LoadAverage());
+  std::printf("baseline: %.0f durable single-row INSERT commits/s (1 client, same server)\n",
+              Baseline(o.db_url));
+  auto fake = testing::FakeProviders::Start(o.fake_script);
+  if (!fake.ok()) {
+    std::fprintf(stderr, "fake providers: %s\n", fake.status().ToString().c_str());
+    return 1;
+  }
+  LoadRun run(o, fake->get());
+  // Before (one event at a time) then after (set-based), on the same database and devices.
+  for (const bool one_by_one : {true, false}) {
+    if (one_by_one && !o.compare) continue;
+    absl::StatusOr<Figures> figures = run.Measure(one_by_one);
+    if (!figures.ok()) {
+      std::fprintf(stderr, "%s\n", figures.status().ToString().c_str());
+      return 1;
     }
+    Print(one_by_one ? "before: AcceptEvents one event at a time" : "after: AcceptEvents set-based",
+          o, *figures);
+    std::printf("  load average (1 min): %.2f\n", LoadAverage());
   }
-  const double offered = sent / absl::ToDoubleSeconds(absl::Now() - start);
-  const int64_t backlog_at_end = queue_depth();
-  absl::Time drain_deadline = absl::Now() + absl::Seconds(60);
-  while (queue_depth() > 0 && absl::Now() < drain_deadline) absl::SleepFor(absl::Milliseconds(100));
-  std::vector<double> latencies;
-  const int64_t phase2_delivered = delivered_since(phase2_start, &latencies);
-  std::printf(
-      "open loop: %ld events in %d s (%.0f events/s offered), %ld pushes accepted by the "
-      "providers, queue %ld at the end of sending\n",
-      static_cast<long>(sent), o.seconds, offered, static_cast<long>(phase2_delivered),
-      static_cast<long>(backlog_at_end));
-  std::printf("  commit -> provider acceptance: %s\n", Percentiles(latencies).c_str());
-
-  // (3) Saturation.
-  const int64_t sent_before = sent;
-  const double phase3_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
-  const absl::Time sat_start = absl::Now();
-  while (absl::Now() < sat_start + absl::Seconds(o.saturation_seconds)) {
-    if (!send(200)) return 1;
-  }
-  const double sat_seconds = absl::ToDoubleSeconds(absl::Now() - sat_start);
-  const int64_t accepted = sent - sent_before;
-  drain_deadline = absl::Now() + absl::Seconds(120);
-  while (queue_depth() > 0 && absl::Now() < drain_deadline) absl::SleepFor(absl::Milliseconds(100));
-  const double drained_seconds = absl::ToDoubleSeconds(absl::Now() - sat_start);
-  const int64_t phase3_delivered = delivered_since(phase3_start, nullptr);
-  std::printf(
-      "saturation: %.0f events/s accepted (AcceptEvents, batches of 200, %ld in %.1f s); "
-      "%.0f pushes/s accepted by the providers (%ld in %.1f s until the queue was empty)\n",
-      accepted / sat_seconds, static_cast<long>(accepted), sat_seconds,
-      phase3_delivered / drained_seconds, static_cast<long>(phase3_delivered), drained_seconds);
-  server->reset();
   return 0;
 }
 
@@ -235,6 +297,8 @@ int main(int argc, char** argv) {
   flags.Int("saturation_seconds", &o.saturation_seconds, "length of the saturation phase",
             {.min = 0, .max = 3600});
   flags.Int("push_threads", &o.push_threads, "the service's sender threads", {.min = 1, .max = 64});
+  flags.Bool("compare", &o.compare,
+             "first measure AcceptEvents one event at a time (the former way), then set-based");
   if (absl::Status parsed = flags.Parse(argc, argv); !parsed.ok()) {
     std::fprintf(stderr, "%s\n", std::string(parsed.message()).c_str());
     return parsed.code() == absl::StatusCode::kNotFound ? 0 : 2;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,17 @@ class NotificationsStore {
   // Newest first, ids below `before_id` (0: from the newest).
   virtual absl::StatusOr<InboxPage> ListInbox(const std::string& account_id, int64_t before_id,
                                               int limit) = 0;
+  // Oldest first, ids above `after_id`, with the unread count (WatchNotifications).
+  virtual absl::StatusOr<InboxPage> ListInboxAfter(const std::string& account_id, int64_t after_id,
+                                                   int limit) = 0;
+  // Per account: its newest inbox id (0 when none) and unread count, in one read for all the
+  // accounts with an open stream.
+  struct InboxHead {
+    int64_t newest_id = 0;
+    int64_t unread = 0;
+  };
+  virtual absl::StatusOr<std::map<std::string, InboxHead>> InboxHeads(
+      const std::vector<std::string>& account_ids) = 0;
   // Marks `ids` (or every id <= up_to when `ids` is empty) read; returns the unread count.
   virtual absl::StatusOr<int64_t> MarkRead(const std::string& account_id,
                                            const std::vector<int64_t>& ids, int64_t up_to,

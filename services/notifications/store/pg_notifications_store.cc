@@ -1,7 +1,11 @@
 #include "services/notifications/store/pg_notifications_store.h"
 
+#include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
+#include <set>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -142,6 +146,129 @@ absl::Status PgNotificationsStore::PutPreferences(const std::string& account_id,
 
 absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEvents(
     const std::vector<Event>& events, const Planner& plan, absl::Time now) {
+  if (mode_ == AcceptMode::kOneByOne) return AcceptEventsOneByOne(events, plan, now);
+  // A dedupe key repeated inside the request: its first event counts, the others are duplicates.
+  std::vector<const Event*> batch;
+  std::set<std::string_view> keys;
+  for (const Event& event : events) {
+    if (keys.insert(event.dedupe_key).second) batch.push_back(&event);
+  }
+  std::vector<std::string> accounts;
+  for (const Event* event : batch) accounts.push_back(event->account_id);
+  std::sort(accounts.begin(), accounts.end());
+  accounts.erase(std::unique(accounts.begin(), accounts.end()), accounts.end());
+  Accepted accepted;
+  absl::Status status = db_->Transact("accept_events", [&](pqxx::work& txn) {
+    accepted = Accepted();
+    // (1) Preferences, then each event's plan.
+    std::map<std::string, Preferences> preferences;
+    for (const pqxx::row& row :
+         db_->Run(txn, "get_preferences_many", sql::kGetPreferencesMany, PgTextArray(accounts))) {
+      preferences.emplace(row[5].as<std::string>(), ToPreferences(row));
+    }
+    std::vector<Plan> plans;
+    std::vector<std::string> key, account, game_id, game, title, loc_key, loc_args, link, inbox;
+    std::vector<int> kind;
+    std::vector<int64_t> version, commit, expire;
+    for (const Event* e : batch) {
+      auto found = preferences.find(e->account_id);
+      plans.push_back(plan(*e, found == preferences.end() ? Preferences() : found->second));
+      const Plan& p = plans.back();
+      key.push_back(e->dedupe_key);
+      account.push_back(e->account_id);
+      kind.push_back(static_cast<int>(e->kind));
+      game_id.push_back(e->game_id);
+      game.push_back(e->game);
+      version.push_back(e->version);
+      title.push_back(p.content.title_loc_key);
+      loc_key.push_back(p.content.loc_key);
+      loc_args.push_back(PgTextArray(p.content.loc_args));
+      link.push_back(p.content.deep_link);
+      commit.push_back(Micros(p.commit_time));
+      expire.push_back(OptionalMicros(e->expire_time));
+      inbox.push_back(p.in_inbox ? "t" : "f");
+    }
+    // (2) The events not seen before.
+    std::map<std::string, int64_t, std::less<>> inserted;
+    for (const pqxx::row& row : db_->Run(
+             txn, "insert_events", sql::kInsertEvents, PgTextArray(key), PgTextArray(account),
+             PgIntArray(kind), PgTextArray(game_id), PgTextArray(game), PgIntArray(version),
+             PgTextArray(title), PgTextArray(loc_key), PgTextArray(loc_args), PgTextArray(link),
+             PgIntArray(commit), PgIntArray(expire), PgTextArray(inbox), Micros(now))) {
+      inserted.emplace(row[1].as<std::string>(), row[0].as<int64_t>());
+    }
+    accepted.accepted = static_cast<int>(inserted.size());
+    accepted.duplicates = static_cast<int>(events.size()) - accepted.accepted;
+    // (3) The turn state: per (account, game), the newest new event that sets it.
+    std::map<std::pair<std::string, std::string>, const Event*> turns;
+    std::vector<std::string> stale_account, stale_game, stale_inclusive;
+    std::vector<int64_t> stale_version;
+    for (const Event* e : batch) {
+      if (!inserted.contains(e->dedupe_key) || e->game_id.empty()) continue;
+      const bool turn_event = e->kind == EventKind::kYourTurn || e->kind == EventKind::kReminder;
+      stale_account.push_back(e->account_id);
+      stale_game.push_back(e->game_id);
+      stale_version.push_back(e->version);
+      stale_inclusive.push_back(turn_event ? "f" : "t");
+      if (e->kind != EventKind::kYourTurn && e->kind != EventKind::kTurnOver &&
+          e->kind != EventKind::kTimeout && e->kind != EventKind::kGameOver) {
+        continue;
+      }
+      const Event*& newest = turns[{e->account_id, e->game_id}];
+      if (newest == nullptr || newest->version <= e->version) newest = e;
+    }
+    if (!turns.empty()) {
+      std::vector<std::string> t_account, t_game, t_mine;
+      std::vector<int64_t> t_version, t_expire;
+      for (const auto& [where, e] : turns) {
+        t_account.push_back(where.first);
+        t_game.push_back(where.second);
+        t_version.push_back(e->version);
+        t_mine.push_back(e->kind == EventKind::kYourTurn ? "t" : "f");
+        t_expire.push_back(OptionalMicros(e->expire_time));
+      }
+      db_->Run(txn, "set_turns", sql::kSetTurns, PgTextArray(t_account), PgTextArray(t_game),
+               PgIntArray(t_version), PgTextArray(t_mine), PgIntArray(t_expire));
+    }
+    // (4) The pushes, one per device of the account.
+    std::vector<int64_t> f_id, f_version, f_commit, f_expire, f_due;
+    std::vector<std::string> f_account, f_game;
+    std::vector<int> f_kind;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const Event& e = *batch[i];
+      const Plan& p = plans[i];
+      auto id = inserted.find(e.dedupe_key);
+      if (id == inserted.end() || !p.push) continue;
+      if (e.expire_time.has_value() && *e.expire_time <= now) continue;
+      f_id.push_back(id->second);
+      f_account.push_back(e.account_id);
+      f_game.push_back(e.game_id);
+      f_kind.push_back(static_cast<int>(e.kind));
+      f_version.push_back(e.version);
+      f_commit.push_back(Micros(p.commit_time));
+      f_expire.push_back(OptionalMicros(e.expire_time));
+      f_due.push_back(Micros(p.due_time));
+    }
+    if (!f_id.empty()) {
+      pqxx::result queued =
+          db_->Run(txn, "fan_out_many", sql::kFanOutMany, PgIntArray(f_id), PgTextArray(f_account),
+                   PgTextArray(f_game), PgIntArray(f_kind), PgIntArray(f_version),
+                   PgIntArray(f_commit), PgIntArray(f_expire), PgIntArray(f_due), Micros(now));
+      accepted.deliveries = static_cast<int>(queued.affected_rows());
+    }
+    // (5) Pending pushes the batch made stale (its own included).
+    if (!stale_account.empty()) {
+      db_->Run(txn, "drop_stale_pushes_many", sql::kDropStalePushesMany, PgTextArray(stale_account),
+               PgTextArray(stale_game), PgIntArray(stale_version), PgTextArray(stale_inclusive));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return accepted;
+}
+
+absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEventsOneByOne(
+    const std::vector<Event>& events, const Planner& plan, absl::Time now) {
   Accepted accepted;
   absl::Status status = db_->Transact("accept_events", [&](pqxx::work& txn) {
     accepted = Accepted();
@@ -194,6 +321,26 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEvents(
   return accepted;
 }
 
+namespace {
+
+Notification ToNotification(const pqxx::row& row) {
+  Notification n;
+  n.notification_id = row[0].as<int64_t>();
+  n.kind = static_cast<EventKind>(row[1].as<int>());
+  n.content.title_loc_key = row[2].as<std::string>();
+  n.content.loc_key = row[3].as<std::string>();
+  n.content.loc_args = TextArray(row[4]);
+  n.game_id = row[5].as<std::string>();
+  n.game = row[6].as<std::string>();
+  n.version = row[7].as<int64_t>();
+  n.content.deep_link = row[8].as<std::string>();
+  n.create_time = absl::FromUnixMicros(row[9].as<int64_t>());
+  n.read = row[10].as<bool>();
+  return n;
+}
+
+}  // namespace
+
 absl::StatusOr<NotificationsStore::InboxPage> PgNotificationsStore::ListInbox(
     const std::string& account_id, int64_t before_id, int limit) {
   InboxPage page;
@@ -205,25 +352,48 @@ absl::StatusOr<NotificationsStore::InboxPage> PgNotificationsStore::ListInbox(
         page.more = true;
         break;
       }
-      Notification n;
-      n.notification_id = row[0].as<int64_t>();
-      n.kind = static_cast<EventKind>(row[1].as<int>());
-      n.content.title_loc_key = row[2].as<std::string>();
-      n.content.loc_key = row[3].as<std::string>();
-      n.content.loc_args = TextArray(row[4]);
-      n.game_id = row[5].as<std::string>();
-      n.game = row[6].as<std::string>();
-      n.version = row[7].as<int64_t>();
-      n.content.deep_link = row[8].as<std::string>();
-      n.create_time = absl::FromUnixMicros(row[9].as<int64_t>());
-      n.read = row[10].as<bool>();
-      page.notifications.push_back(std::move(n));
+      page.notifications.push_back(ToNotification(row));
     }
     page.unread = txn.exec_params1(sql::kCountUnread, account_id)[0].as<int64_t>();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
   return page;
+}
+
+absl::StatusOr<NotificationsStore::InboxPage> PgNotificationsStore::ListInboxAfter(
+    const std::string& account_id, int64_t after_id, int limit) {
+  InboxPage page;
+  absl::Status status = db_->Read("list_inbox_after", [&](pqxx::nontransaction& txn) {
+    page = InboxPage();
+    for (const pqxx::row& row :
+         txn.exec_params(sql::kListInboxAfter, account_id, after_id, limit + 1)) {
+      if (static_cast<int>(page.notifications.size()) == limit) {
+        page.more = true;
+        break;
+      }
+      page.notifications.push_back(ToNotification(row));
+    }
+    page.unread = txn.exec_params1(sql::kCountUnread, account_id)[0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return page;
+}
+
+absl::StatusOr<std::map<std::string, NotificationsStore::InboxHead>>
+PgNotificationsStore::InboxHeads(const std::vector<std::string>& account_ids) {
+  std::map<std::string, InboxHead> heads;
+  if (account_ids.empty()) return heads;
+  absl::Status status = db_->Read("inbox_heads", [&](pqxx::nontransaction& txn) {
+    heads.clear();
+    for (const pqxx::row& row : txn.exec_params(sql::kInboxHeads, PgTextArray(account_ids))) {
+      heads[row[0].as<std::string>()] = InboxHead{row[1].as<int64_t>(), row[2].as<int64_t>()};
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return heads;
 }
 
 absl::StatusOr<int64_t> PgNotificationsStore::MarkRead(const std::string& account_id,

@@ -10,7 +10,12 @@ namespace parlor::notifications {
 // Blocking: call it from a worker pool or a sender thread.
 class PgNotificationsStore : public NotificationsStore {
  public:
-  explicit PgNotificationsStore(DbPool* db) : db_(db) {}
+  // How AcceptEvents writes a batch: in five set-based statements whatever its size (the
+  // service's way), or some six statements per event (kept as the load tool's baseline and to
+  // check that both store the same rows).
+  enum class AcceptMode { kSetBased, kOneByOne };
+  explicit PgNotificationsStore(DbPool* db, AcceptMode mode = AcceptMode::kSetBased)
+      : db_(db), mode_(mode) {}
 
   absl::StatusOr<Registered> RegisterDevice(const Device& device, absl::Time now) override;
   absl::Status UnregisterDevice(const std::string& account_id, const std::string& device_id,
@@ -23,6 +28,10 @@ class PgNotificationsStore : public NotificationsStore {
                                         absl::Time now) override;
   absl::StatusOr<InboxPage> ListInbox(const std::string& account_id, int64_t before_id,
                                       int limit) override;
+  absl::StatusOr<InboxPage> ListInboxAfter(const std::string& account_id, int64_t after_id,
+                                           int limit) override;
+  absl::StatusOr<std::map<std::string, InboxHead>> InboxHeads(
+      const std::vector<std::string>& account_ids) override;
   absl::StatusOr<int64_t> MarkRead(const std::string& account_id, const std::vector<int64_t>& ids,
                                    int64_t up_to, absl::Time now) override;
   absl::StatusOr<std::vector<Push>> ClaimPushes(absl::Time now, absl::Duration lease,
@@ -34,7 +43,11 @@ class PgNotificationsStore : public NotificationsStore {
   absl::StatusOr<QueueStats> GetQueueStats() override;
 
  private:
+  absl::StatusOr<Accepted> AcceptEventsOneByOne(const std::vector<Event>& events,
+                                                const Planner& plan, absl::Time now);
+
   DbPool* db_;
+  AcceptMode mode_;
 };
 
 }  // namespace parlor::notifications

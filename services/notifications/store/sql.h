@@ -93,6 +93,69 @@ inline constexpr char kFanOut[] =
     "$6::integer, " PARLOR_TS(7) ", CASE WHEN $8::bigint < 0 THEN NULL ELSE " PARLOR_TS(
         8) " END, " PARLOR_TS(9) " FROM notifications.devices WHERE account_id = $2::uuid";
 
+// --- AcceptEvents, set-based: a batch in five statements whatever its size. Each takes one
+// array per column (unnest), so a batch costs the same round trips as one event.
+
+// The preferences of every account of the batch ($1 uuid[]); account last.
+inline constexpr char kGetPreferencesMany[] =
+    "SELECT muted_game_ids, disabled_kinds, quiet_start, quiet_end, time_zone, account_id::text "
+    "FROM notifications.preferences WHERE account_id = ANY($1::uuid[])";
+
+// The batch's events in order (identity ids follow it); those whose dedupe key was seen before
+// are skipped. loc_args travel as one array literal per event. $14 = now.
+inline constexpr char kInsertEvents[] =
+    "INSERT INTO notifications.events (dedupe_key, account_id, kind, game_id, game, version, "
+    "title_loc_key, loc_key, loc_args, deep_link, commit_time, expire_time, create_time, "
+    "in_inbox) "
+    "SELECT t.dedupe_key, t.account_id, t.kind, t.game_id, t.game, t.version, t.title_loc_key, "
+    "t.loc_key, t.loc_args::text[], t.deep_link, to_timestamp(t.commit_us / 1000000.0), "
+    "CASE WHEN t.expire_us < 0 THEN NULL ELSE to_timestamp(t.expire_us / 1000000.0) END, "
+    PARLOR_TS(14) ", t.in_inbox "
+    "FROM unnest($1::text[], $2::uuid[], $3::smallint[], $4::text[], $5::text[], $6::bigint[], "
+    "$7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[], "
+    "$13::boolean[]) WITH ORDINALITY AS t(dedupe_key, account_id, kind, game_id, game, version, "
+    "title_loc_key, loc_key, loc_args, deep_link, commit_us, expire_us, in_inbox, ord) "
+    "ORDER BY t.ord ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id, dedupe_key";
+
+// The turn state of each (account, game) of the batch (one row each: its newest event), unless a
+// newer event already set it.
+inline constexpr char kSetTurns[] =
+    "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, expire_time) "
+    "SELECT t.account_id, t.game_id, t.version, t.my_turn, "
+    "CASE WHEN t.expire_us < 0 THEN NULL ELSE to_timestamp(t.expire_us / 1000000.0) END "
+    "FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::boolean[], $5::bigint[]) "
+    "AS t(account_id, game_id, version, my_turn, expire_us) "
+    "ON CONFLICT (account_id, game_id) DO UPDATE SET version = EXCLUDED.version, "
+    "my_turn = EXCLUDED.my_turn, expire_time = EXCLUDED.expire_time "
+    "WHERE notifications.turns.version <= EXCLUDED.version";
+
+// One queued push per event and device of its account, with the account's badge as the batch
+// left it. $9 = now.
+inline constexpr char kFanOutMany[] =
+    "INSERT INTO notifications.deliveries (notification_id, device_id, account_id, game_id, "
+    "kind, version, badge, commit_time, expire_time, due_time) "
+    "SELECT t.id, d.device_id, d.account_id, t.game_id, t.kind, t.version, b.badge, "
+    "to_timestamp(t.commit_us / 1000000.0), "
+    "CASE WHEN t.expire_us < 0 THEN NULL ELSE to_timestamp(t.expire_us / 1000000.0) END, "
+    "to_timestamp(t.due_us / 1000000.0) "
+    "FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::smallint[], $5::bigint[], "
+    "$6::bigint[], $7::bigint[], $8::bigint[]) "
+    "AS t(id, account_id, game_id, kind, version, commit_us, expire_us, due_us) "
+    "JOIN notifications.devices d ON d.account_id = t.account_id "
+    "CROSS JOIN LATERAL (SELECT count(*)::integer AS badge FROM notifications.turns u "
+    "  WHERE u.account_id = t.account_id AND u.my_turn "
+    "  AND (u.expire_time IS NULL OR u.expire_time > " PARLOR_TS(9) ")) b";
+
+// Pending "your turn" (1) and reminder (2) pushes made stale by an event of the batch: of the
+// same account and game, older versions, and the same version too when inclusive (the turn is
+// over at that version). Runs after the fan-out, so it also drops the batch's own stale pushes.
+inline constexpr char kDropStalePushesMany[] =
+    "DELETE FROM notifications.deliveries d "
+    "USING unnest($1::uuid[], $2::text[], $3::bigint[], $4::boolean[]) "
+    "AS t(account_id, game_id, version, inclusive) "
+    "WHERE d.account_id = t.account_id AND d.game_id = t.game_id AND d.kind IN (1, 2) "
+    "AND (d.version < t.version OR (d.version = t.version AND t.inclusive))";
+
 #define PARLOR_NOTIFICATION_COLUMNS                                                   \
   "notification_id, kind, title_loc_key, loc_key, loc_args, game_id, game, version, " \
   "deep_link, " PARLOR_MICROS("create_time") ", read_time IS NOT NULL"
@@ -101,6 +164,19 @@ inline constexpr char kListInbox[] =
     "SELECT " PARLOR_NOTIFICATION_COLUMNS
     " FROM notifications.events WHERE account_id = $1::uuid AND in_inbox "
     "AND notification_id < $2 ORDER BY notification_id DESC LIMIT $3";
+
+inline constexpr char kListInboxAfter[] =
+    "SELECT " PARLOR_NOTIFICATION_COLUMNS
+    " FROM notifications.events WHERE account_id = $1::uuid AND in_inbox "
+    "AND notification_id > $2 ORDER BY notification_id LIMIT $3";
+
+// Per account of $1: its newest inbox id and unread count (both from the partial indexes).
+inline constexpr char kInboxHeads[] =
+    "SELECT a::text, coalesce((SELECT max(e.notification_id) FROM notifications.events e "
+    "  WHERE e.account_id = a AND e.in_inbox), 0), "
+    "(SELECT count(*) FROM notifications.events e WHERE e.account_id = a AND e.in_inbox "
+    "  AND e.read_time IS NULL) "
+    "FROM unnest($1::uuid[]) AS a";
 
 inline constexpr char kCountUnread[] =
     "SELECT count(*) FROM notifications.events WHERE account_id = $1::uuid AND in_inbox "

@@ -175,16 +175,28 @@ std::string ResultJson(const GameRow& g) {
                       absl::StrJoin(seats, ","), "]}");
 }
 
+// A push's row: the game, the seat's opponents by display name (other sides; what "Your turn in
+// Pico against Tess" needs), and for a your-turn or reminder the turn's deadline ("expires_at_us",
+// after which telling the player is pointless). Only what every seat may see: no hand, no dice.
 NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
-                     absl::string_view dedupe, absl::string_view text) {
+                     absl::string_view dedupe, absl::string_view text,
+                     std::optional<absl::Time> expires = std::nullopt) {
   NotificationRow n;
   n.account_id = s.account_id;
   n.kind = std::string(kind);
   n.version = g.version;
   n.dedupe_key = std::string(dedupe);
-  n.payload_json = absl::StrCat("{\"game_id\":", JsonString(g.game_id),
-                                ",\"game\":", JsonString(g.game), ",\"version\":", g.version,
-                                ",\"seat\":", s.seat, ",\"text\":", JsonString(text), "}");
+  std::vector<std::string> opponents;
+  for (const SeatRow& other : g.seats) {
+    if (other.seat != s.seat && other.team != s.team) {
+      opponents.push_back(JsonString(other.display_name));
+    }
+  }
+  n.payload_json = absl::StrCat(
+      "{\"game_id\":", JsonString(g.game_id), ",\"game\":", JsonString(g.game),
+      ",\"version\":", g.version, ",\"seat\":", s.seat, ",\"text\":", JsonString(text),
+      ",\"opponents\":[", absl::StrJoin(opponents, ","), "]",
+      expires ? absl::StrCat(",\"expires_at_us\":", absl::ToUnixMicros(*expires)) : "", "}");
   return n;
 }
 
@@ -212,6 +224,14 @@ void UpdateTurn(Change& c, SeatRow& s) {
   const bool acting = !g.finished && st.ActingSeats().Contains(s.seat);
   const bool was_acting = c.locked->seats[s.seat].my_turn;
   const bool automatic = !s.bot.empty() || st.IsForfeited(s.seat);
+  // A player's turn that ends while the game goes on (they moved, or the game moved on): their
+  // pending "your turn" and reminders are dropped and the badge counts one game less. (A game
+  // that ends tells each player "game over", which does the same.)
+  if (was_acting && !acting && !g.finished && !automatic && !s.account_id.empty()) {
+    c.notes.push_back(Note(g, s, "turn_over",
+                           absl::StrCat("turnover:", g.game_id, ":", g.version, ":", s.seat),
+                           "Your turn is over"));
+  }
   if (!acting) {
     s.my_turn = false;
     s.turn_started_at.reset();
@@ -229,7 +249,7 @@ void UpdateTurn(Change& c, SeatRow& s) {
   if (!automatic && s.account_id != c.answered_account) {
     c.notes.push_back(Note(g, s, "your_turn",
                            absl::StrCat("turn:", g.game_id, ":", g.version, ":", s.seat),
-                           "It is your turn"));
+                           "It is your turn", s.deadline));
   }
 }
 
@@ -316,7 +336,8 @@ bool Remind(Change& c, const SeatRow& s, const TimeoutPolicy& policy) {
         Note(locked, s, "reminder",
              absl::StrCat("reminder:", locked.game_id, ":", locked.version, ":", s.seat, ":", due),
              due == 1 ? "Half of your time for this move has passed"
-                      : "Your time for this move is nearly up"));
+                      : "Your time for this move is nearly up",
+             s.deadline));
   }
   return true;
 }

@@ -170,9 +170,40 @@ TEST(DecideMoveTest, ALegalMoveIsLoggedAsThePlayersAndItsPlayerGetsNoYourTurnPus
   EXPECT_EQ(m.log[0].action, action);
   EXPECT_EQ(m.after.version, 1);
   EXPECT_EQ(m.after.updated_at, kStart + absl::Minutes(5));
-  for (const NotificationRow& n : m.notifications) EXPECT_NE(n.account_id, account);
+  // Its player's turn is over (Pico: the other seat still chooses): only that is told to them.
+  for (const NotificationRow& n : m.notifications) {
+    if (n.account_id == account) {
+      EXPECT_EQ(n.kind, "turn_over");
+    }
+  }
+  EXPECT_THAT(Kinds(m.notifications), ::testing::Contains(absl::StrCat("turn_over@", account)));
   EXPECT_EQ(m.notify_payload, absl::StrCat(t.row.game_id, ":1:", kAlice, ",", kBob));
   EXPECT_EQ(d->state->NumMoves(), 1);
+}
+
+// What a push needs and nothing hidden: the other side by display name, and the deadline after
+// which "your turn" is pointless.
+TEST(DecideNewGameTest, AYourTurnNamesTheOpponentsAndExpiresAtTheTurnsDeadline) {
+  const engine::Game& game = Pico();
+  NewGameSpec spec;
+  spec.game_id = "00000000-0000-4000-8000-000000000001";
+  spec.options = *game.ParseOptions({}, 2);
+  spec.time_control = PerMoveDay();
+  spec.seats = {Player(0, kAlice), Player(1, kBob)};
+  spec.seed = engine::Seed::FromUint64(42);
+  absl::StatusOr<Decision> d = DecideNewGame(DecisionContext{&game, kStart, {}}, std::move(spec));
+  ASSERT_THAT(d, testing::IsOk());
+  const Mutation& m = d->mutation;
+  ASSERT_THAT(m.notifications, Not(IsEmpty()));
+  for (const NotificationRow& n : m.notifications) {
+    EXPECT_EQ(n.kind, "your_turn");
+    const SeatRow& seat = m.after.seats[n.account_id == kAlice ? 0 : 1];
+    ASSERT_TRUE(seat.deadline.has_value());
+    EXPECT_THAT(n.payload_json, HasSubstr(absl::StrCat("\"opponents\":[\"",
+                                                       n.account_id == kAlice ? "b" : "a", "\"]")));
+    EXPECT_THAT(n.payload_json,
+                HasSubstr(absl::StrCat("\"expires_at_us\":", absl::ToUnixMicros(*seat.deadline))));
+  }
 }
 
 TEST(DecideMoveTest, AMoveOutOfTurnIsRefusedNamingWhoseTurnItIs) {

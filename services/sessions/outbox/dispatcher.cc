@@ -91,8 +91,11 @@ absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::DrainOnce() {
   drained.more = static_cast<int>(claimed->size()) >= options_.batch;
   std::vector<int64_t> sent;
   std::vector<OutboxStore::Failure> failures;
-  for (const PgSessionsStore::PendingNotification& n : *claimed) {
-    absl::Status delivered = push_->Send(n.game_id, n.row);
+  const std::vector<absl::Status> answers = push_->SendBatch(*claimed);
+  for (size_t i = 0; i < claimed->size(); ++i) {
+    const PgSessionsStore::PendingNotification& n = (*claimed)[i];
+    const absl::Status delivered =
+        i < answers.size() ? answers[i] : absl::InternalError("the adapter gave no answer");
     if (delivered.ok()) {
       sent.push_back(n.id);
     } else {

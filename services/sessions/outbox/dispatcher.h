@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -24,6 +25,17 @@ class PushAdapter {
  public:
   virtual ~PushAdapter() = default;
   virtual absl::Status Send(const std::string& game_id, const NotificationRow& notification) = 0;
+  // A claimed batch, one status per row in order. By default one Send per row; an adapter whose
+  // receiver takes batches (notifications' AcceptEvents) sends them in a few calls.
+  virtual std::vector<absl::Status> SendBatch(
+      const std::vector<PgSessionsStore::PendingNotification>& batch) {
+    std::vector<absl::Status> results;
+    results.reserve(batch.size());
+    for (const PgSessionsStore::PendingNotification& n : batch) {
+      results.push_back(Send(n.game_id, n.row));
+    }
+    return results;
+  }
   // The adapter's label in parlor_sessions_notifications_failed_total{adapter}.
   virtual absl::string_view Name() const = 0;
 };

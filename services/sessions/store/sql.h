@@ -271,7 +271,7 @@ inline constexpr char kClaimNotifications[] =
     "AND next_attempt_at <= sessions.from_us($1) "
     "ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
     "RETURNING o.id, o.game_id::text, o.account_id::text, o.kind, o.version, o.dedupe_key, "
-    "o.payload::text, o.attempts";
+    "o.payload::text, o.attempts, sessions.to_us(o.created_at)";
 
 inline constexpr char kNotificationSent[] =
     "UPDATE sessions.notification_outbox SET sent_at = sessions.from_us($2), last_error = NULL "

@@ -733,6 +733,7 @@ PgSessionsStore::ClaimNotifications(absl::Time now, absl::Duration lease, int li
       n.row.dedupe_key = r[5].as<std::string>();
       n.row.payload_json = r[6].as<std::string>();
       n.attempts = r[7].as<int>();
+      n.created_at = absl::FromUnixMicros(r[8].as<int64_t>());
       out.push_back(std::move(n));
     }
     return absl::OkStatus();

@@ -84,6 +84,8 @@ class PgSessionsStore : public SessionsStore {
     std::string game_id;
     NotificationRow row;
     int attempts = 0;
+    // When the state change that wrote the row happened (its transaction's clock).
+    absl::Time created_at;
   };
   // Claims up to `limit` due notifications for `lease` (other replicas skip them meanwhile).
   absl::StatusOr<std::vector<PendingNotification>> ClaimNotifications(absl::Time now,
