@@ -100,7 +100,43 @@ struct IsmctsSettings {
   // Simultaneous steps (several seats choose at once): 1 regret matching, 2 decoupled UCB1
   // (0: the game's).
   int simultaneous = 0;
+  // Playouts: 1 uniformly random moves, 2 guided by the game's PlayoutPolicyFor (0: the game's;
+  // a game without a policy always plays at random).
+  int playout = 0;
+  // In a guided playout, the share of moves still made uniformly at random (0: the game's;
+  // negative: none).
+  double playout_epsilon = 0.0;
+  // At a root where another seat has already made its hidden choice of the simultaneous step:
+  // 1 that choice is as ResampleHidden draws it (uniform), 2 it is drawn from that seat's own
+  // statistics at the root, as if it chose at the same time (0: the game's). Needs the game's
+  // HiddenChoiceModelFor; without one it is 1.
+  int hidden_choice = 0;
 };
+
+// A cheap move for the hard bot's playouts: one of `legal` (the legal actions of `seat` in
+// `state`, a determinization), chosen from what every player sees. Drawing only from `rng`.
+using PlayoutPolicy = engine::Action (*)(const engine::State& state, int seat,
+                                         const std::vector<engine::Action>& legal,
+                                         engine::Rng& rng);
+// The game's guided playout policy, or null when it has none (its playouts are random): Pico
+// plays the card with the best mean result of the trick against the opponent's hand; Pescado
+// takes every matching tile, best first, and keeps the dice that aim at the most promising tile.
+PlayoutPolicy PlayoutPolicyFor(const engine::Game& game);
+
+// How a game's simultaneous steps hide a choice already made (Pico's face-down card), so that the
+// hard bot, choosing second, can treat the step as simultaneous rather than assume the hidden
+// choice uniform.
+struct HiddenChoiceModel {
+  // The seat other than `observer` that has already chosen in the current step without
+  // `observer` seeing what, with the actions it could have chosen as far as `observer` can tell
+  // in *options (ascending); -1 when there is none.
+  int (*chooser)(const engine::State& state, int observer,
+                 std::vector<engine::Action>* options) = nullptr;
+  // The choice `seat` made, in a determinization drawn by ResampleHidden.
+  engine::Action (*choice)(const engine::State& state, int seat) = nullptr;
+};
+// The game's model; both members null for a game without hidden choices of this kind.
+HiddenChoiceModel HiddenChoiceModelFor(const engine::Game& game);
 
 // Information-set Monte-Carlo tree search (single observer, "ISMCTS"): each iteration draws a
 // determinization of what the seat cannot see with State::ResampleHidden(seat, rng) (so the bot
@@ -109,12 +145,16 @@ struct IsmctsSettings {
 // availability counts. A simultaneous step is searched without letting a seat see the others'
 // choices of the same step: each seat picks from its own statistics at the node, by regret
 // matching (whose average strategy approaches an equilibrium of the step) or by decoupled UCB1.
-// The walk adds one node, plays at random from there, cut short after a few moves in long games
-// and scored by the game's heuristic (a continuous value, see IsmctsSettings), and credits every
-// seat's edges with that seat's result. The most visited root action is played; at a
-// simultaneous root searched by regret matching, an action is drawn from the root seat's average
-// strategy instead (a fixed choice there could be read by the opponent). Deterministic given the
-// rng: the budget is a number of iterations, never a time.
+// The walk adds one node, plays on from there (at random, or guided by the game's
+// PlayoutPolicyFor with a share of random moves), cut short after a few moves in long games and
+// scored by the game's heuristic (a continuous value, see IsmctsSettings), and credits every
+// seat's edges with that seat's result. When another seat has already made a hidden choice of
+// the root's simultaneous step (HiddenChoiceModelFor), that choice can be drawn from the seat's
+// own root statistics instead of uniformly, so choosing second is searched like choosing at once.
+// The most visited root action is played; at a simultaneous root searched by regret matching, an
+// action is drawn from the root seat's average strategy instead (a fixed choice there could be read
+// by the opponent). Deterministic given the rng: the budget is a number of iterations, never a
+// time.
 class IsmctsBot : public Bot {
  public:
   // iterations 0: the game's calibrated budget; max_playout_moves 0: the game's playout length.

@@ -4,14 +4,15 @@
 //   parlor-bot-match [--games N] [--seed S] [--game G]... [--players N]
 //                    [--match strong:weak]... [--iterations N] [--playout-moves M]
 //                    [--exploration C] [--scale H] [--simultaneous 1|2]
+//                    [--playout random|guided] [--epsilon E] [--hidden-choice 1|2]
 //
 // Defaults: 400 games, seed 1, every game at its minimum player count, and the matches
 // medium:easy and hard:greedy. Each match prints one table row per game: wins, draws and losses
 // of the strong bot, its score (share of opponents finished ahead of, ties half) with a 95%
 // interval (normal approximation over the games' scores), and the CPU time of its decisions
 // among two or more actions (median, 99th percentile, largest). --iterations, --playout-moves,
-// --exploration, --scale and --simultaneous override the hard bot's settings (IsmctsSettings, for
-// calibrating it).
+// --exploration, --scale, --simultaneous, --playout, --epsilon and --hidden-choice override the
+// hard bot's settings (IsmctsSettings, for calibrating it).
 
 #include <algorithm>
 #include <cmath>
@@ -85,6 +86,9 @@ int main(int argc, char** argv) {
   double exploration = 0.0;
   double scale = 0.0;
   int simultaneous = 0;
+  int playout = 0;
+  double epsilon = 0.0;
+  int hidden_choice = 0;
   std::vector<std::string> only_games;
   std::vector<std::pair<std::string, std::string>> matches;
   for (int i = 1; i < argc; ++i) {
@@ -109,6 +113,16 @@ int main(int argc, char** argv) {
     } else if (flag == "--simultaneous") {
       if (!absl::SimpleAtoi(value, &simultaneous) || simultaneous < 1 || simultaneous > 2)
         return Usage("--simultaneous must be 1 (regret matching) or 2 (decoupled UCB1)");
+    } else if (flag == "--playout") {
+      if (value != "random" && value != "guided") {
+        return Usage("--playout must be random or guided");
+      }
+      playout = value == "random" ? 1 : 2;
+    } else if (flag == "--epsilon") {
+      if (!absl::SimpleAtod(value, &epsilon)) return Usage("--epsilon must be a number");
+    } else if (flag == "--hidden-choice") {
+      if (!absl::SimpleAtoi(value, &hidden_choice) || hidden_choice < 1 || hidden_choice > 2)
+        return Usage("--hidden-choice must be 1 (uniform) or 2 (from the chooser's statistics)");
     } else if (flag == "--game") {
       only_games.push_back(value);
     } else if (flag == "--match") {
@@ -144,7 +158,10 @@ int main(int argc, char** argv) {
                                          .max_playout_moves = playout_moves,
                                          .exploration = exploration,
                                          .heuristic_scale = scale,
-                                         .simultaneous = simultaneous});
+                                         .simultaneous = simultaneous,
+                                         .playout = playout,
+                                         .playout_epsilon = epsilon,
+                                         .hidden_choice = hidden_choice});
       }
       absl::StatusOr<std::unique_ptr<Bot>> weak = parlor::bots::MakeBot(weak_name);
       if (!strong.ok()) return Usage(std::string(strong.status().message()));

@@ -1,6 +1,7 @@
 // Information-set Monte-Carlo tree search (the "hard" bot): see IsmctsBot in bot.h.
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -40,6 +41,14 @@ struct Node {
   std::vector<std::pair<uint64_t, int>> children;
 };
 
+// The k-th seat (from 0) of `seats`, in ascending order, as SeatSet::ToVector()[k] without the
+// vector.
+int NthSeat(engine::SeatSet seats, uint64_t k) {
+  uint32_t bits = seats.bits();
+  for (; k > 0; --k) bits &= bits - 1;
+  return std::countr_zero(bits);
+}
+
 uint64_t StepKey(const std::vector<std::pair<int, Action>>& step) {
   uint64_t h = 0x9e3779b97f4a7c15ULL;
   for (const auto& [seat, action] : step) {
@@ -67,9 +76,21 @@ constexpr double kRegretMixing = 0.1;
 
 class Search {
  public:
-  Search(int seat, Rng& rng, const IsmctsSettings& settings)
-      : root_seat_(seat), rng_(rng), settings_(settings) {
+  Search(int seat, Rng& rng, const IsmctsSettings& settings, PlayoutPolicy policy,
+         HiddenChoiceModel hidden)
+      : root_seat_(seat), rng_(rng), settings_(settings), policy_(policy), hidden_(hidden) {
     nodes_.emplace_back();
+  }
+
+  // Whether another seat has already made a hidden choice of the root's simultaneous step, which
+  // the search then draws from that seat's own root statistics (IsmctsSettings::hidden_choice).
+  void PrepareRoot(const State& real) {
+    hidden_seat_ = -1;
+    if (settings_.hidden_choice != 2 || hidden_.chooser == nullptr || hidden_.choice == nullptr) {
+      return;
+    }
+    hidden_seat_ = hidden_.chooser(real, root_seat_, &hidden_options_);
+    if (hidden_options_.empty()) hidden_seat_ = -1;
   }
 
   absl::Status Iterate(const State& real) {
@@ -80,6 +101,20 @@ class Search {
     legal_pool_.clear();
     int node = 0;
     bool expanded = false;
+    Action hidden_action = 0;
+    if (hidden_seat_ >= 0) {
+      // The hidden choice is picked by UCB1 from its seat's statistics, then a determinization
+      // in which it was made is drawn (ResampleHidden draws it uniformly, so redrawing until it
+      // matches keeps everything else as ResampleHidden would draw it).
+      bool unvisited;
+      const Action wanted = SelectByUcb(nodes_[0], hidden_seat_, hidden_options_, &unvisited);
+      for (int tries = 1; hidden_.choice(*state, hidden_seat_) != wanted && tries < 64; ++tries) {
+        state = real.ResampleHidden(root_seat_, rng_);
+      }
+      hidden_action = hidden_.choice(*state, hidden_seat_);
+      path_.push_back({0, hidden_seat_, hidden_action, Choice{}});
+      choices_.push_back(Choice{});
+    }
     while (!state->IsTerminal() && !expanded) {
       // Every seat acting in this step chooses from the node's statistics of its own edges,
       // without seeing the others' choices of the same step (decoupled selection), so a
@@ -113,6 +148,7 @@ class Search {
         path_.push_back({node, seat, action, choices_[path_.size()]});
       }
       choices_.resize(path_.size());
+      if (node == 0 && hidden_seat_ >= 0) step_.emplace_back(hidden_seat_, hidden_action);
       const uint64_t key = StepKey(step_);
       auto it = std::find_if(nodes_[node].children.begin(), nodes_[node].children.end(),
                              [&](const auto& c) { return c.first == key; });
@@ -126,14 +162,17 @@ class Search {
         node = it->second;
       }
     }
-    // Random playout from the new node, cut short in long games.
+    // Playout from the new node, random or guided, cut short in long games.
     int moves = 0;
     for (; !state->IsTerminal() && moves < settings_.max_playout_moves; ++moves) {
-      const std::vector<int> acting = state->ActingSeats().ToVector();
-      const int mover = acting[rng_.Uniform(acting.size())];
-      absl::StatusOr<Action> action = RandomLegalAction(*state, mover, rng_);
-      if (!action.ok()) return action.status();
-      if (absl::Status s = state->Apply(mover, *action); !s.ok()) return s;
+      const engine::SeatSet acting = state->ActingSeats();
+      const int mover = NthSeat(acting, rng_.Uniform(static_cast<uint64_t>(acting.size())));
+      std::vector<Action> legal = state->LegalActions(mover);
+      if (legal.empty()) return CannotAct(*state, mover);
+      const Action action = policy_ != nullptr && rng_.UniformDouble() >= settings_.playout_epsilon
+                                ? policy_(*state, mover, legal, rng_)
+                                : legal[rng_.Uniform(legal.size())];
+      if (absl::Status s = state->Apply(mover, action); !s.ok()) return s;
     }
     std::vector<double> result(state->num_players());
     for (int s = 0; s < state->num_players(); ++s) {
@@ -282,6 +321,10 @@ class Search {
   int root_seat_;
   Rng& rng_;
   IsmctsSettings settings_;
+  PlayoutPolicy policy_;
+  HiddenChoiceModel hidden_;
+  int hidden_seat_ = -1;
+  std::vector<Action> hidden_options_;
   std::vector<Node> nodes_;
   std::vector<Taken> path_;
   std::vector<std::pair<int, Action>> step_;
@@ -301,13 +344,18 @@ IsmctsSettings IsmctsBot::SettingsFor(const engine::Game& game) const {
   // random game played to its end. Scales of the continuous leaf value: about one typical lead
   // (points in Pico and Pescado, ten per card in KA'DICE!); Picadice and Pict keep the three steps
   // they were measured with. Simultaneous steps: decoupled UCB1, which beat regret matching in
-  // Pico.
+  // Pico. Pico and Pescado play guided playouts (PlayoutPolicyFor, one move in five at random):
+  // in 100 seeded games against greedy they lifted Pico from 0.59 to 0.66 (with the hidden card
+  // drawn from the opponent's own statistics when the bot chooses second) and Pescado from 0.51
+  // to 0.71 (with playouts of 10 moves: about the rest of the turn and the opponent's reply).
   static const std::map<std::string, IsmctsSettings> kGames = {
-      {"pico", {3000, 300, 0.7, 3.0, 2}},  {"picadice", {800, 30, 0.7, -1.0, 2}},
-      {"pescado", {800, 30, 0.7, 4.0, 2}}, {"pict", {400, 300, 0.7, -1.0, 2}},
-      {"kadice", {500, 30, 0.7, 15.0, 2}},
+      {"pico", {2400, 300, 0.7, 3.0, 2, 2, 0.2, 2}},
+      {"picadice", {800, 30, 0.7, -1.0, 2, 1, -1, 1}},
+      {"pescado", {1300, 10, 0.7, 4.0, 2, 2, 0.2, 1}},
+      {"pict", {400, 300, 0.7, -1.0, 2, 1, -1, 1}},
+      {"kadice", {500, 30, 0.7, 15.0, 2, 1, -1, 1}},
   };
-  static const IsmctsSettings kOther = {500, 300, 0.7, 5.0, 2};
+  static const IsmctsSettings kOther = {500, 300, 0.7, 5.0, 2, 1, -1, 1};
   auto it = kGames.find(game.name());
   const IsmctsSettings& base = it == kGames.end() ? kOther : it->second;
   IsmctsSettings s = settings_;
@@ -316,6 +364,9 @@ IsmctsSettings IsmctsBot::SettingsFor(const engine::Game& game) const {
   if (s.exploration <= 0) s.exploration = base.exploration;
   if (s.heuristic_scale == 0) s.heuristic_scale = base.heuristic_scale;
   if (s.simultaneous <= 0) s.simultaneous = base.simultaneous;
+  if (s.playout <= 0) s.playout = base.playout;
+  if (s.playout_epsilon == 0) s.playout_epsilon = base.playout_epsilon;
+  if (s.hidden_choice <= 0) s.hidden_choice = base.hidden_choice;
   return s;
 }
 
@@ -326,7 +377,10 @@ absl::StatusOr<Action> IsmctsBot::Choose(const State& state, int seat, Rng& rng)
   const IsmctsSettings settings = SettingsFor(state.game());
   // The search draws millions of numbers: from a fast stream seeded by the one handed over.
   Rng fast = Rng::Fast(rng.Uniform(uint64_t{1} << 63));
-  Search search(seat, fast, settings);
+  Search search(seat, fast, settings,
+                settings.playout == 2 ? PlayoutPolicyFor(state.game()) : nullptr,
+                HiddenChoiceModelFor(state.game()));
+  search.PrepareRoot(state);
   for (int i = 0; i < settings.iterations; ++i) {
     if (absl::Status s = search.Iterate(state); !s.ok()) return s;
   }
