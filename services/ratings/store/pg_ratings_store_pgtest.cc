@@ -1013,5 +1013,52 @@ TEST_F(RatingsPgTest, VoidingADoublesResultReplaysWithTheRecordedTeams) {
   }
 }
 
+// A void reaching back into a finished season: A beats B in season 1; in season 2 B (carried
+// over, soft-reset) beats C. Voiding the season-1 game removes A's and B's season-1 rows, and B
+// enters the season-2 game as a new player, as if the first game never happened.
+TEST_F(RatingsPgTest, VoidingAResultOfAnEarlierSeasonReplaysTheNextSeason) {
+  const model::LadderSpec& pico = **ratings_->registry.Find("pico");
+  ASSERT_THAT(service().ReportResult(TwoPlayer("pico", "ab", 1, 2, 1, kStart - absl::Hours(3))),
+              IsOk());
+  ASSERT_THAT(service().AddSeason("s2", "Season 2", kStart + absl::Hours(1)), IsOk());
+  *clock_ = kStart + absl::Hours(2);
+  absl::StatusOr<ReportOutcome> bc =
+      service().ReportResult(TwoPlayer("pico", "bc", 2, 3, 1, kStart + absl::Minutes(90)));
+  ASSERT_THAT(bc, IsOk());
+  EXPECT_EQ(bc->season_id, "s2");
+  EXPECT_LT(bc->changes[0].before.value, 1500);  // B carried the loss over
+
+  absl::StatusOr<VoidOutcome> voided = service().VoidResult({"ab", "win traded", "ops-alice"});
+  ASSERT_THAT(voided, IsOk());
+  EXPECT_EQ(voided->season_id, "s1");
+  EXPECT_EQ(voided->replayed_games, 1);
+  ASSERT_EQ(voided->effects.size(), 4u);  // A s1, B s1, B s2, C s2
+  EXPECT_EQ(voided->effects[1].season_id, "s1");
+  EXPECT_EQ(voided->effects[1].season_games_after, 0);
+  EXPECT_EQ(voided->effects[2].season_id, "s2");
+
+  const model::Glicko2Pair want =
+      model::Glicko2RateGame({1500, 350, 0.06}, 0, {1500, 350, 0.06}, 0, 1.0, pico.glicko2);
+  absl::StatusOr<Season> s1 = service().ResolveSeason("s1");
+  absl::StatusOr<Season> s2 = service().ResolveSeason("s2");
+  ASSERT_THAT(s1, IsOk());
+  ASSERT_THAT(s2, IsOk());
+  absl::StatusOr<RatingRecord> b1 = ratings_->store->GetRating(pico, *s1, Account(2));
+  absl::StatusOr<RatingRecord> b2 = ratings_->store->GetRating(pico, *s2, Account(2));
+  absl::StatusOr<RatingRecord> c2 = ratings_->store->GetRating(pico, *s2, Account(3));
+  ASSERT_THAT(b1, IsOk());
+  ASSERT_THAT(b2, IsOk());
+  ASSERT_THAT(c2, IsOk());
+  EXPECT_EQ(b1->season_games, 0);
+  EXPECT_DOUBLE_EQ(b1->rating.value, 1500);
+  EXPECT_DOUBLE_EQ(b2->rating.value, want.a.rating);
+  EXPECT_DOUBLE_EQ(b2->rating.deviation, want.a.deviation);
+  EXPECT_EQ(b2->rating.games, 1);
+  EXPECT_EQ(b2->season_games, 1);
+  EXPECT_DOUBLE_EQ(c2->rating.value, want.b.rating);
+  // Both boards are marked changed: the finished season's final board is rebuilt too.
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+}
+
 }  // namespace
 }  // namespace parlor::ratings
