@@ -4,6 +4,8 @@
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
+#include "services/notifications/api/notifications_api.h"
+#include "services/notifications/store/pg_notifications_store.h"
 #include "services/notifications/testing/notifications_fixture.h"
 
 namespace parlor::notifications {
@@ -287,6 +289,89 @@ TEST_F(NotificationsApiPgTest, QueueGaugesCountEveryQueuedPushAndAgeOnlyTheDueOn
   ASSERT_TRUE(UpdateQueueGaugesNow(server_->installed()).ok());
   EXPECT_EQ(GaugeValue(registry, "parlor_notifications_queue_depth"), 1);
   EXPECT_EQ(GaugeValue(registry, "parlor_notifications_queue_oldest_age_seconds"), 0);
+}
+
+// AcceptEvents writes a batch set-based (five statements); the former one-event-at-a-time writes
+// are kept for the load tool's baseline. Both store the same inbox, turn states and queue for a
+// batch in order (badges aside: set-based counts them as the whole batch left the turns).
+class AcceptModesPgTest : public NotificationsApiPgTest {
+ protected:
+  std::string Snapshot() {
+    return Query(
+        "SELECT string_agg(x, E'\\n' ORDER BY x) FROM ("
+        "SELECT 'event ' || dedupe_key || ' ' || kind || ' ' || loc_args::text || ' ' || in_inbox "
+        "FROM notifications.events UNION ALL "
+        "SELECT 'turn ' || account_id || ' ' || game_id || ' ' || version || ' ' || my_turn "
+        "FROM notifications.turns UNION ALL "
+        "SELECT 'push ' || e.dedupe_key || ' ' || d.device_id || ' ' || d.kind || ' ' || d.version "
+        "FROM notifications.deliveries d JOIN notifications.events e USING (notification_id)) "
+        "AS s(x)");
+  }
+  absl::StatusOr<NotificationsStore::Accepted> AcceptWith(PgNotificationsStore::AcceptMode mode,
+                                                          const std::vector<v1::Event>& batch) {
+    DbPool pool(DbOptions{.url = db_url(), .max_connections = 1}, nullptr);
+    PgNotificationsStore store(&pool, mode);
+    NotificationsService service(&store, [] { return absl::Now(); }, nullptr, {});
+    std::vector<Event> events;
+    for (const v1::Event& e : batch) events.push_back(FromProto(e));
+    return service.AcceptEvents(events);
+  }
+};
+
+TEST_F(AcceptModesPgTest, SetBasedStoresWhatOneEventAtATimeStored) {
+  const std::string ada = NewUuid();
+  const std::string bob = NewUuid();
+  Register(ada, v1::PLATFORM_APNS, testing::ApnsToken());
+  Register(ada, v1::PLATFORM_FCM, testing::FcmToken());
+  Register(bob, v1::PLATFORM_APNS, testing::ApnsToken());
+  const std::string g1 = NewUuid(), g2 = NewUuid(), g3 = NewUuid(), g4 = NewUuid();
+  v1::Event expired = GameEvent(bob, v1::EVENT_KIND_YOUR_TURN, g4, 1);
+  *expired.mutable_expire_time() = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+      absl::ToUnixMicros(absl::Now() - absl::Minutes(1)));
+  const std::vector<v1::Event> batch = {
+      GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, g1, 1),
+      GameEvent(ada, v1::EVENT_KIND_TURN_OVER, g1, 2),  // drops the push above
+      GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, g2, 3),
+      GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, g2, 3),  // the same key again: a duplicate
+      GameEvent(ada, v1::EVENT_KIND_REMINDER, g2, 3),   // keeps the your-turn of its version
+      GameEvent(bob, v1::EVENT_KIND_YOUR_TURN, g3, 4),
+      GameEvent(bob, v1::EVENT_KIND_GAME_OVER, g3, 5),  // drops bob's your-turn
+      expired,                                          // its turn is over: no push
+  };
+  absl::StatusOr<NotificationsStore::Accepted> before =
+      AcceptWith(PgNotificationsStore::AcceptMode::kOneByOne, batch);
+  ASSERT_TRUE(before.ok()) << before.status();
+  const std::string one_by_one = Snapshot();
+  Query("TRUNCATE notifications.deliveries, notifications.events, notifications.turns");
+  absl::StatusOr<NotificationsStore::Accepted> after =
+      AcceptWith(PgNotificationsStore::AcceptMode::kSetBased, batch);
+  ASSERT_TRUE(after.ok()) << after.status();
+  EXPECT_EQ(Snapshot(), one_by_one);
+  EXPECT_EQ(after->accepted, 7);
+  EXPECT_EQ(after->duplicates, 1);
+  EXPECT_EQ(after->accepted, before->accepted);
+  EXPECT_EQ(after->duplicates, before->duplicates);
+  // Left queued: ada's g2 your-turn and reminder on both devices, bob's game over.
+  EXPECT_EQ(Query("SELECT count(*) FROM notifications.deliveries"), "5");
+  // The badge as the batch left the turns: ada's turn in g2 (g1's is over).
+  EXPECT_EQ(Query(absl::StrCat("SELECT string_agg(DISTINCT badge::text, ',') FROM "
+                               "notifications.deliveries WHERE account_id = '",
+                               ada, "'")),
+            "1");
+}
+
+// Set-based, a batch's own stale pushes go too, whatever their order in it: a retried old
+// "your turn" after the game's end is not queued.
+TEST_F(AcceptModesPgTest, AnOlderYourTurnLaterInTheBatchIsNotQueued) {
+  const std::string bob = NewUuid();
+  Register(bob, v1::PLATFORM_APNS, testing::ApnsToken());
+  const std::string game = NewUuid();
+  ASSERT_TRUE(AcceptWith(PgNotificationsStore::AcceptMode::kSetBased,
+                         {GameEvent(bob, v1::EVENT_KIND_GAME_OVER, game, 5),
+                          GameEvent(bob, v1::EVENT_KIND_YOUR_TURN, game, 4)})
+                  .ok());
+  EXPECT_EQ(Query("SELECT string_agg(kind::text, ',') FROM notifications.deliveries"), "4");
+  EXPECT_EQ(Query("SELECT my_turn::text FROM notifications.turns"), "false");
 }
 
 // WatchNotifications: an open app sees its inbox change without a push. The first message is
