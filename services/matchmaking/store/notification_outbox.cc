@@ -28,10 +28,6 @@ constexpr char kFailed[] =
     "next_attempt_at = to_timestamp($2::bigint / 1000000.0), last_error = $3 "
     "WHERE id = ANY($1::bigint[]) AND sent_at IS NULL";
 
-constexpr char kBacklog[] =
-    "SELECT count(*), coalesce((extract(epoch FROM min(created_at)) * 1000000)::bigint, 0) "
-    "FROM matchmaking.notification_outbox WHERE sent_at IS NULL";
-
 std::vector<std::string> TextArray(const pqxx::field& field) {
   std::vector<std::string> values;
   pqxx::array_parser parser = field.as_array();
@@ -89,18 +85,6 @@ absl::Status NotificationOutboxStore::MarkFailed(const std::vector<int64_t>& ids
              cut);
     return absl::OkStatus();
   });
-}
-
-absl::StatusOr<NotificationOutboxStore::Backlog> NotificationOutboxStore::GetBacklog() {
-  Backlog backlog;
-  absl::Status status = db_->Read("notification_backlog", [&](pqxx::nontransaction& txn) {
-    const pqxx::row r = txn.exec1(kBacklog);
-    backlog.pending = r[0].as<int64_t>();
-    if (backlog.pending > 0) backlog.oldest = absl::FromUnixMicros(r[1].as<int64_t>());
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return backlog;
 }
 
 }  // namespace parlor::matchmaking

@@ -41,12 +41,6 @@ class NotificationOutboxStore {
   absl::Status MarkFailed(const std::vector<int64_t>& ids, absl::Time retry_at,
                           const std::string& error);
 
-  struct Backlog {
-    int64_t pending = 0;
-    absl::Time oldest = absl::InfiniteFuture();  // InfiniteFuture when none is pending
-  };
-  absl::StatusOr<Backlog> GetBacklog();
-
  private:
   DbPool* db_;
 };
