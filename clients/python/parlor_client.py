@@ -47,7 +47,7 @@ generate_stubs(default_stub_dir())
 
 import grpc  # noqa: E402
 from google.protobuf import json_format, symbol_database, text_format  # noqa: E402
-from google.protobuf import timestamp_pb2  # noqa: E402,F401
+from google.protobuf import duration_pb2, timestamp_pb2  # noqa: E402,F401
 from parlor.accounts.v1 import accounts_pb2 as apb, accounts_pb2_grpc as agrpc  # noqa: E402
 from parlor.games.v1 import (kadice_pb2, pescado_pb2, picadice_pb2, pico_pb2,  # noqa: E402,F401
                              pict_pb2)
@@ -84,6 +84,58 @@ def unpack(any_message):
     message = cls()
     any_message.Unpack(message)
     return message
+
+
+def _fields(data):
+    """(field number, wire type, value) of a serialized protobuf message; LEN values as bytes."""
+    i = 0
+    while i < len(data):
+        key, i = _varint(data, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = _varint(data, i)
+        elif wire == 2:
+            size, i = _varint(data, i)
+            value, i = data[i:i + size], i + size
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            value, i = data[i:i + size], i + size
+        else:
+            return
+        yield number, wire, value
+
+
+def _varint(data, i):
+    value = shift = 0
+    while True:
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        i, shift = i + 1, shift + 7
+        if not byte & 0x80:
+            return value, i
+
+
+def retry_delay(error, default=1.0):
+    """Seconds the server asks a client to wait before retrying (the google.rpc.RetryInfo detail
+    of a RESOURCE_EXHAUSTED or UNAVAILABLE error), or `default` when it names none."""
+    trailers = dict(error.trailing_metadata() or ()) if hasattr(error, "trailing_metadata") else {}
+    details = trailers.get("grpc-status-details-bin")
+    if not details:
+        return default
+    try:
+        for number, wire, detail in _fields(details):  # google.rpc.Status.details (Any)
+            if number != 3 or wire != 2:
+                continue
+            parts = {n: v for n, w, v in _fields(detail) if w == 2}
+            if parts.get(1, b"").decode() != "type.googleapis.com/google.rpc.RetryInfo":
+                continue
+            for n, w, delay in _fields(parts.get(2, b"")):
+                if n == 1 and w == 2:
+                    d = duration_pb2.Duration.FromString(delay)
+                    return max(0.0, d.seconds + d.nanos / 1e9)
+    except (IndexError, UnicodeDecodeError, ValueError):
+        pass
+    return default
 
 
 def one_line(message):

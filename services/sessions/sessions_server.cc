@@ -1,6 +1,7 @@
 #include "services/sessions/sessions_server.h"
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -110,6 +111,15 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
   void QuotaRefused(absl::string_view quota) override {
     quota_refused_.Add({{"quota", std::string(quota)}}).Increment();
   }
+  void AutoPlayDue() override {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    if (wake_sweeper_) wake_sweeper_();
+  }
+  // Set once the sweeper runs (cleared before it stops).
+  void OnAutoPlayDue(std::function<void()> wake) {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    wake_sweeper_ = std::move(wake);
+  }
   void Streams(int delta) { streams_.Increment(delta); }
   void WatchRefused(const char* reason) { watch_refused_.Add({{"reason", reason}}).Increment(); }
   void WatchEnded(const char* reason) { watch_ended_.Add({{"reason", reason}}).Increment(); }
@@ -160,6 +170,8 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
   }
 
  private:
+  std::mutex wake_mu_;
+  std::function<void()> wake_sweeper_;
   prometheus::Family<prometheus::Gauge>& games_;
   prometheus::Family<prometheus::Counter>& actions_;
   prometheus::Histogram& commit_;
@@ -175,7 +187,7 @@ class SessionsMetrics final : public SessionsObserver, public DispatcherObserver
   prometheus::Histogram& batch_size_;
 };
 
-// A background loop: runs `tick` every `interval` until stopped.
+// A background loop: runs `tick` every `interval` until stopped, and at once after Wake().
 class Loop {
  public:
   Loop(std::string name, absl::Duration interval, std::function<void()> tick)
@@ -190,12 +202,23 @@ class Loop {
     cv_.notify_all();
     if (thread_.joinable()) thread_.join();
   }
+  // Runs the tick as soon as the current one (if any) has finished.
+  void Wake() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      woken_ = true;
+    }
+    cv_.notify_all();
+  }
 
  private:
   void Run() {
     // Waits first: at construction the server has not applied its migrations yet.
     std::unique_lock<std::mutex> lock(mu_);
-    while (!cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_; })) {
+    while (!stop_) {
+      cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_ || woken_; });
+      if (stop_) break;
+      woken_ = false;
       lock.unlock();
       tick_();
       lock.lock();
@@ -207,6 +230,7 @@ class Loop {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool woken_ = false;
   std::thread thread_;
 };
 
@@ -235,6 +259,7 @@ struct SessionsHandles {
 
   ~SessionsHandles() {
     // Background work first, then the listener, then what they use.
+    if (metrics) metrics->OnAutoPlayDue(nullptr);
     sweeper.reset();
     gauges.reset();
     dispatch.reset();
@@ -446,6 +471,9 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     if (!forgotten.ok())
       spdlog::warn("sweeper: idempotency keys: {}", forgotten.status().ToString());
   });
+  if (config.sweep_interval > absl::ZeroDuration()) {
+    h->metrics->OnAutoPlayDue([sweeper = h->sweeper.get()] { sweeper->Wake(); });
+  }
   GameStore* store = h->store.get();
   const engine::Registry* games = h->games.get();
   OutboxStore* outbox = h->outbox.get();

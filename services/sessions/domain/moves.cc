@@ -381,6 +381,18 @@ int SeatOf(const GameRow& row, absl::string_view account_id) {
   return -1;
 }
 
+bool LeavesAutoPlayDue(const GameRow& after) {
+  if (after.finished) return false;
+  for (const SeatRow& s : after.seats) {
+    // The bound gives the waiting seat the change's own time as its deadline.
+    if ((!s.bot.empty() || s.forfeited) && s.my_turn && s.deadline &&
+        *s.deadline <= after.updated_at) {
+      return true;
+    }
+  }
+  return false;
+}
+
 absl::StatusOr<Decision> DecideNewGame(const DecisionContext& ctx, NewGameSpec spec) {
   const int n = static_cast<int>(spec.seats.size());
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state,

@@ -51,6 +51,10 @@ struct Decision {
 // The seat of `account_id` in the game, or -1 when it is not seated.
 int SeatOf(const GameRow& row, absl::string_view account_id);
 
+// Whether the game's rows leave automatic play (a computer or forfeited seat) due at once, as a
+// change that stopped at its bound on automatic play does: the sweeper should run now.
+bool LeavesAutoPlayDue(const GameRow& after);
+
 // What a new game is made of (CreateGame, CreateBotGame), checked by the caller: options parsed
 // for the number of seats, the time control parsed.
 struct NewGameSpec {

@@ -273,6 +273,7 @@ absl::StatusOr<Sessions::Created> Sessions::Create(CreateSpec spec) {
   row.notify_payload = std::move(m.notify_payload);
   Created out;
   PARLOR_ASSIGN_OR_RETURN(GameRow stored, store_->CreateGame(row, spec.match_key, &out.created));
+  if (out.created && LeavesAutoPlayDue(stored)) observer_->AutoPlayDue();
   PARLOR_ASSIGN_OR_RETURN(out.game, Summary(stored, -1));
   return out;
 }
@@ -511,6 +512,8 @@ struct Sessions::SubmitCall {
   // not the key the first stored; a second transaction, with a fresh snapshot, finds it.
   bool stale = false;
   bool rechecked = false;
+  // The committed change left automatic play due at once (see SessionsObserver::AutoPlayDue).
+  bool auto_play_due = false;
 };
 
 void Sessions::Commit(const std::shared_ptr<SubmitCall>& call,
@@ -554,6 +557,7 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
         states_.Put(call->request->game_id(), call->committed_version, std::move(call->committed));
       }
       observer_->CommitDuration(absl::Now() - call->started);
+      if (call->auto_play_due) observer_->AutoPlayDue();
       *response = std::move(call->answer);
     }
     done(std::move(status));
@@ -574,6 +578,7 @@ absl::StatusOr<std::optional<Mutation>> Sessions::DecideSubmit(
   const v1::SubmitActionRequest& request = *call.request;
   call.game_name = locked.game;
   call.stale = false;
+  call.auto_play_due = false;
   call.answer.Clear();
   call.committed.reset();
   const int seat = SeatOf(locked, call.account_id);
@@ -606,6 +611,7 @@ absl::StatusOr<std::optional<Mutation>> Sessions::DecideSubmit(
   m.answer = StoredAnswer{call.hash, m.after.version, call.answer.SerializeAsString()};
   call.committed_version = m.after.version;
   call.committed = std::move(d.state);
+  call.auto_play_due = LeavesAutoPlayDue(m.after);
   return std::optional<Mutation>(std::move(m));
 }
 
@@ -621,11 +627,16 @@ absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignReq
   for (int attempt = 1;; ++attempt) {
     PARLOR_ASSIGN_OR_RETURN(const GameRow seen, store_->GetGame(request.game_id()));
     bool changed = false;
+    bool auto_play_due = false;
     absl::Status status = store_->UpdateGame(
         "sessions.resign", request.game_id(), std::nullopt,
         [&](const GameRow& locked, const std::optional<StoredAnswer>&) {
-          return DecideResignAt(locked, seen.version, account_id, response, &changed);
+          absl::StatusOr<std::optional<Mutation>> m =
+              DecideResignAt(locked, seen.version, account_id, response, &changed);
+          auto_play_due = m.ok() && m->has_value() && LeavesAutoPlayDue((*m)->after);
+          return m;
         });
+    if (status.ok() && auto_play_due) observer_->AutoPlayDue();
     if (!status.ok() || !changed) return status;
     if (attempt == kAttempts) {
       return absl::AbortedError("the game kept changing while you resigned; try again");

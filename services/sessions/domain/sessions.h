@@ -39,6 +39,10 @@ class SessionsObserver {
   // A CreateBotGame refused by a per-account quota: "active_games", "games_per_hour" or
   // "actions_per_day".
   virtual void QuotaRefused(absl::string_view /*quota*/) {}
+  // A change has committed that left automatic play (a computer or forfeited seat) due at once:
+  // it stopped at its per-request bound. Run the sweeper now rather than at its next interval,
+  // or the player waits that long for the computer's move.
+  virtual void AutoPlayDue() {}
 };
 
 // The sessions domain: validation, the engine, time controls and the timeout policy, over the

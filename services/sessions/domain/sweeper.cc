@@ -71,12 +71,14 @@ absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time 
   std::vector<std::string> timeouts;
   std::string game_name;
   bool wrote = false;
+  bool auto_play_due = false;
   PARLOR_RETURN_IF_ERROR(store_->UpdateGame(
       "sessions.sweep", game_id, std::nullopt,
       [&](const GameRow& locked,
           const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
         timeouts.clear();
         wrote = false;
+        auto_play_due = false;
         if (locked.finished || locked.version != seen_version) return std::optional<Mutation>();
         game_name = locked.game;
         PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
@@ -89,9 +91,11 @@ absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time 
             DecideTimeouts(ctx, locked, std::move(state), policy, vacations, &timeouts));
         if (!d) return std::optional<Mutation>();
         wrote = true;
+        auto_play_due = LeavesAutoPlayDue(d->mutation.after);
         return std::optional<Mutation>(std::move(d->mutation));
       }));
   for (const std::string& kind : timeouts) observer_->Timeout(game_name, kind);
+  if (auto_play_due) observer_->AutoPlayDue();
   return wrote;
 }
 
