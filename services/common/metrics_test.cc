@@ -69,6 +69,8 @@ TEST(MetricsTest, PromtoolAcceptsTheExposition) {
   const int rc = std::system(command.c_str());
   std::ifstream out(path + ".out");
   std::string report((std::istreambuf_iterator<char>(out)), std::istreambuf_iterator<char>());
+  std::remove(path.c_str());
+  std::remove((path + ".out").c_str());
   EXPECT_EQ(rc, 0) << report;
 }
 #endif
