@@ -210,48 +210,9 @@ def health(address):
         return parlor_grpc.health(channel)
 
 
-def _read_varint(data, i):
-    value, shift = 0, 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, i
-
-
-def _fields(data):
-    """(field number, wire type, value) of a protobuf message, for the few types used here."""
-    i, out = 0, []
-    while i < len(data):
-        key, i = _read_varint(data, i)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, i = _read_varint(data, i)
-        elif wire == 2:
-            length, i = _read_varint(data, i)
-            value, i = data[i:i + length], i + length
-        else:
-            raise ValueError("unexpected wire type %d" % wire)
-        out.append((number, wire, value))
-    return out
-
-
 def retry_delay(error):
     """The google.rpc.RetryInfo delay (seconds) of a grpc.RpcError, from the
     grpc-status-details-bin trailer, or None when it carries none."""
-    for key, value in error.trailing_metadata() or ():
-        if key != "grpc-status-details-bin":
-            continue
-        for number, _, detail in _fields(value):
-            if number != 3:  # google.rpc.Status.details (Any)
-                continue
-            any_fields = {n: v for n, _, v in _fields(detail)}
-            if any_fields.get(1) != b"type.googleapis.com/google.rpc.RetryInfo":
-                continue
-            for n, _, duration in _fields(any_fields.get(2, b"")):
-                if n == 1:
-                    d = {dn: dv for dn, _, dv in _fields(duration)}
-                    return d.get(1, 0) + d.get(2, 0) / 1e9
-    return None
+    import parlor_client  # late: importing it generates the stubs
+
+    return parlor_client.retry_delay(error, default=None)
