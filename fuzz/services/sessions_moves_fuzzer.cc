@@ -217,16 +217,23 @@ void Resign(FuzzedDataProvider& in, Table& t, const sessions::DecisionContext& c
 }
 
 void Sweep(FuzzedDataProvider& in, Table& t, const sessions::DecisionContext& ctx) {
-  std::map<std::string, sessions::SessionsStore::Vacation> vacations;
-  for (const SeatRow& s : t.row.seats) {
-    if (!s.account_id.empty() && in.ConsumeBool()) {
-      vacations[s.account_id] = {ctx.now, ctx.now + absl::Hours(in.ConsumeIntegralInRange(1, 99))};
+  if (t.row.finished) return;  // the sweeper lists active games only
+  // Players starting (or ending) a vacation: the version stays, the clocks pause or resume.
+  for (size_t i = 0; i < t.row.seats.size(); ++i) {
+    const std::string account = t.row.seats[i].account_id;
+    if (account.empty() || !in.ConsumeBool()) continue;
+    std::optional<absl::Time> until;
+    if (in.ConsumeBool()) until = ctx.now + absl::Hours(in.ConsumeIntegralInRange(1, 99));
+    if (std::optional<sessions::Mutation> m =
+            sessions::DecideVacation(t.row, account, ctx.now, until)) {
+      PARLOR_FUZZ_CHECK(m->after.version == t.row.version, "a vacation changed the version");
+      PARLOR_FUZZ_CHECK(m->log.empty(), "a vacation wrote a log entry");
+      t.row = m->after;
     }
   }
-  if (t.row.finished) return;  // the sweeper lists active games only
   std::vector<std::string> timeouts;
-  absl::StatusOr<std::optional<Decision>> d = sessions::DecideTimeouts(
-      ctx, t.row, t.state->Clone(), sessions::TimeoutPolicy{}, vacations, &timeouts);
+  absl::StatusOr<std::optional<Decision>> d =
+      sessions::DecideTimeouts(ctx, t.row, t.state->Clone(), sessions::TimeoutPolicy{}, &timeouts);
   if (!d.ok()) {
     CheckRefusal(d.status(), "DecideTimeouts");
     return;

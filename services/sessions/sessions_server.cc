@@ -290,6 +290,12 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
                  absl::Hours(1));
   flags.String("timeout_bot", &config->timeout_bot,
                "bot that moves for a timed-out player in casual games");
+  flags.Int("casual_forfeit_after_timeouts", &config->casual_forfeit_after_timeouts,
+            "a casual game's seat forfeits at this many timeouts in a row (0 = never)",
+            {.min = 0, .max = 100});
+  flags.Int("vacation_days_per_year", &config->vacation_days_per_year,
+            "most vacation days a player may start in any 365 days (rolling)",
+            {.min = 0, .max = 365});
   flags.Duration("dispatch_interval", &config->dispatch_interval,
                  "longest wait between drains of the notification and result outboxes; every "
                  "state change also wakes the dispatcher (LISTEN) (0s = never drain here)",
@@ -397,6 +403,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     options.page_token_secret = RandomToken(32);
   }
   options.timeout_bot = config.timeout_bot;
+  options.casual_forfeit_after_timeouts = config.casual_forfeit_after_timeouts;
+  options.vacation_days_per_year = config.vacation_days_per_year;
   options.auto_moves_per_request = config.auto_moves_per_request;
   options.auto_play_budget = config.auto_play_budget;
   options.max_active_games = config.max_active_games;

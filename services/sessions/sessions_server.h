@@ -25,6 +25,8 @@ struct SessionsConfig {
   absl::Duration idempotency_key_retention = absl::Hours(7 * 24);
   // The bot that moves for a timed-out player in casual games.
   std::string timeout_bot = "greedy";
+  int casual_forfeit_after_timeouts = 3;
+  int vacation_days_per_year = 30;
   // How often this replica drains the notification and result outboxes (0 = never).
   absl::Duration dispatch_interval = absl::Seconds(1);
   // Push gateway: empty = log each notification; otherwise the webhook URL to POST to.

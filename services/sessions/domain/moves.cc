@@ -72,9 +72,10 @@ absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action 
   SeatRow& s = c.after.seats[seat];
   if (!forfeit && c.after.time_control.kind == TimeControlRow::Kind::kTimeBank && s.my_turn &&
       s.turn_started_at && s.time_bank_ms && !c.movers.Contains(seat)) {
-    s.time_bank_ms =
-        ChargedBankMs(c.after.time_control, *s.time_bank_ms, c.now - *s.turn_started_at);
+    s.time_bank_ms = ChargedBankMs(c.after.time_control, *s.time_bank_ms, TimeUsed(s, c.now));
   }
+  // The seat's own move ends a run of timeouts.
+  if (cause == LogRow::Cause::kPlayer && !forfeit) s.timeouts_in_a_row = 0;
   c.movers.Insert(seat);
   return absl::OkStatus();
 }
@@ -233,6 +234,7 @@ void UpdateTurn(Change& c, SeatRow& s) {
                            "Your turn is over"));
   }
   if (!acting) {
+    ResumeClock(s, c.now);  // a pause the turn does not use goes back to the allowance
     s.my_turn = false;
     s.turn_started_at.reset();
     s.deadline.reset();
@@ -240,12 +242,15 @@ void UpdateTurn(Change& c, SeatRow& s) {
     return;
   }
   if (was_acting && !c.movers.Contains(s.seat) && !(c.paced && automatic)) return;
+  ResumeClock(s, c.now);
   s.my_turn = true;
   s.turn_started_at = c.now;
   // A computer seat left waiting by the bound on automatic play is due at once (the sweeper
   // plays on).
   s.deadline = c.paced && automatic ? c.now : c.now + TurnTime(g.time_control, s);
   s.reminders_sent = 0;
+  // A turn that starts while its player is on vacation starts with its clock paused.
+  if (!automatic) PauseClock(g.time_control, s, c.now);
   if (!automatic && s.account_id != c.answered_account) {
     c.notes.push_back(Note(g, s, "your_turn",
                            absl::StrCat("turn:", g.game_id, ":", g.version, ":", s.seat),
@@ -298,11 +303,15 @@ Decision Finish(Change& c) {
 }
 
 // A seat whose deadline has passed: a ranked game's seat forfeits, a casual game's gets the
-// timeout bot's move; its player is told.
+// timeout bot's move, unless this is its policy.casual_forfeit_after'th timeout in a row, which
+// forfeits it too; its player is told.
 absl::Status TimeOut(Change& c, const SeatRow& s, const TimeoutPolicy& policy,
                      std::vector<std::string>* timeouts) {
   const GameRow& locked = *c.locked;
-  if (locked.ranked) {
+  const int in_a_row = ++c.after.seats[s.seat].timeouts_in_a_row;
+  const bool repeated =
+      !locked.ranked && policy.casual_forfeit_after > 0 && in_a_row >= policy.casual_forfeit_after;
+  if (locked.ranked || repeated) {
     PARLOR_RETURN_IF_ERROR(
         ApplyLogged(c, LogRow::Kind::kForfeit, s.seat, 0, LogRow::Cause::kTimeout, ""));
     timeouts->push_back("forfeit");
@@ -315,17 +324,18 @@ absl::Status TimeOut(Change& c, const SeatRow& s, const TimeoutPolicy& policy,
     timeouts->push_back("bot");
   }
   if (!s.account_id.empty()) {
-    c.notes.push_back(
-        Note(locked, s, "timeout",
-             absl::StrCat("timeout:", locked.game_id, ":", locked.version, ":", s.seat),
-             locked.ranked ? "Your time ran out: you forfeited"
-                           : "Your time ran out: the computer moved for you"));
+    c.notes.push_back(Note(
+        locked, s, "timeout",
+        absl::StrCat("timeout:", locked.game_id, ":", locked.version, ":", s.seat),
+        locked.ranked ? "Your time ran out: you forfeited"
+        : repeated ? absl::StrCat("Your time ran out ", in_a_row, " turns in a row: you forfeited")
+                   : "Your time ran out: the computer moved for you"));
   }
   return absl::OkStatus();
 }
 
-// The reminders due for a running turn (none while its player is on vacation: the clock is
-// paused). Returns whether one fell due.
+// The reminders due for a running turn (none while its clock is paused by a vacation). Returns
+// whether one fell due.
 bool Remind(Change& c, const SeatRow& s, const TimeoutPolicy& policy) {
   const int due = RemindersDue(s, c.now, policy.first_reminder, policy.second_reminder);
   if (due <= s.reminders_sent) return false;
@@ -342,34 +352,21 @@ bool Remind(Change& c, const SeatRow& s, const TimeoutPolicy& policy) {
   return true;
 }
 
-// One seat of a sweep; returns whether the game changed because of it.
+// One seat of a sweep; returns whether the game changed because of it. (A vacation needs
+// nothing here: it moved the deadline when it paused the clock.)
 absl::StatusOr<bool> SweepSeat(Change& c, const SeatRow& s, const TimeoutPolicy& policy,
-                               const std::map<std::string, SessionsStore::Vacation>& vacations,
                                std::vector<std::string>* timeouts) {
   if (!s.my_turn || !s.deadline || !s.turn_started_at) return false;
   const bool due = *s.deadline <= c.now;
   // A computer (or forfeited) seat left waiting by the bound on automatic play: the automatic
   // play after the sweep continues the game, another bounded chunk.
   if (due && IsAutoSeat(c, s.seat)) return true;
-  const auto vacation = vacations.find(s.account_id);
-  const bool on_vacation = vacation != vacations.end();
-  if (due && on_vacation) {
-    // On vacation: the clock is paused (the deadline moves) within the allowance.
-    if (const std::optional<absl::Duration> pause =
-            VacationPause(c.locked->time_control, s, vacation->second.ends_at, c.now)) {
-      SeatRow& seat = c.after.seats[s.seat];
-      seat.deadline = c.now + *pause;
-      seat.turn_started_at = *s.turn_started_at + *pause;
-      seat.vacation_used_ms += absl::ToInt64Milliseconds(*pause);
-      return true;
-    }
-  }
   if (due) {
     if (c.state->IsTerminal() || !c.state->ActingSeats().Contains(s.seat)) return false;
     PARLOR_RETURN_IF_ERROR(TimeOut(c, s, policy, timeouts));
     return true;
   }
-  return !on_vacation && Remind(c, s, policy);
+  return Remind(c, s, policy);
 }
 
 }  // namespace
@@ -491,19 +488,50 @@ absl::StatusOr<Decision> DecideResign(const DecisionContext& ctx, const GameRow&
   return Finish(c);
 }
 
-absl::StatusOr<std::optional<Decision>> DecideTimeouts(
-    const DecisionContext& ctx, const GameRow& locked, std::unique_ptr<engine::State> state,
-    const TimeoutPolicy& policy, const std::map<std::string, SessionsStore::Vacation>& vacations,
-    std::vector<std::string>* timeouts) {
+absl::StatusOr<std::optional<Decision>> DecideTimeouts(const DecisionContext& ctx,
+                                                       const GameRow& locked,
+                                                       std::unique_ptr<engine::State> state,
+                                                       const TimeoutPolicy& policy,
+                                                       std::vector<std::string>* timeouts) {
   Change c = StartChange(ctx, locked, std::move(state));
   bool touched = false;
   for (const SeatRow& s : locked.seats) {
-    PARLOR_ASSIGN_OR_RETURN(const bool changed, SweepSeat(c, s, policy, vacations, timeouts));
+    PARLOR_ASSIGN_OR_RETURN(const bool changed, SweepSeat(c, s, policy, timeouts));
     touched = touched || changed;
   }
   if (!touched) return std::optional<Decision>();
   PARLOR_RETURN_IF_ERROR(AutoPlay(c, ctx.limits));
   return std::optional<Decision>(Finish(c));
+}
+
+std::optional<Mutation> DecideVacation(const GameRow& locked, absl::string_view account_id,
+                                       absl::Time now, std::optional<absl::Time> until) {
+  if (locked.finished) return std::nullopt;
+  GameRow after = locked;
+  bool changed = false;
+  for (SeatRow& s : after.seats) {
+    if (s.account_id.empty() || s.account_id != account_id) continue;
+    const SeatRow before = s;
+    if (until) {
+      s.vacation_until = *until;
+      if (!s.forfeited) PauseClock(after.time_control, s, now);
+    } else {
+      s.vacation_until.reset();
+      ResumeClock(s, now);
+    }
+    changed = changed || s.vacation_until != before.vacation_until ||
+              s.paused_until != before.paused_until || s.deadline != before.deadline;
+  }
+  if (!changed) return std::nullopt;
+  after.deadline.reset();
+  for (const SeatRow& s : after.seats) {
+    if (s.deadline && (!after.deadline || *s.deadline < *after.deadline))
+      after.deadline = s.deadline;
+  }
+  // The version stays: no move was made. (updated_at too: it orders ListMyGames by moves.)
+  Mutation m;
+  m.after = std::move(after);
+  return m;
 }
 
 }  // namespace parlor::sessions

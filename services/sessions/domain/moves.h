@@ -106,15 +106,26 @@ struct TimeoutPolicy {
   // Reminders at these fractions of the move's time.
   double first_reminder = 0.5;
   double second_reminder = 0.9;
+  // A casual game's seat whose turns time out this many times in a row forfeits (as a ranked
+  // game's seat does at its first timeout) instead of the computer moving for it again; 0 never.
+  int casual_forfeit_after = 3;
 };
-// One sweep of one game at ctx.now: seats past their deadline time out (unless their player is
-// on vacation and has allowance left: the clock pauses), reminders fall due, computer seats left
-// waiting play on. `vacations`: the running vacations of the game's players. nullopt when
-// nothing is due. `timeouts` gets "bot" or "forfeit" per timed-out seat.
-absl::StatusOr<std::optional<Decision>> DecideTimeouts(
-    const DecisionContext& ctx, const GameRow& locked, std::unique_ptr<engine::State> state,
-    const TimeoutPolicy& policy, const std::map<std::string, SessionsStore::Vacation>& vacations,
-    std::vector<std::string>* timeouts);
+// One sweep of one game at ctx.now: seats past their deadline time out (a vacation has already
+// moved the deadline of a paused clock), reminders fall due (none while a clock is paused),
+// computer seats left waiting play on. nullopt when nothing is due. `timeouts` gets "bot" or
+// "forfeit" per timed-out seat.
+absl::StatusOr<std::optional<Decision>> DecideTimeouts(const DecisionContext& ctx,
+                                                       const GameRow& locked,
+                                                       std::unique_ptr<engine::State> state,
+                                                       const TimeoutPolicy& policy,
+                                                       std::vector<std::string>* timeouts);
+
+// A vacation of `account_id` starting (`until` set: its end) or ending early (`until` unset) at
+// `now`, in one of its games: its seat shows the vacation (Seat.vacation_until) and its running
+// turn's clock pauses (PauseClock) or resumes (ResumeClock). The version stays. nullopt when
+// nothing changes (the game has ended, or the account's seat is unaffected).
+std::optional<Mutation> DecideVacation(const GameRow& locked, absl::string_view account_id,
+                                       absl::Time now, std::optional<absl::Time> until);
 
 }  // namespace parlor::sessions
 

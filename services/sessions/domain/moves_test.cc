@@ -327,7 +327,7 @@ TEST(DecideTimeoutsTest, NothingDueDecidesNothing) {
   Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
   std::vector<std::string> timeouts;
   absl::StatusOr<std::optional<Decision>> d = DecideTimeouts(
-      At(kStart + absl::Hours(1)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+      At(kStart + absl::Hours(1)), t.row, t.state->Clone(), TimeoutPolicy{}, &timeouts);
   ASSERT_THAT(d, testing::IsOk());
   EXPECT_FALSE(d->has_value());
   EXPECT_THAT(timeouts, IsEmpty());
@@ -337,7 +337,7 @@ TEST(DecideTimeoutsTest, HalfTheTimeGivesTheFirstReminderAndNinetyPercentTheSeco
   Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
   std::vector<std::string> timeouts;
   absl::StatusOr<std::optional<Decision>> half = DecideTimeouts(
-      At(kStart + absl::Hours(12)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+      At(kStart + absl::Hours(12)), t.row, t.state->Clone(), TimeoutPolicy{}, &timeouts);
   ASSERT_THAT(half, testing::IsOk());
   ASSERT_TRUE(half->has_value());
   const Mutation& m = (*half)->mutation;
@@ -346,7 +346,7 @@ TEST(DecideTimeoutsTest, HalfTheTimeGivesTheFirstReminderAndNinetyPercentTheSeco
   for (const NotificationRow& n : m.notifications) EXPECT_EQ(n.kind, "reminder");
   EXPECT_THAT(m.notifications, Not(IsEmpty()));
   absl::StatusOr<std::optional<Decision>> late = DecideTimeouts(
-      At(kStart + absl::Hours(22)), m.after, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+      At(kStart + absl::Hours(22)), m.after, t.state->Clone(), TimeoutPolicy{}, &timeouts);
   ASSERT_THAT(late, testing::IsOk());
   ASSERT_TRUE(late->has_value());
   for (const SeatRow& s : (*late)->mutation.after.seats) {
@@ -358,7 +358,7 @@ TEST(DecideTimeoutsTest, ACasualSeatPastItsDeadlineGetsTheTimeoutBotsMove) {
   Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
   std::vector<std::string> timeouts;
   absl::StatusOr<std::optional<Decision>> d = DecideTimeouts(
-      At(kStart + absl::Hours(25)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+      At(kStart + absl::Hours(25)), t.row, t.state->Clone(), TimeoutPolicy{}, &timeouts);
   ASSERT_THAT(d, testing::IsOk());
   ASSERT_TRUE(d->has_value());
   const Mutation& m = (*d)->mutation;
@@ -383,7 +383,7 @@ TEST(DecideTimeoutsTest, ARankedSeatPastItsDeadlineForfeits) {
   Table t = NewTable({Player(0, kAlice), Player(1, kBob)}, /*ranked=*/true);
   std::vector<std::string> timeouts;
   absl::StatusOr<std::optional<Decision>> d = DecideTimeouts(
-      At(kStart + absl::Hours(25)), t.row, t.state->Clone(), TimeoutPolicy{}, {}, &timeouts);
+      At(kStart + absl::Hours(25)), t.row, t.state->Clone(), TimeoutPolicy{}, &timeouts);
   ASSERT_THAT(d, testing::IsOk());
   ASSERT_TRUE(d->has_value());
   EXPECT_TRUE((*d)->mutation.after.finished);
@@ -393,31 +393,142 @@ TEST(DecideTimeoutsTest, ARankedSeatPastItsDeadlineForfeits) {
   EXPECT_EQ((*d)->mutation.log.front().cause, LogRow::Cause::kTimeout);
 }
 
-TEST(DecideTimeoutsTest, APlayerOnVacationHasTheClockPausedWithinTheAllowance) {
+// A 1-day per-move game: both turns start at kStart (Pico's choices are simultaneous) with 24 h.
+TEST(DecideVacationTest, AVacationStopsTheClockAndEndingItEarlyGivesBackWhatWasLeft) {
   Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
-  const absl::Time now = kStart + absl::Hours(25);
-  std::map<std::string, SessionsStore::Vacation> vacations = {
-      {kAlice, {kStart, now + absl::Hours(10)}}, {kBob, {kStart, now + absl::Hours(10)}}};
+  ASSERT_EQ(t.row.seats[0].deadline, kStart + absl::Hours(24));
+  // Alice's 3-hour vacation starts an hour into her turn: 23 h were left.
+  std::optional<Mutation> on =
+      DecideVacation(t.row, kAlice, kStart + absl::Hours(1), kStart + absl::Hours(4));
+  ASSERT_TRUE(on.has_value());
+  EXPECT_EQ(on->after.version, t.row.version);
+  EXPECT_TRUE(on->log.empty());
+  const SeatRow& alice = on->after.seats[0];
+  EXPECT_EQ(alice.vacation_until, kStart + absl::Hours(4));
+  EXPECT_EQ(alice.paused_until, kStart + absl::Hours(4));
+  // The vacation ends at +4 h with the 23 h left: the deadline is +27 h.
+  EXPECT_EQ(alice.deadline, kStart + absl::Hours(27));
+  EXPECT_EQ(alice.vacation_used_ms, absl::ToInt64Milliseconds(absl::Hours(3)));
+  // Bob's clock runs on; the game's deadline is the earliest.
+  EXPECT_EQ(on->after.seats[1].deadline, kStart + absl::Hours(24));
+  EXPECT_EQ(on->after.deadline, kStart + absl::Hours(24));
+  // No reminder while the clock is stopped, and past the old deadline she has not timed out.
   std::vector<std::string> timeouts;
-  absl::StatusOr<std::optional<Decision>> d =
-      DecideTimeouts(At(now), t.row, t.state->Clone(), TimeoutPolicy{}, vacations, &timeouts);
+  absl::StatusOr<std::optional<Decision>> late = DecideTimeouts(
+      At(kStart + absl::Hours(25)), on->after, t.state->Clone(), TimeoutPolicy{}, &timeouts);
+  ASSERT_THAT(late, testing::IsOk());
+  ASSERT_TRUE(late->has_value());
+  EXPECT_EQ(timeouts, std::vector<std::string>{"bot"});  // Bob's
+  for (const LogRow& row : (*late)->mutation.log) EXPECT_NE(row.seat, 0);
+
+  // Ended early, at +2 h: she had 23 h left when it began, so her deadline is +25 h, and the
+  // unused 2 hours go back to the game's allowance.
+  std::optional<Mutation> off =
+      DecideVacation(on->after, kAlice, kStart + absl::Hours(2), std::nullopt);
+  ASSERT_TRUE(off.has_value());
+  const SeatRow& back = off->after.seats[0];
+  EXPECT_FALSE(back.vacation_until.has_value());
+  EXPECT_FALSE(back.paused_until.has_value());
+  EXPECT_EQ(back.deadline, kStart + absl::Hours(25));
+  EXPECT_EQ(back.turn_started_at, kStart + absl::Hours(1));
+  EXPECT_EQ(back.vacation_used_ms, absl::ToInt64Milliseconds(absl::Hours(1)));
+}
+
+TEST(DecideVacationTest, APauseLastsAtMostWhatIsLeftOfTheGamesAllowance) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});  // 3 vacation days
+  t.row.seats[0].vacation_used_ms = absl::ToInt64Milliseconds(absl::Hours(3 * 24 - 2));
+  std::optional<Mutation> on = DecideVacation(t.row, kAlice, kStart, kStart + absl::Hours(48));
+  ASSERT_TRUE(on.has_value());
+  const SeatRow& alice = on->after.seats[0];
+  EXPECT_EQ(alice.vacation_until, kStart + absl::Hours(48));  // shown as planned
+  EXPECT_EQ(alice.paused_until, kStart + absl::Hours(2));     // the clock stops 2 h only
+  EXPECT_EQ(alice.deadline, kStart + absl::Hours(26));
+  EXPECT_EQ(alice.vacation_used_ms, absl::ToInt64Milliseconds(absl::Hours(3 * 24)));
+  // With nothing left, the vacation is shown but the clock runs.
+  std::optional<Mutation> again =
+      DecideVacation(on->after, kAlice, kStart + absl::Hours(30), kStart + absl::Hours(60));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_FALSE(again->after.seats[0].paused_until.has_value());
+  EXPECT_EQ(again->after.seats[0].deadline, kStart + absl::Hours(26));
+}
+
+TEST(DecideVacationTest, ATimeBankDoesNotRunWhileItsClockIsStopped) {
+  TimeControlRow tc;
+  tc.kind = TimeControlRow::Kind::kTimeBank;
+  tc.bank_initial_s = 3 * kDaySeconds;
+  tc.bank_increment_s = kDaySeconds;
+  tc.vacation_days = 7;
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)}, false, tc);
+  // 10 hours used, then a 2-day vacation.
+  std::optional<Mutation> on =
+      DecideVacation(t.row, kAlice, kStart + absl::Hours(10), kStart + absl::Hours(58));
+  ASSERT_TRUE(on.has_value());
+  const SeatRow& alice = on->after.seats[0];
+  EXPECT_EQ(RemainingBankMs(alice, kStart + absl::Hours(30)),
+            absl::ToInt64Milliseconds(absl::Hours(62)));
+  EXPECT_EQ(TimeUsed(alice, kStart + absl::Hours(30)), absl::Hours(10));
+  EXPECT_EQ(TimeUsed(alice, kStart + absl::Hours(60)), absl::Hours(12));
+  EXPECT_EQ(alice.deadline, kStart + absl::Hours(72 + 48));
+}
+
+TEST(TimeControlTest, EveryTurnStartsWithAtLeastItsFloor) {
+  TimeControlRow bank;
+  bank.kind = TimeControlRow::Kind::kTimeBank;
+  bank.bank_initial_s = 3 * kDaySeconds;
+  bank.bank_increment_s = 0;
+  SeatRow empty;
+  empty.time_bank_ms = 0;
+  // A third of the initial bank: an emptied 3-day bank still gives a day.
+  EXPECT_EQ(TurnFloor(bank), absl::Hours(24));
+  EXPECT_EQ(TurnTime(bank, empty), absl::Hours(24));
+  SeatRow full;
+  full.time_bank_ms = 2 * kDaySeconds * 1000;
+  EXPECT_EQ(TurnTime(bank, full), absl::Hours(48));
+  // At least an hour (and never more than the bank itself).
+  bank.bank_initial_s = 2 * kHourSeconds;
+  EXPECT_EQ(TurnFloor(bank), absl::Hours(1));
+  bank.bank_initial_s = kHourSeconds;
+  EXPECT_EQ(TurnFloor(bank), absl::Hours(1));
+  // Per move, the limit.
+  EXPECT_EQ(TurnFloor(PerMoveDay()), absl::Hours(24));
+}
+
+TEST(DecideTimeoutsTest, ACasualSeatForfeitsAtItsThirdTimeoutInARow) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  t.row.seats[0].timeouts_in_a_row = 2;
+  std::vector<std::string> timeouts;
+  absl::StatusOr<std::optional<Decision>> d = DecideTimeouts(
+      At(kStart + absl::Hours(25)), t.row, t.state->Clone(), TimeoutPolicy{}, &timeouts);
   ASSERT_THAT(d, testing::IsOk());
   ASSERT_TRUE(d->has_value());
-  EXPECT_THAT(timeouts, IsEmpty());
-  EXPECT_TRUE((*d)->mutation.log.empty());
-  for (const SeatRow& s : (*d)->mutation.after.seats) {
-    if (!s.my_turn) continue;
-    EXPECT_EQ(s.deadline, now + absl::Hours(10));
-    EXPECT_EQ(s.vacation_used_ms, absl::ToInt64Milliseconds(absl::Hours(10)));
+  const Mutation& m = (*d)->mutation;
+  // Two sides: Alice's forfeit ends the game before Bob's turn is looked at.
+  EXPECT_EQ(timeouts, std::vector<std::string>{"forfeit"});
+  EXPECT_TRUE(m.after.seats[0].forfeited);
+  EXPECT_EQ(m.after.seats[0].timeouts_in_a_row, 3);
+  EXPECT_FALSE(m.after.seats[1].forfeited);
+  EXPECT_TRUE(m.after.finished);
+  EXPECT_EQ(m.log.front().kind, LogRow::Kind::kForfeit);
+  EXPECT_EQ(m.log.front().cause, LogRow::Cause::kTimeout);
+  bool told = false;
+  for (const NotificationRow& n : m.notifications) {
+    if (n.kind == "timeout" && n.account_id == kAlice) {
+      told = true;
+      EXPECT_THAT(n.payload_json, HasSubstr("3 turns in a row: you forfeited"));
+    }
   }
-  // With the allowance used up, the seat times out as usual.
-  GameRow used = t.row;
-  for (SeatRow& s : used.seats) s.vacation_used_ms = 3 * kDaySeconds * 1000;
-  absl::StatusOr<std::optional<Decision>> out =
-      DecideTimeouts(At(now), used, t.state->Clone(), TimeoutPolicy{}, vacations, &timeouts);
-  ASSERT_THAT(out, testing::IsOk());
-  ASSERT_TRUE(out->has_value());
-  EXPECT_THAT(timeouts, Not(IsEmpty()));
+  EXPECT_TRUE(told);
+}
+
+TEST(DecideMoveTest, APlayersOwnMoveEndsARunOfTimeouts) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  t.row.seats[0].timeouts_in_a_row = 2;
+  const std::vector<engine::Action> legal = t.state->LegalActions(0);
+  ASSERT_FALSE(legal.empty());
+  absl::StatusOr<Decision> d = DecideMove(At(kStart + absl::Hours(1)), t.row, t.state->Clone(),
+                                          MoveRequest{0, kAlice, legal.front()});
+  ASSERT_THAT(d, testing::IsOk());
+  EXPECT_EQ(d->mutation.after.seats[0].timeouts_in_a_row, 0);
 }
 
 TEST(TimeControlTest, ABankLosesTheTimeUsedGainsTheIncrementAndNeverExceedsItsStart) {

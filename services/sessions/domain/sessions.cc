@@ -226,6 +226,10 @@ absl::StatusOr<v1::Game> Sessions::Summary(const GameRow& row, int my_seat) cons
       *seat->mutable_time_bank_remaining() = TimeUtil::MillisecondsToDuration(*bank);
     }
     *seat->mutable_vacation_used() = TimeUtil::MillisecondsToDuration(s.vacation_used_ms);
+    if (s.vacation_until && *s.vacation_until > now) {
+      *seat->mutable_vacation_until() = ToTimestamp(*s.vacation_until);
+    }
+    seat->set_timeouts_in_a_row(s.timeouts_in_a_row);
     if (s.my_turn) out.add_acting_seats(s.seat);
   }
   out.set_my_seat(my_seat);
@@ -261,7 +265,9 @@ absl::StatusOr<Sessions::Created> Sessions::Create(CreateSpec spec) {
   ng.ranked = spec.ranked;
   ng.is_public = spec.is_public;
   ng.seats = std::move(spec.seats);
-  PARLOR_ASSIGN_OR_RETURN(Decision decision, DecideNewGame(Context(&game), std::move(ng)));
+  DecisionContext ctx = Context(&game);
+  PARLOR_RETURN_IF_ERROR(ShowVacations(ng.seats, ctx.now));
+  PARLOR_ASSIGN_OR_RETURN(Decision decision, DecideNewGame(ctx, std::move(ng)));
   Mutation& m = decision.mutation;
   NewGame row;
   row.game = std::move(m.after);
@@ -732,6 +738,16 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
   return absl::OkStatus();
 }
 
+absl::Status Sessions::ShowVacations(std::vector<SeatRow>& seats, absl::Time now) {
+  for (SeatRow& s : seats) {
+    if (s.account_id.empty()) continue;
+    PARLOR_ASSIGN_OR_RETURN(std::optional<SessionsStore::Vacation> v,
+                            store_->GetVacation(s.account_id));
+    if (v && v->started_at <= now && now < v->ends_at) s.vacation_until = v->ends_at;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Sessions::StartVacation(const std::string& account_id,
                                      const v1::StartVacationRequest& request,
                                      v1::StartVacationResponse* response) {
@@ -742,7 +758,25 @@ absl::Status Sessions::StartVacation(const std::string& account_id,
   }
   const absl::Time now = clock_();
   const absl::Time end = now + absl::Seconds(d.seconds());
-  PARLOR_RETURN_IF_ERROR(store_->StartVacation(account_id, now, end));
+  const absl::Duration wanted = absl::Seconds(d.seconds());
+  const absl::Duration yearly = absl::Hours(24) * options_.vacation_days_per_year;
+  SessionsStore::VacationChange change;
+  change.now = now;
+  change.until = end;
+  change.counted_since = now - absl::Hours(24 * 365);
+  change.check = [&](absl::Duration taken) -> absl::Status {
+    if (taken + wanted <= yearly) return absl::OkStatus();
+    const absl::Duration left = std::max(absl::ZeroDuration(), yearly - taken);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "a vacation of ", absl::FormatDuration(wanted), " is more than is left of the yearly ",
+        "allowance: vacations started in the last 365 days may total at most ",
+        options_.vacation_days_per_year, " days; you have taken ", absl::FormatDuration(taken),
+        ", so at most ", absl::FormatDuration(absl::Floor(left, absl::Seconds(1))), " is left"));
+  };
+  change.decide = [&](const GameRow& locked) {
+    return DecideVacation(locked, account_id, now, end);
+  };
+  PARLOR_RETURN_IF_ERROR(store_->ChangeVacation(account_id, change));
   *response->mutable_end_time() = ToTimestamp(end);
   return absl::OkStatus();
 }
@@ -750,7 +784,13 @@ absl::Status Sessions::StartVacation(const std::string& account_id,
 absl::Status Sessions::EndVacation(const std::string& account_id, const v1::EndVacationRequest&,
                                    v1::EndVacationResponse* response) {
   response->Clear();
-  return store_->EndVacation(account_id, clock_());
+  const absl::Time now = clock_();
+  SessionsStore::VacationChange change;
+  change.now = now;
+  change.decide = [&](const GameRow& locked) {
+    return DecideVacation(locked, account_id, now, std::nullopt);
+  };
+  return store_->ChangeVacation(account_id, change);
 }
 
 }  // namespace parlor::sessions

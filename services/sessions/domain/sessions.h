@@ -54,6 +54,12 @@ class Sessions {
     std::string page_token_secret = "parlor-sessions";
     // Bot used for the timed-out seat of a casual game.
     std::string timeout_bot = "greedy";
+    // A casual game's seat forfeits at this many timeouts in a row (0: never; the computer then
+    // moves for it at every timeout).
+    int casual_forfeit_after_timeouts = 3;
+    // The yearly vacation allowance: the vacations a player started in the last 365 days
+    // (rolling), with a new one, may total at most this many days.
+    int vacation_days_per_year = 30;
     // Reminders at these fractions of the move's time.
     double first_reminder = 0.5;
     double second_reminder = 0.9;
@@ -191,8 +197,9 @@ class Sessions {
                         std::string* next_page_token) const;
   // The sweeper (sweeper.cc): one due game at `now`; returns whether it changed.
   absl::StatusOr<bool> SweepGame(const std::string& game_id, absl::Time now);
-  // The running vacations of the players whose turn it is in `row`.
-  std::map<std::string, SessionsStore::Vacation> VacationsOf(const GameRow& row, absl::Time now);
+  // Each player seat of a new game shows its player's running vacation (its clock then starts
+  // paused).
+  absl::Status ShowVacations(std::vector<SeatRow>& seats, absl::Time now);
 
   SessionsStore* store_;
   const engine::Registry* games_;

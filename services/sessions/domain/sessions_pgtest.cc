@@ -1181,96 +1181,202 @@ TEST_F(SessionsPgTest, ComputerMovesAtCreationCountInTheVersion) {
   }
 }
 
-// Vacation pauses the player's clock: while it runs no reminder and no timeout reaches the
-// player; when the deadline comes the clock is paused (the deadline moves) for as long as the
-// vacation lasts, within the game's allowance of vacation_days per player; once that is used
-// up, the timeout policy applies as usual.
-TEST_F(SessionsPgTest, VacationPausesTheClockWithinTheGamesAllowance) {
+// A matchmade 1-day per-move game across a vacation (CreateGame as matchmaking calls it). The
+// turn starts at T with 24 h; the player's 3-hour vacation runs from T+1h to T+4h: the clock
+// stops with 23 h left and runs again at T+4h with those 23 h, so the deadline is T+27h (before
+// the fix it became T+4h and the player forfeited). Everyone sees "on vacation until T+4h"; no
+// reminder while the clock is stopped; the reminders and the timeout follow the moved turn.
+TEST_F(SessionsPgTest, AMatchmadeOneDayGameAcrossAVacationGetsBackTheTimeLeft) {
   v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), "vacation");
-  request.mutable_time_control()->set_vacation_days(2);
+  request.mutable_time_control()->set_vacation_days(7);
   v1::Game created = Create(request);
   ASSERT_EQ(created.acting_seats_size(), 1) << "the test needs a game with one seat acting";
   const int seat = created.acting_seats(0);
   const std::string player = created.seats(seat).account_id();
+  const std::string other = created.seats(1 - seat).account_id();
   const absl::Time start = now_.load();
   const std::string where = absl::StrCat(" WHERE game_id = '", created.game_id(), "'");
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
 
+  now_ = start + absl::Hours(1);
   v1::StartVacationRequest vacation;
-  vacation.mutable_duration()->set_seconds(10 * 86400);
+  vacation.mutable_duration()->set_seconds(3 * 3600);
   v1::StartVacationResponse started;
   ASSERT_THAT(sessions_->StartVacation(player, vacation, &started), IsOk());
-  EXPECT_EQ(started.end_time().seconds(), absl::ToUnixSeconds(start) + 10 * 86400);
+  EXPECT_EQ(started.end_time().seconds(), absl::ToUnixSeconds(start + absl::Hours(4)));
   // A second one while it runs is refused and changes nothing.
   const std::string digest = Digest();
   EXPECT_THAT(sessions_->StartVacation(player, vacation, &started),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already")));
   EXPECT_EQ(Digest(), digest);
+  // The opponent sees it, and the moved deadline.
+  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  EXPECT_EQ(state.game().seats(seat).vacation_until().seconds(),
+            absl::ToUnixSeconds(start + absl::Hours(4)));
+  EXPECT_FALSE(state.game().seats(1 - seat).has_vacation_until());
+  EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(27)));
+  EXPECT_EQ(state.game().version(), 0);
 
-  // Half and 90 % of the time pass: no reminder while on vacation.
-  now_ = start + absl::Hours(13);
+  // No reminder while the clock is stopped.
+  now_ = start + absl::Hours(3);
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
-  now_ = start + absl::Hours(22);
+  // The vacation is over on its own at T+4h: nothing to do, no longer shown.
+  now_ = start + absl::Hours(5);
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  EXPECT_FALSE(state.game().seats(seat).has_vacation_until());
+  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 3 * 3600);
+  // Half the turn's 24 h of clock time at T+15h: the first reminder, not before.
+  now_ = start + absl::Hours(15) - absl::Seconds(1);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+  now_ = start + absl::Hours(15);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
   EXPECT_EQ(
       Count("SELECT count(*) FROM sessions.notification_outbox" + where + " AND kind = 'reminder'"),
-      0);
-
-  // The deadline passes: the clock is paused for the whole allowance (2 days), no timeout.
-  now_ = start + absl::Hours(24);
-  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
-  v1::GetGameRequest get;
-  get.set_game_id(created.game_id());
-  v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
-  EXPECT_EQ(state.game().version(), 0);
-  EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(72)));
-  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 2 * 86400);
+      1);
+  // Past the old deadline (T+24h): no timeout. At T+27h: the timeout.
+  now_ = start + absl::Hours(26);
+  EXPECT_THAT(sessions_->Sweep(), IsOk());
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where + " AND cause = 'timeout'"), 0);
-  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox" + where +
-                  " AND kind IN ('reminder', 'timeout')"),
-            0);
-
-  // Still on vacation but the allowance is used up: at the moved deadline the policy applies.
-  now_ = start + absl::Hours(60);
-  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
-  now_ = start + absl::Hours(72);
+  now_ = start + absl::Hours(27);
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where + " AND cause = 'timeout'"), 1);
-  ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
-  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 2 * 86400);
 
-  // Ending the vacation: refused once none runs.
+  // Ending a vacation: refused when none runs, changing nothing.
   v1::EndVacationRequest end;
   v1::EndVacationResponse ended;
-  EXPECT_THAT(sessions_->EndVacation(player, end, &ended), IsOk());
+  const std::string before_end = Digest();
   EXPECT_THAT(sessions_->EndVacation(player, end, &ended),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no vacation")));
+  EXPECT_EQ(Digest(), before_end);
 }
 
-// A vacation that ends before the deadline leaves the clock alone, and the allowance is per
-// player: the other player's clock never pauses.
-TEST_F(SessionsPgTest, AVacationOverBeforeTheDeadlineChangesNothing) {
-  v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), "short-vacation");
-  request.mutable_time_control()->set_vacation_days(5);
+// Ending a vacation early gives back exactly the time left when it began (and the unused pause
+// to the game's allowance); a turn that starts during a vacation starts with its clock stopped
+// until the vacation ends; the yearly allowance (30 days of vacations started in the last 365
+// days) is enforced with a message that says what is left.
+TEST_F(SessionsPgTest, EndingAVacationEarlyAndTheYearlyAllowance) {
+  v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), "early-vacation");
+  request.mutable_time_control()->set_vacation_days(7);
   v1::Game created = Create(request);
-  ASSERT_EQ(created.acting_seats_size(), 1);
+  ASSERT_EQ(created.acting_seats_size(), 1) << "the test needs a game with one seat acting";
   const int seat = created.acting_seats(0);
   const std::string player = created.seats(seat).account_id();
   const std::string other = created.seats(1 - seat).account_id();
   const absl::Time start = now_.load();
-  v1::StartVacationRequest vacation;
-  vacation.mutable_duration()->set_seconds(3600 * 5);
-  v1::StartVacationResponse started;
-  // The other player's vacation does not pause this player's clock.
-  ASSERT_THAT(sessions_->StartVacation(other, vacation, &started), IsOk());
-  now_ = start + absl::Hours(25);
-  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
+
+  // The acting player: 10 days planned from T+1h, ended at T+3h: 23 h were left at T+1h, so
+  // the deadline is T+3h+23h = T+26h; 2 hours of the game's allowance used.
+  now_ = start + absl::Hours(1);
+  v1::StartVacationRequest ten_days;
+  ten_days.mutable_duration()->set_seconds(10 * 86400);
+  v1::StartVacationResponse started;
+  ASSERT_THAT(sessions_->StartVacation(player, ten_days, &started), IsOk());
   ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
-  EXPECT_GE(state.game().version(), 1);  // the computer moved for the timed-out player
-  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 0);
+  EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(24 + 168)))
+      << "paused for the game's 7-day allowance";
+  now_ = start + absl::Hours(3);
+  v1::EndVacationResponse ended;
+  ASSERT_THAT(sessions_->EndVacation(player, {}, &ended), IsOk());
+  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(26)));
+  EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 2 * 3600);
+  EXPECT_FALSE(state.game().seats(seat).has_vacation_until());
+
+  // The waiting player goes on a 2-day vacation at T+4h; the acting player moves at T+5h: if
+  // the turn passes to the one on vacation, it starts stopped until T+52h, with its 24 h after.
+  now_ = start + absl::Hours(4);
+  v1::StartVacationRequest two_days;
+  two_days.mutable_duration()->set_seconds(2 * 86400);
+  ASSERT_THAT(sessions_->StartVacation(other, two_days, &started), IsOk());
+  now_ = start + absl::Hours(5);
+  std::mt19937_64 rng(7);
+  ASSERT_THAT(RandomMove(created.game_id(), rng, "m1"), IsOk());
+  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  if (state.game().my_turn()) {
+    EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(76)));
+    EXPECT_EQ(state.game().seats(1 - seat).vacation_used().seconds(), 47 * 3600);
+  }
+
+  // The yearly allowance: 2 hours taken; 30 days would pass it.
+  const absl::Duration left = absl::Hours(30 * 24) - absl::Hours(2);
+  now_ = start + absl::Hours(100);
+  v1::StartVacationRequest too_long;
+  too_long.mutable_duration()->set_seconds(30 * 86400);
+  const std::string digest = Digest();
+  EXPECT_THAT(sessions_->StartVacation(player, too_long, &started),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr(absl::StrCat("at most 30 days; you have taken 2h, so at most ",
+                                              absl::FormatDuration(left), " is left"))));
+  EXPECT_EQ(Digest(), digest);
+  // What is left is allowed, and then nothing more, until the first one is 365 days old.
+  v1::StartVacationRequest rest;
+  rest.mutable_duration()->set_seconds(absl::ToInt64Seconds(left));
+  ASSERT_THAT(sessions_->StartVacation(player, rest, &started), IsOk());
+  now_ = start + absl::Hours(100) + absl::Hours(24 * 30);
+  v1::StartVacationRequest hour;
+  hour.mutable_duration()->set_seconds(3600);
+  EXPECT_THAT(sessions_->StartVacation(player, hour, &started),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("yearly allowance")));
+  now_ = start + absl::Hours(1) + absl::Hours(24 * 365) + absl::Seconds(1);
+  EXPECT_THAT(sessions_->StartVacation(player, hour, &started), IsOk());
+}
+
+// A time bank with no increment: after a timeout the bank is empty, yet every later turn still
+// starts with the floor (a third of the initial bank, at least an hour), so the seat is never
+// timed out at once; and a casual seat that times out three turns in a row forfeits instead of
+// the computer playing its game to the end.
+TEST_F(SessionsPgTest, ABankWithNoIncrementNeverLocksASeatOutAndRepeatedTimeoutsForfeit) {
+  v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), "bank-zero");
+  auto* bank = request.mutable_time_control()->mutable_time_bank();
+  bank->mutable_initial()->set_seconds(3 * 86400);
+  bank->mutable_increment()->set_seconds(0);
+  v1::Game created = Create(request);
+  ASSERT_EQ(created.acting_seats_size(), 1) << "the test needs a game with one seat acting";
+  const std::string where = absl::StrCat(" WHERE game_id = '", created.game_id(), "'");
+  v1::GetGameRequest get;
+  get.set_game_id(created.game_id());
+  v1::GetGameResponse state;
+  // Nobody moves: each turn times out at its deadline; after the first timeout of each seat its
+  // bank is empty, and its next turns get the 1-day floor (never 0 s).
+  int timeouts = 0;
+  while (true) {
+    ASSERT_THAT(sessions_->GetGame(kPlayers[0], get, &state), IsOk());
+    if (state.game().status() != v1::GAME_STATUS_ACTIVE) break;
+    ASSERT_LT(timeouts, 6) << "the game should have ended by the third timeout in a row";
+    const v1::Seat& acting = state.game().seats(state.game().acting_seats(0));
+    const absl::Duration turn =
+        absl::FromUnixSeconds(state.game().deadline().seconds()) - now_.load();
+    if (acting.time_bank_remaining().seconds() == 0) {
+      EXPECT_EQ(turn, absl::Hours(24)) << "an empty bank gives the floor";
+    } else {
+      EXPECT_GE(turn, absl::Hours(24));
+    }
+    now_ = absl::FromUnixSeconds(state.game().deadline().seconds());
+    ASSERT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+    ++timeouts;
+  }
+  // The seat whose third timeout in a row came first forfeited; the game ended by it.
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where +
+                  " AND kind = 'forfeit' AND cause = 'timeout'"),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where +
+                  " AND kind = 'action' AND cause = 'timeout'"),
+            timeouts - 1);
+  int forfeited = -1;
+  for (const v1::Seat& s : state.game().seats()) {
+    if (s.forfeited()) forfeited = s.seat();
+  }
+  ASSERT_GE(forfeited, 0);
+  EXPECT_EQ(state.game().seats(forfeited).timeouts_in_a_row(), 3);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox" + where +
+                  " AND kind = 'timeout' AND payload->>'text' LIKE '%3 turns in a row%'"),
+            1);
 }
 
 // Time banks: each seat starts with `initial`; the time a seat takes is taken from its bank and

@@ -40,23 +40,7 @@ absl::StatusOr<int> Sessions::Sweep(int limit) {
   return changed;
 }
 
-std::map<std::string, SessionsStore::Vacation> Sessions::VacationsOf(const GameRow& row,
-                                                                     absl::Time now) {
-  std::map<std::string, SessionsStore::Vacation> vacations;
-  for (const SeatRow& s : row.seats) {
-    if (s.account_id.empty() || !s.my_turn) continue;
-    absl::StatusOr<std::optional<SessionsStore::Vacation>> v = store_->GetVacation(s.account_id);
-    if (v.ok() && v->has_value() && (*v)->started_at <= now && now < (*v)->ends_at) {
-      vacations[s.account_id] = **v;
-    }
-  }
-  return vacations;
-}
-
 absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time now) {
-  // Vacations of the game's players (read before the transaction; a vacation starting in
-  // between only takes effect at the next sweep).
-  std::map<std::string, SessionsStore::Vacation> vacations;
   // The version this sweep decides on. Another replica's sweeper (or a move) may change the
   // game between the listing and the lock; the locked read then has the new game row but, in
   // READ COMMITTED, seat rows from before the wait, so such a game is left to the next sweep
@@ -64,10 +48,9 @@ absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time 
   int64_t seen_version = -1;
   if (absl::StatusOr<GameRow> row = store_->GetGame(game_id); row.ok()) {
     seen_version = row->version;
-    vacations = VacationsOf(*row, now);
   }
   const TimeoutPolicy policy{options_.timeout_bot, options_.first_reminder,
-                             options_.second_reminder};
+                             options_.second_reminder, options_.casual_forfeit_after_timeouts};
   std::vector<std::string> timeouts;
   std::string game_name;
   bool wrote = false;
@@ -86,9 +69,8 @@ absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time 
                                 LoadState(*game, locked.snapshot));
         DecisionContext ctx = Context(game);
         ctx.now = now;
-        PARLOR_ASSIGN_OR_RETURN(
-            std::optional<Decision> d,
-            DecideTimeouts(ctx, locked, std::move(state), policy, vacations, &timeouts));
+        PARLOR_ASSIGN_OR_RETURN(std::optional<Decision> d,
+                                DecideTimeouts(ctx, locked, std::move(state), policy, &timeouts));
         if (!d) return std::optional<Mutation>();
         wrote = true;
         auto_play_due = LeavesAutoPlayDue(d->mutation.after);

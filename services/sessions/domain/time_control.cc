@@ -63,9 +63,23 @@ v1::TimeControl TimeControlProto(const TimeControlRow& row) {
   return tc;
 }
 
+absl::Duration TurnFloor(const TimeControlRow& tc) {
+  if (tc.kind == TimeControlRow::Kind::kPerMove) return absl::Seconds(tc.per_move_s);
+  return std::min(absl::Seconds(tc.bank_initial_s),
+                  std::max(absl::Seconds(kHourSeconds), absl::Seconds(tc.bank_initial_s) / 3));
+}
+
 absl::Duration TurnTime(const TimeControlRow& tc, const SeatRow& seat) {
   if (tc.kind == TimeControlRow::Kind::kPerMove) return absl::Seconds(tc.per_move_s);
-  return absl::Milliseconds(seat.time_bank_ms.value_or(tc.bank_initial_s * 1000));
+  return std::max(TurnFloor(tc),
+                  absl::Milliseconds(seat.time_bank_ms.value_or(tc.bank_initial_s * 1000)));
+}
+
+absl::Duration TimeUsed(const SeatRow& seat, absl::Time now) {
+  if (!seat.turn_started_at) return absl::ZeroDuration();
+  absl::Time clock_now = now;
+  if (seat.paused_until && *seat.paused_until > now) clock_now = *seat.paused_until;
+  return std::max(absl::ZeroDuration(), clock_now - *seat.turn_started_at);
 }
 
 int64_t ChargedBankMs(const TimeControlRow& tc, int64_t bank_ms, absl::Duration used) {
@@ -78,25 +92,50 @@ std::optional<int64_t> RemainingBankMs(const SeatRow& seat, absl::Time now) {
   if (!seat.time_bank_ms) return std::nullopt;
   int64_t remaining = *seat.time_bank_ms;
   if (seat.my_turn && seat.turn_started_at) {
-    remaining = std::max<int64_t>(0, remaining - Ms(now - *seat.turn_started_at));
+    remaining = std::max<int64_t>(0, remaining - Ms(TimeUsed(seat, now)));
   }
   return remaining;
 }
 
 int RemindersDue(const SeatRow& seat, absl::Time now, double first, double second) {
   if (!seat.deadline || !seat.turn_started_at) return 0;
+  if (seat.paused_until && *seat.paused_until > now) return 0;
   const absl::Duration total = *seat.deadline - *seat.turn_started_at;
   if (now >= *seat.turn_started_at + total * second) return 2;
   if (now >= *seat.turn_started_at + total * first) return 1;
   return 0;
 }
 
-std::optional<absl::Duration> VacationPause(const TimeControlRow& tc, const SeatRow& seat,
-                                            absl::Time vacation_ends, absl::Time now) {
+absl::Duration VacationAllowanceLeft(const TimeControlRow& tc, const SeatRow& seat) {
   const int64_t allowance_ms = int64_t{tc.vacation_days} * kDaySeconds * 1000;
-  const int64_t left_ms = allowance_ms - seat.vacation_used_ms;
-  if (left_ms <= 0) return std::nullopt;
-  return absl::Milliseconds(std::min(left_ms, Ms(vacation_ends - now)));
+  return absl::Milliseconds(std::max<int64_t>(0, allowance_ms - seat.vacation_used_ms));
+}
+
+void PauseClock(const TimeControlRow& tc, SeatRow& seat, absl::Time now) {
+  if (seat.paused_until && *seat.paused_until <= now) seat.paused_until.reset();  // over
+  if (!seat.my_turn || !seat.turn_started_at || !seat.deadline) return;
+  if (!seat.vacation_until || *seat.vacation_until <= now) return;
+  if (seat.paused_until) return;
+  // Whole milliseconds, as the allowance is counted.
+  const int64_t pause_ms =
+      std::min(Ms(*seat.vacation_until - now), Ms(VacationAllowanceLeft(tc, seat)));
+  if (pause_ms <= 0) return;
+  const absl::Duration pause = absl::Milliseconds(pause_ms);
+  seat.paused_until = now + pause;
+  *seat.turn_started_at += pause;
+  *seat.deadline += pause;
+  seat.vacation_used_ms += pause_ms;
+}
+
+void ResumeClock(SeatRow& seat, absl::Time now) {
+  if (seat.paused_until && *seat.paused_until > now) {
+    const int64_t unused_ms = std::min(Ms(*seat.paused_until - now), seat.vacation_used_ms);
+    const absl::Duration unused = absl::Milliseconds(unused_ms);
+    if (seat.turn_started_at) *seat.turn_started_at -= unused;
+    if (seat.deadline) *seat.deadline -= unused;
+    seat.vacation_used_ms -= unused_ms;
+  }
+  seat.paused_until.reset();
 }
 
 }  // namespace parlor::sessions

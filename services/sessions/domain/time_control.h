@@ -22,9 +22,18 @@ inline constexpr int64_t kDaySeconds = 86400;
 absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc);
 v1::TimeControl TimeControlProto(const TimeControlRow& row);
 
+// The least time any turn starts with: the per-move limit; for a time bank a third of the
+// initial bank, at least 1 hour (a bank emptied by a timeout, with no increment, still gives the
+// next turn that long).
+absl::Duration TurnFloor(const TimeControlRow& tc);
+
 // The time a seat has for the turn it starts now: the per-move limit, or what is left in its
-// bank.
+// bank, never less than TurnFloor.
 absl::Duration TurnTime(const TimeControlRow& tc, const SeatRow& seat);
+
+// The time the seat's running turn has taken on its clock at `now` (not the time its clock was
+// paused; zero before the turn's clock starts).
+absl::Duration TimeUsed(const SeatRow& seat, absl::Time now);
 
 // A time bank after a move that took `used`: the time used is taken (not below zero), then the
 // increment added, capped at the initial bank.
@@ -34,14 +43,24 @@ int64_t ChargedBankMs(const TimeControlRow& tc, int64_t bank_ms, absl::Duration 
 std::optional<int64_t> RemainingBankMs(const SeatRow& seat, absl::Time now);
 
 // How many reminders (0, 1 or 2) are due at `now` for a running turn, the first at `first` and
-// the second at `second` (fractions of the turn's time).
+// the second at `second` (fractions of the turn's time); none while its clock is paused.
 int RemindersDue(const SeatRow& seat, absl::Time now, double first, double second);
 
-// A player on vacation until `vacation_ends` whose deadline has passed: how long its clock
-// pauses (until the vacation ends, within what is left of the game's vacation allowance);
-// nullopt when the allowance is used up.
-std::optional<absl::Duration> VacationPause(const TimeControlRow& tc, const SeatRow& seat,
-                                            absl::Time vacation_ends, absl::Time now);
+// What is left of the game's vacation allowance for the seat (vacation_days, less the pauses it
+// has used).
+absl::Duration VacationAllowanceLeft(const TimeControlRow& tc, const SeatRow& seat);
+
+// Pauses the clock of the seat's running turn at `now` while its player is on vacation
+// (seat.vacation_until after `now`): until the vacation ends, within what is left of the game's
+// allowance. The turn's start and deadline move forward by the pause, which is charged to the
+// allowance at once (ResumeClock gives back what is not used). Nothing happens when the seat is
+// not on vacation, its clock is already paused or no allowance is left.
+void PauseClock(const TimeControlRow& tc, SeatRow& seat, absl::Time now);
+
+// Ends the seat's pause at `now` if it runs past it (the vacation ended early, or the turn
+// ended): the turn's start and deadline move back by the part of the pause not used, which goes
+// back to the allowance. Clears paused_until.
+void ResumeClock(SeatRow& seat, absl::Time now);
 
 }  // namespace parlor::sessions
 

@@ -3,12 +3,20 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/core/status_macros.h"
 
 namespace parlor::sessions {
 namespace {
 
 bool Newer(const GameRow& a, const GameRow& b) {
   return std::tie(a.updated_at, a.game_id) > std::tie(b.updated_at, b.game_id);
+}
+
+int SeatOfAccount(const GameRow& game, const std::string& account) {
+  for (const SeatRow& s : game.seats) {
+    if (s.account_id == account) return s.seat;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -208,24 +216,32 @@ absl::StatusOr<std::optional<SessionsStore::Vacation>> FakeSessionsStore::GetVac
   return std::optional<Vacation>(it->second);
 }
 
-absl::Status FakeSessionsStore::StartVacation(absl::string_view account_id, absl::Time start,
-                                              absl::Time end) {
+absl::Status FakeSessionsStore::ChangeVacation(absl::string_view account_id,
+                                               const VacationChange& change) {
   absl::MutexLock lock(&mu_);
+  transactions_.emplace_back(change.until ? "sessions.start_vacation" : "sessions.end_vacation");
+  const std::string account(account_id);
   auto it = vacations_.find(account_id);
-  if (it != vacations_.end() && it->second.ends_at > start) {
-    return absl::FailedPreconditionError("a vacation is already running; end it first");
+  const bool running = it != vacations_.end() && it->second.ends_at > change.now;
+  if (change.until) {
+    if (running)
+      return absl::FailedPreconditionError("a vacation is already running; end it first");
+    absl::Duration taken;
+    for (const auto& [key, end] : vacation_history_) {
+      if (key.first == account && key.second > change.counted_since) taken += end - key.second;
+    }
+    if (change.check) PARLOR_RETURN_IF_ERROR(change.check(taken));
+    vacations_[account] = Vacation{change.now, *change.until};
+    vacation_history_[{account, change.now}] = *change.until;
+  } else {
+    if (!running) return absl::FailedPreconditionError("no vacation is running");
+    vacation_history_[{account, it->second.started_at}] = change.now;
+    vacations_.erase(it);
   }
-  vacations_[std::string(account_id)] = Vacation{start, end};
-  return absl::OkStatus();
-}
-
-absl::Status FakeSessionsStore::EndVacation(absl::string_view account_id, absl::Time now) {
-  absl::MutexLock lock(&mu_);
-  auto it = vacations_.find(account_id);
-  if (it == vacations_.end() || it->second.ends_at <= now) {
-    return absl::FailedPreconditionError("no vacation is running");
+  for (auto& [id, game] : games_) {
+    if (game.finished || SeatOfAccount(game, account) < 0) continue;
+    if (std::optional<Mutation> m = change.decide(game)) game = m->after;
   }
-  vacations_.erase(it);
   return absl::OkStatus();
 }
 

@@ -37,9 +37,7 @@ class FakeSessionsStore : public SessionsStore {
   absl::StatusOr<AccountUsage> GetAccountUsage(absl::string_view account_id, absl::Time hour_ago,
                                                absl::Time day_ago) override;
   absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id) override;
-  absl::Status StartVacation(absl::string_view account_id, absl::Time start,
-                             absl::Time end) override;
-  absl::Status EndVacation(absl::string_view account_id, absl::Time now) override;
+  absl::Status ChangeVacation(absl::string_view account_id, const VacationChange& change) override;
 
   // What was written.
   std::vector<NotificationRow> notifications() const;
@@ -64,6 +62,8 @@ class FakeSessionsStore : public SessionsStore {
       ABSL_GUARDED_BY(mu_);
   std::map<std::tuple<std::string, std::string, std::string>, Key> keys_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Vacation, std::less<>> vacations_ ABSL_GUARDED_BY(mu_);
+  // Every vacation taken: {account, start} -> end.
+  std::map<std::pair<std::string, absl::Time>, absl::Time> vacation_history_ ABSL_GUARDED_BY(mu_);
   std::vector<NotificationRow> notifications_ ABSL_GUARDED_BY(mu_);
   std::vector<ResultRow> results_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> transactions_ ABSL_GUARDED_BY(mu_);

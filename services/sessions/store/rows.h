@@ -27,6 +27,13 @@ struct SeatRow {
   int reminders_sent = 0;
   std::optional<int64_t> time_bank_ms;
   int64_t vacation_used_ms = 0;
+  // The seat's player is on vacation until then (shown to everyone; stale once past).
+  std::optional<absl::Time> vacation_until;
+  // The running turn's clock is stopped until then (a vacation within the game's allowance):
+  // turn_started_at and deadline were moved forward by the pause (time_control.h).
+  std::optional<absl::Time> paused_until;
+  // How many of the seat's turns in a row ended by a timeout; a move of its own resets it.
+  int timeouts_in_a_row = 0;
 };
 
 struct TimeControlRow {

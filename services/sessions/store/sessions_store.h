@@ -89,11 +89,25 @@ class SessionsStore {
     absl::Time ends_at;
   };
   virtual absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id) = 0;
-  // FAILED_PRECONDITION when a vacation is already running at `start`.
-  virtual absl::Status StartVacation(absl::string_view account_id, absl::Time start,
-                                     absl::Time end) = 0;
-  // FAILED_PRECONDITION when none is running at `now`.
-  virtual absl::Status EndVacation(absl::string_view account_id, absl::Time now) = 0;
+
+  // A vacation starting or ending early, in one transaction with its effect on every game.
+  struct VacationChange {
+    // When it starts (or ends early).
+    absl::Time now;
+    // Set when it starts: its end. FAILED_PRECONDITION when one is already running at `now`.
+    // Unset when it ends early: FAILED_PRECONDITION when none is running at `now`.
+    std::optional<absl::Time> until;
+    // When it starts: called with the total length of the account's vacations (their planned
+    // length, or their actual one when ended early) that started after `counted_since`; an
+    // error refuses the vacation (the yearly allowance).
+    absl::Time counted_since;
+    std::function<absl::Status(absl::Duration taken)> check;
+    // Then, on each of the account's active games, locked: the change to write, if any (the
+    // version does not change).
+    std::function<std::optional<Mutation>(const GameRow& locked)> decide;
+  };
+  virtual absl::Status ChangeVacation(absl::string_view account_id,
+                                      const VacationChange& change) = 0;
 };
 
 }  // namespace parlor::sessions

@@ -29,12 +29,14 @@ namespace parlor::sessions::sql {
   "CASE WHEN g.version = " param                          \
   "::bigint THEN NULL ELSE g.snapshot END" PARLOR_SESSIONS_GAME_COLUMNS_AFTER_SNAPSHOT
 
-#define PARLOR_SESSIONS_SEAT_COLUMNS                                                        \
-  "s.seat, coalesce(s.account_id::text, ''), coalesce(s.bot, ''), s.display_name, s.team, " \
-  "s.forfeited, s.my_turn, "                                                                \
-  "coalesce(sessions.to_us(s.turn_started_at), 0), "                                        \
-  "coalesce(sessions.to_us(s.deadline), 0), s.reminders_sent, "                             \
-  "coalesce(s.time_bank_ms, -1), s.vacation_used_ms"
+#define PARLOR_SESSIONS_SEAT_COLUMNS                                                             \
+  "s.seat, coalesce(s.account_id::text, ''), coalesce(s.bot, ''), s.display_name, s.team, "      \
+  "s.forfeited, s.my_turn, "                                                                     \
+  "coalesce(sessions.to_us(s.turn_started_at), 0), "                                             \
+  "coalesce(sessions.to_us(s.deadline), 0), s.reminders_sent, "                                  \
+  "coalesce(s.time_bank_ms, -1), s.vacation_used_ms, "                                           \
+  "coalesce(sessions.to_us(s.vacation_until), 0), coalesce(sessions.to_us(s.paused_until), 0), " \
+  "s.timeouts_in_a_row"
 
 // A new game, as it is after its set-up and any computer moves made at once: it may already
 // have ended ($18 = 'finished', with the outcome in $19..$21).
@@ -53,11 +55,13 @@ inline constexpr char kInsertGame[] =
 
 inline constexpr char kInsertSeat[] =
     "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "
-    "my_turn, turn_started_at, deadline, time_bank_ms, updated_at) "
+    "my_turn, turn_started_at, deadline, time_bank_ms, updated_at, vacation_used_ms, "
+    "vacation_until, paused_until) "
     "VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, ''), $5, $6, $12, $7, "
     "CASE WHEN $8::bigint = 0 THEN NULL ELSE sessions.from_us($8) END, "
     "CASE WHEN $9::bigint = 0 THEN NULL ELSE sessions.from_us($9) END, "
-    "NULLIF($10::bigint, -1), sessions.from_us($11))";
+    "NULLIF($10::bigint, -1), sessions.from_us($11), $13, "
+    "sessions.from_us(NULLIF($14::bigint, 0)), sessions.from_us(NULLIF($15::bigint, 0)))";
 
 // Claims a match id; returns no row when it was already claimed.
 inline constexpr char kInsertMatch[] =
@@ -152,6 +156,8 @@ s AS (
       turn_started_at = sessions.from_us(t.turn_started_us),
       deadline = sessions.from_us(t.deadline_us), reminders_sent = t.reminders_sent,
       time_bank_ms = t.time_bank_ms, vacation_used_ms = t.vacation_used_ms,
+      vacation_until = sessions.from_us(t.vacation_until_us),
+      paused_until = sessions.from_us(t.paused_until_us), timeouts_in_a_row = t.timeouts_in_a_row,
       updated_at = sessions.from_us(t.at_us)
   FROM unnest($2::sessions.seat_write[]) AS t
   WHERE s.game_id = t.game_id AND s.seat = t.seat
@@ -236,10 +242,11 @@ inline constexpr char kSelectDueGames[] =
     "SELECT g.game_id::text FROM sessions.games g WHERE g.status = 'active' AND EXISTS ("
     "SELECT 1 FROM sessions.seats s WHERE s.game_id = g.game_id AND s.my_turn AND ("
     "s.deadline <= sessions.from_us($1) OR "
+    "((s.paused_until IS NULL OR s.paused_until <= sessions.from_us($1)) AND ("
     "(s.reminders_sent = 0 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.5 <= "
     "sessions.from_us($1)) OR "
     "(s.reminders_sent = 1 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.9 <= "
-    "sessions.from_us($1)))) "
+    "sessions.from_us($1)))))) "
     "ORDER BY g.deadline LIMIT $2 FOR UPDATE OF g SKIP LOCKED";
 
 inline constexpr char kSelectVacation[] =
@@ -255,6 +262,28 @@ inline constexpr char kStartVacation[] =
     "ON CONFLICT (account_id) DO UPDATE SET started_at = EXCLUDED.started_at, "
     "ends_at = EXCLUDED.ends_at WHERE sessions.vacations.ends_at <= EXCLUDED.started_at "
     "RETURNING account_id";
+
+// The account's active games, for a vacation's change ($1 account).
+inline constexpr char kSelectActiveGamesOf[] =
+    "SELECT game_id::text FROM sessions.seats WHERE account_id = $1::uuid AND status = 'active' "
+    "ORDER BY game_id";
+
+// The total length in microseconds of the account's vacations ($1) started after $2.
+inline constexpr char kVacationTakenSince[] =
+    "SELECT coalesce(sum(sessions.to_us(ended_at) - sessions.to_us(started_at)), 0)::bigint "
+    "FROM sessions.vacation_history WHERE account_id = $1::uuid "
+    "AND started_at > sessions.from_us($2)";
+
+inline constexpr char kInsertVacationHistory[] =
+    "INSERT INTO sessions.vacation_history (account_id, started_at, ended_at) "
+    "VALUES ($1::uuid, sessions.from_us($2), sessions.from_us($3)) "
+    "ON CONFLICT (account_id, started_at) DO UPDATE SET ended_at = EXCLUDED.ended_at";
+
+// The running vacation of $1 ended early at $2.
+inline constexpr char kEndVacationHistory[] =
+    "UPDATE sessions.vacation_history SET ended_at = sessions.from_us($2) "
+    "WHERE account_id = $1::uuid AND started_at <= sessions.from_us($2) "
+    "AND ended_at > sessions.from_us($2)";
 
 // Ends a running vacation now; returns no row when none is running.
 inline constexpr char kEndVacation[] =

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "pqxx/pqxx"
+#include "services/common/core/status_macros.h"
 #include "services/common/db/pg_array.h"
 #include "services/sessions/store/sql.h"
 
@@ -171,18 +172,24 @@ SeatRow ReadSeat(const pqxx::row& r, pqxx::row::size_type first = 0) {
   const int64_t bank = r[first + 10].as<int64_t>();
   if (bank >= 0) s.time_bank_ms = bank;
   s.vacation_used_ms = r[first + 11].as<int64_t>();
+  s.vacation_until = TimeOrNull(r[first + 12].as<int64_t>());
+  s.paused_until = TimeOrNull(r[first + 13].as<int64_t>());
+  s.timeouts_in_a_row = r[first + 14].as<int>();
   return s;
 }
 
 // The number of PARLOR_SESSIONS_GAME_COLUMNS: seat columns follow them in joined reads.
 constexpr pqxx::row::size_type kGameColumns = 23;
+// The number of PARLOR_SESSIONS_SEAT_COLUMNS.
+constexpr pqxx::row::size_type kSeatColumns = 15;
 
 // Every column UpdateGame writes to a seat, apart from status and updated_at.
 bool SameSeatState(const SeatRow& a, const SeatRow& b) {
   return a.seat == b.seat && a.forfeited == b.forfeited && a.my_turn == b.my_turn &&
          a.turn_started_at == b.turn_started_at && a.deadline == b.deadline &&
          a.reminders_sent == b.reminders_sent && a.time_bank_ms == b.time_bank_ms &&
-         a.vacation_used_ms == b.vacation_used_ms;
+         a.vacation_used_ms == b.vacation_used_ms && a.vacation_until == b.vacation_until &&
+         a.paused_until == b.paused_until && a.timeouts_in_a_row == b.timeouts_in_a_row;
 }
 
 void ReadSeats(pqxx::work& txn, GameRow* game) {
@@ -253,7 +260,8 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
     for (const SeatRow& s : g.seats) {
       txn.exec_params0(sql::kInsertSeat, g.game_id, s.seat, s.account_id, s.bot, s.display_name,
                        s.team, s.my_turn, MicrosOrZero(s.turn_started_at), MicrosOrZero(s.deadline),
-                       s.time_bank_ms.value_or(-1), Micros(now), status);
+                       s.time_bank_ms.value_or(-1), Micros(now), status, s.vacation_used_ms,
+                       MicrosOrZero(s.vacation_until), MicrosOrZero(s.paused_until));
     }
     for (const LogRow& row : game.log) InsertLog(txn, g.game_id, row);
     InsertNotifications(txn, g.game_id, game.notifications, now);
@@ -502,7 +510,9 @@ struct BatchWrite {
     } else {
       seats.Null();
     }
-    seats.Int(s.vacation_used_ms).Text(status).Time(g.updated_at).EndRow();
+    seats.Int(s.vacation_used_ms).Text(status).Time(g.updated_at);
+    seats.TimeOrNull(s.vacation_until).TimeOrNull(s.paused_until).Int(s.timeouts_in_a_row);
+    seats.EndRow();
   }
 
   void AddAction(const GameRow& g, const LogRow& row) {
@@ -518,13 +528,24 @@ struct BatchWrite {
 std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_name,
                                                        const std::vector<GameUpdate>& updates,
                                                        const std::function<void()>& decided) {
+  std::vector<absl::Status> results;
+  RunUpdates(txn_name, nullptr, updates, decided, &results).IgnoreError();  // in every result
+  return results;
+}
+
+absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
+                                         const std::function<absl::Status(pqxx::work&)>& first,
+                                         const std::vector<GameUpdate>& updates,
+                                         const std::function<void()>& decided,
+                                         std::vector<absl::Status>* results_out) {
+  std::vector<absl::Status>& results = *results_out;
   bool told = false;
   auto tell_decided = [&] {
     if (!told && decided) decided();
     told = true;
   };
   const size_t n = updates.size();
-  std::vector<absl::Status> results(n);
+  results.assign(n, absl::OkStatus());
   std::vector<std::optional<SnapshotCache::Entry>> cached(n);
   std::vector<std::string> ids, accounts, keys;
   std::vector<int64_t> cached_versions;
@@ -543,13 +564,15 @@ std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_nam
       results[i] = absl::OkStatus();
       written[i].reset();
     }
+    if (first) PARLOR_RETURN_IF_ERROR(first(txn));
+    if (n == 0) return absl::OkStatus();
     // One round trip to read: the locked games, their seats, and the stored answers. Both hot
     // statements are prepared once per connection (re-preparing the same text is a no-op),
     // which spares the server planning them on every batch (unless behind a pooler: Run()).
     pqxx::result rows =
         db_->Run(txn, "sessions_lock_games", sql::kLockGamesWithSeats, PgTextArray(ids),
                  PgTextArray(accounts), PgTextArray(keys), PgIntArray(cached_versions));
-    constexpr pqxx::row::size_type kKeyColumns = kGameColumns + 12;
+    constexpr pqxx::row::size_type kKeyColumns = kGameColumns + kSeatColumns;
     struct Locked {
       GameRow game;
       std::optional<StoredAnswer> stored;
@@ -626,7 +649,7 @@ std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_nam
   tell_decided();
   if (!status.ok()) {
     for (absl::Status& result : results) result = status;
-    return results;
+    return status;
   }
   for (size_t i = 0; i < n; ++i) {
     if (results[i].ok() && written[i]) {
@@ -634,7 +657,7 @@ std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_nam
                      std::make_shared<const std::string>(std::move(written[i]->second)));
     }
   }
-  return results;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<std::string>> PgSessionsStore::DueGames(absl::Time now, int limit) {
@@ -696,25 +719,55 @@ absl::StatusOr<std::optional<PgSessionsStore::Vacation>> PgSessionsStore::GetVac
   return result;
 }
 
-absl::Status PgSessionsStore::StartVacation(absl::string_view account_id, absl::Time start,
-                                            absl::Time end) {
+absl::Status PgSessionsStore::ChangeVacation(absl::string_view account_id,
+                                             const VacationChange& change) {
   const std::string account(account_id);
-  return db_->Transact("sessions.start_vacation", [&](pqxx::work& txn) -> absl::Status {
-    if (txn.exec_params(sql::kStartVacation, account, Micros(start), Micros(end)).empty()) {
-      return absl::FailedPreconditionError("a vacation is already running; end it first");
+  // The account's active games, listed first; each is then locked and changed in the
+  // vacation's transaction. (A game created in between is created with the vacation shown:
+  // CreateGame reads it.)
+  std::vector<std::string> ids;
+  PARLOR_RETURN_IF_ERROR(db_->Read("sessions.vacation_games", [&](pqxx::nontransaction& txn) {
+    ids.clear();
+    for (const pqxx::row& r : txn.exec_params(sql::kSelectActiveGamesOf, account)) {
+      ids.push_back(r[0].as<std::string>());
     }
     return absl::OkStatus();
-  });
-}
-
-absl::Status PgSessionsStore::EndVacation(absl::string_view account_id, absl::Time now) {
-  const std::string account(account_id);
-  return db_->Transact("sessions.end_vacation", [&](pqxx::work& txn) -> absl::Status {
-    if (txn.exec_params(sql::kEndVacation, account, Micros(now)).empty()) {
-      return absl::FailedPreconditionError("no vacation is running");
+  }));
+  std::vector<GameUpdate> updates;
+  for (const std::string& id : ids) {
+    updates.push_back(GameUpdate{
+        id, std::nullopt,
+        [&](const GameRow& locked, const std::optional<StoredAnswer>&)
+            -> absl::StatusOr<std::optional<Mutation>> { return change.decide(locked); }});
+  }
+  const int64_t now = Micros(change.now);
+  auto first = [&](pqxx::work& txn) -> absl::Status {
+    if (change.until) {
+      if (txn.exec_params(sql::kStartVacation, account, now, Micros(*change.until)).empty()) {
+        return absl::FailedPreconditionError("a vacation is already running; end it first");
+      }
+      const int64_t taken_us =
+          txn.exec_params1(sql::kVacationTakenSince, account, Micros(change.counted_since))[0]
+              .as<int64_t>();
+      if (change.check) PARLOR_RETURN_IF_ERROR(change.check(absl::Microseconds(taken_us)));
+      txn.exec_params0(sql::kInsertVacationHistory, account, now, Micros(*change.until));
+    } else {
+      if (txn.exec_params(sql::kEndVacation, account, now).empty()) {
+        return absl::FailedPreconditionError("no vacation is running");
+      }
+      txn.exec_params0(sql::kEndVacationHistory, account, now);
     }
     return absl::OkStatus();
-  });
+  };
+  std::vector<absl::Status> results;
+  PARLOR_RETURN_IF_ERROR(
+      RunUpdates(change.until ? "sessions.start_vacation" : "sessions.end_vacation", first, updates,
+                 nullptr, &results));
+  for (const absl::Status& result : results) {
+    // A game that ended (or vanished) meanwhile needs nothing.
+    if (!result.ok() && !absl::IsNotFound(result)) return result;
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<PgSessionsStore::PendingNotification>>

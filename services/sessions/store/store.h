@@ -74,9 +74,7 @@ class PgSessionsStore : public SessionsStore {
   absl::StatusOr<AccountUsage> GetAccountUsage(absl::string_view account_id, absl::Time hour_ago,
                                                absl::Time day_ago) override;
   absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id) override;
-  absl::Status StartVacation(absl::string_view account_id, absl::Time start,
-                             absl::Time end) override;
-  absl::Status EndVacation(absl::string_view account_id, absl::Time now) override;
+  absl::Status ChangeVacation(absl::string_view account_id, const VacationChange& change) override;
 
   // A notification claimed for delivery.
   struct PendingNotification {
@@ -111,6 +109,14 @@ class PgSessionsStore : public SessionsStore {
   DbPool& db() { return *db_; }
 
  private:
+  // UpdateGames, with `first` run at the start of its transaction (its error rolls back the
+  // whole transaction, returned as the transaction's status). `results` gets one status per
+  // update.
+  absl::Status RunUpdates(absl::string_view txn_name,
+                          const std::function<absl::Status(pqxx::work&)>& first,
+                          const std::vector<GameUpdate>& updates,
+                          const std::function<void()>& decided, std::vector<absl::Status>* results);
+
   DbPool* db_;
   SnapshotCache snapshots_;
 };
