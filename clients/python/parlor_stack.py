@@ -17,6 +17,9 @@ sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import parlor_grpc  # noqa: E402
 
 SERVICES = ("accounts", "ratings", "sessions", "matchmaking")
+# The fifth service, started when asked for (Stack(..., services=ALL_SERVICES)): sessions and
+# matchmaking then hand their pushes to it instead of logging them.
+ALL_SERVICES = SERVICES + ("notifications",)
 
 
 def binary(build_dir, name):
@@ -44,9 +47,10 @@ def create_database(server_conninfo, prefix="e2e"):
 
 
 class Stack:
-    """The four services as child processes. Use as a context manager."""
+    """The four services (or `services`) as child processes. Use as a context manager."""
 
-    def __init__(self, build_dir, db_url, log_dir, extra_env=None):
+    def __init__(self, build_dir, db_url, log_dir, extra_env=None, services=SERVICES):
+        self.services = services
         self.build_dir = build_dir
         self.db_url = db_url
         self.log_dir = log_dir
@@ -73,11 +77,11 @@ class Stack:
         os.makedirs(self.log_dir, exist_ok=True)
         access_private, access_public = keygen(self.build_dir)
         self.service_private, service_public = keygen(self.build_dir)
-        for name in SERVICES:
+        for name in self.services:
             self.grpc[name] = parlor_grpc.free_port()
             self.metrics[name] = parlor_grpc.free_port()
-        peers = {"PARLOR_%s_ADDRESS" % n.upper(): self.address(n) for n in SERVICES}
-        for name in SERVICES:
+        peers = {"PARLOR_%s_ADDRESS" % n.upper(): self.address(n) for n in self.services}
+        for name in self.services:
             env = dict(os.environ)
             env.update(peers)
             env.update({

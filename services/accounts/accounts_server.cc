@@ -27,6 +27,7 @@ struct Installed {
   std::unique_ptr<FriendsService> friends;
   std::unique_ptr<DeletionStore> deletion_store;
   std::unique_ptr<DeletionService> deletion;
+  std::unique_ptr<ExportSources> exports;
   std::unique_ptr<RevocationsStore> revocations_store;
   std::unique_ptr<Revocations> revocations;
   std::unique_ptr<AccountsApi> api;
@@ -40,6 +41,12 @@ ServiceHost::Identity AccountsIdentity() {
 }
 
 void AddAccountsFlags(Flags& flags, AccountsConfig* config) {
+  flags.String("sessions_address", &config->sessions_address,
+               "sessions gRPC host:port, where ExportMyData gathers the caller's games (empty: "
+               "games are left out of exports)");
+  flags.String("ratings_address", &config->ratings_address,
+               "ratings gRPC host:port, where ExportMyData gathers the caller's ratings (empty: "
+               "ratings are left out of exports)");
   flags.Secret("access_token_private_key", &config->access_token_private_key,
                "Ed25519 private key (base64 32-byte seed) signing access tokens; make one with "
                "`parlor-accounts keygen`",
@@ -180,9 +187,12 @@ absl::StatusOr<std::shared_ptr<void>> InstallAccounts(ServiceHost& host,
   installed->friends = std::make_unique<FriendsService>(installed->friends_store.get(), clock);
   installed->deletion_store = std::make_unique<DeletionStore>(&host.db());
   installed->deletion = std::make_unique<DeletionService>(installed->deletion_store.get(), clock);
+  installed->exports = std::make_unique<ExportSources>(
+      config.sessions_address.empty() ? nullptr : host.InternalChannel(config.sessions_address),
+      config.ratings_address.empty() ? nullptr : host.InternalChannel(config.ratings_address));
   installed->api = std::make_unique<AccountsApi>(
       installed->domain.get(), installed->credentials.get(), installed->friends.get(),
-      installed->deletion.get(), &host.rpc());
+      installed->deletion.get(), &host.rpc(), installed->exports.get());
   installed->internal_api = std::make_unique<AccountsInternalApi>(
       installed->domain.get(), installed->revocations.get(), installed->friends.get(),
       installed->deletion.get(), &host.rpc());

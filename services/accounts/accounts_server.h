@@ -29,6 +29,9 @@ struct AccountsConfig {
   std::string google_keys_url = "https://www.googleapis.com/oauth2/v3/certs";
   // How the key sets are fetched; tests pass their own.
   HttpGet http_get = &CurlHttpGet;
+  // Where ExportMyData gathers the caller's games and ratings; empty: left out of the export.
+  std::string sessions_address;
+  std::string ratings_address;
 };
 
 ServiceHost::Identity AccountsIdentity();

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/deletions/account_deletions.h"
 #include "services/notifications/api/notifications_api.h"
 #include "services/notifications/domain/notifications_service.h"
 #include "services/notifications/store/pg_notifications_store.h"
@@ -26,6 +27,7 @@ struct Installed {
   std::unique_ptr<NotificationsInternalApi> internal_api;
   std::mutex mu;
   std::unique_ptr<DeliveryLoop> loop;
+  std::unique_ptr<AccountDeletionFollower> deletions;
 
   SenderFactory Factory() {
     return [this](Platform platform) -> std::unique_ptr<PushSender> {
@@ -43,6 +45,7 @@ struct Installed {
     if (loop != nullptr) loop->Wake();
   }
   ~Installed() {
+    deletions.reset();
     if (hub != nullptr) hub->Stop();
     std::unique_ptr<DeliveryLoop> stopping;
     {
@@ -60,6 +63,7 @@ ServiceHost::Identity NotificationsIdentity() {
 }
 
 void AddNotificationsFlags(Flags& flags, NotificationsConfig* config) {
+  AddAccountDeletionFlags(flags, &config->deletions);
   flags.String("apns_url", &config->apns.url, "APNs provider API (production devices)");
   flags.String("apns_sandbox_url", &config->apns.sandbox_url,
                "APNs provider API for devices registered with sandbox=true");
@@ -168,6 +172,13 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
   h->internal_api = std::make_unique<NotificationsInternalApi>(h->domain.get(), &host.rpc());
   host.AddService(h->api.get(), "parlor.notifications.v1.NotificationsService");
   host.AddService(h->internal_api.get(), "parlor.notifications.v1.NotificationsInternalService");
+  absl::StatusOr<std::unique_ptr<AccountDeletionFollower>> deletions =
+      MakeAccountDeletionFollower(host, config.deletions, "notifications", h->store.get());
+  if (!deletions.ok()) return deletions.status();
+  h->deletions = *std::move(deletions);
+  if (h->deletions != nullptr) {
+    host.WhenFirstServing([h] { h->deletions->Start(); });
+  }
   if (h->config.delivery.threads > 0) {
     // The senders need the schema: start them once the migrations ran.
     host.WhenFirstServing([h] {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "services/common/deletions/account_deletions.h"
 #include "services/common/server.h"
 #include "services/notifications/api/inbox_watch.h"
 #include "services/notifications/domain/delivery.h"
@@ -26,7 +27,8 @@ struct NotificationsConfig {
   // AcceptEvents one event at a time (some six statements each) instead of set-based: only the
   // load tool's baseline sets it.
   bool accept_one_by_one = false;
-  WatchLimits watch;  // WatchNotifications' bounds
+  WatchLimits watch;                  // WatchNotifications' bounds
+  AccountDeletionSettings deletions;  // where deleted accounts are learnt
 };
 
 ServiceHost::Identity NotificationsIdentity();

@@ -15,7 +15,9 @@ struct Installed {
   std::unique_ptr<RatingsService> domain;
   std::unique_ptr<RatingsApi> api;
   std::unique_ptr<RatingsInternalApi> internal_api;
+  std::unique_ptr<AccountDeletionFollower> deletions;
   ~Installed() {
+    deletions.reset();
     if (domain) domain->StopRefresher();
   }
 };
@@ -54,6 +56,7 @@ void AddRatingsFlags(Flags& flags, RatingsConfig* config) {
                  absl::Minutes(1), absl::Hours(24));
   flags.Bool("refresh_leaderboards", &config->refresh_boards,
              "run the leaderboard snapshot refresher in this replica");
+  AddAccountDeletionFlags(flags, &config->deletions);
 }
 
 model::LadderRegistry ConfiguredLadders(const RatingsConfig& config) {
@@ -96,6 +99,13 @@ absl::StatusOr<std::shared_ptr<void>> InstallRatings(ServiceHost& host, const Ra
   // start.
   if (config.refresh_boards) {
     host.WhenFirstServing([domain = installed->domain.get()] { domain->StartRefresher(); });
+  }
+  absl::StatusOr<std::unique_ptr<AccountDeletionFollower>> deletions =
+      MakeAccountDeletionFollower(host, config.deletions, "ratings", installed->store.get());
+  if (!deletions.ok()) return deletions.status();
+  installed->deletions = *std::move(deletions);
+  if (installed->deletions != nullptr) {
+    host.WhenFirstServing([follower = installed->deletions.get()] { follower->Start(); });
   }
   if (domain_out != nullptr) *domain_out = installed->domain.get();
   return std::shared_ptr<void>(installed);

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "services/common/core/flags.h"
+#include "services/common/deletions/account_deletions.h"
 #include "services/common/server.h"
 #include "services/ratings/domain/ratings_service.h"
 
@@ -26,6 +27,7 @@ struct RatingsConfig {
   int inactive_days = 30;
   // Run the leaderboard refresher (off in tests that refresh by hand).
   bool refresh_boards = true;
+  AccountDeletionSettings deletions;  // where deleted accounts are learnt
 };
 
 ServiceHost::Identity RatingsIdentity();

@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_ACCOUNTS_API_ACCOUNTS_API_H_
 
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
+#include "services/accounts/api/export_sources.h"
 #include "services/accounts/domain/accounts_service.h"
 #include "services/accounts/domain/credentials_service.h"
 #include "services/accounts/domain/deletion_service.h"
@@ -15,13 +16,15 @@ namespace parlor::accounts {
 // pool through RpcRunner, which also authenticates and maps the status.
 class AccountsApi final : public parlor::accounts::v1::AccountsService::CallbackService {
  public:
+  // `exports` (may be null) gathers games and ratings for ExportMyData.
   AccountsApi(AccountsService* accounts, CredentialsService* credentials, FriendsService* friends,
-              DeletionService* deletion, RpcRunner* rpc)
+              DeletionService* deletion, RpcRunner* rpc, const ExportSources* exports = nullptr)
       : accounts_(accounts),
         credentials_(credentials),
         friends_(friends),
         deletion_(deletion),
-        rpc_(rpc) {}
+        rpc_(rpc),
+        exports_(exports) {}
 
   grpc::ServerUnaryReactor* AuthenticateDevice(grpc::CallbackServerContext* context,
                                                const v1::AuthenticateDeviceRequest* request,
@@ -109,12 +112,20 @@ class AccountsApi final : public parlor::accounts::v1::AccountsService::Callback
                                          v1::ExportMyDataResponse* response) override;
 
  private:
+  // Fills games_with_friends from the caller's games in progress (or sets games_unavailable).
+  void AddGamesWithFriends(const std::string& authorization,
+                           v1::ListFriendsResponse* response) const;
+
   AccountsService* accounts_;
   CredentialsService* credentials_;
   FriendsService* friends_;
   DeletionService* deletion_;
   RpcRunner* rpc_;
+  const ExportSources* exports_;
 };
+
+// The caller's `authorization` metadata, to ask other services on their behalf.
+std::string Authorization(const grpc::CallbackServerContext& context);
 
 // Internal RPCs; need a service credential.
 class AccountsInternalApi final

@@ -740,7 +740,11 @@ TEST_F(CredentialsPgTest, DeleteAccountErasesThePlayerFromEveryTableAfterAnExpor
   status = accounts_->DeleteAccount(Bearer(token).get(), remove, &removed);
   ASSERT_TRUE(status.ok()) << status.error_message();
 
-  // Nothing of hers is left in any table of the schema: no row mentions her name or addresses.
+  // Nothing of hers is left in any table of the schema: no row mentions her name or addresses,
+  // except the deletion outbox, which keeps her former name for the other services (they replace
+  // it where they copied it) until it is erased 30 days on (below).
+  const std::string mentions_her =
+      " t WHERE t::text ILIKE ANY (ARRAY['%adelheid%', '%g-adelheid%'])";
   {
     pqxx::connection db(db_url());
     pqxx::nontransaction txn(db);
@@ -750,12 +754,9 @@ TEST_F(CredentialsPgTest, DeleteAccountErasesThePlayerFromEveryTableAfterAnExpor
                   "ON n.oid = c.relnamespace WHERE n.nspname = 'accounts' AND c.relkind = 'r'")) {
       const std::string name = "accounts." + table[0].as<std::string>();
       ++tables;
-      EXPECT_EQ(txn.exec_params1("SELECT count(*) FROM " + name +
-                                 " t WHERE t::text ILIKE ANY (ARRAY['%adelheid%', "
-                                 "'%g-adelheid%'])")[0]
-                    .as<int64_t>(),
-                0)
-          << name << " still mentions her";
+      EXPECT_EQ(txn.exec_params1("SELECT count(*) FROM " + name + mentions_her)[0].as<int64_t>(),
+                name == "accounts.account_deletions" ? 1 : 0)
+          << name << " mentions her";
     }
     EXPECT_GE(tables, 12);
     // What is left of her: the anonymized account row, removed devices, revoked sessions.
@@ -804,6 +805,8 @@ TEST_F(CredentialsPgTest, DeleteAccountErasesThePlayerFromEveryTableAfterAnExpor
       internal_->ListDeletedAccounts(Bearer(keys_.ServiceToken()).get(), outbox, &deletions).ok());
   ASSERT_EQ(deletions.deletions_size(), 1);
   EXPECT_EQ(deletions.deletions(0).account_id(), id);
+  EXPECT_EQ(deletions.deletions(0).display_name(), found.accounts(0).display_name());
+  EXPECT_EQ(deletions.deletions(0).former_display_name(), "Adelheid");
   outbox.set_after_sequence(deletions.deletions(0).sequence());
   ASSERT_TRUE(
       internal_->ListDeletedAccounts(Bearer(keys_.ServiceToken()).get(), outbox, &deletions).ok());
@@ -815,6 +818,19 @@ TEST_F(CredentialsPgTest, DeleteAccountErasesThePlayerFromEveryTableAfterAnExpor
       internal_->ListRevokedSessions(Bearer(keys_.ServiceToken()).get(), revoked_request, &revoked)
           .ok());
   EXPECT_EQ(revoked.sessions_size(), 2);
+
+  // 30 days on, the outbox forgets her former name too: no row of the schema mentions her.
+  clock_->now += absl::Hours(24 * 31);
+  outbox.set_after_sequence(0);
+  ASSERT_TRUE(
+      internal_->ListDeletedAccounts(Bearer(keys_.ServiceToken()).get(), outbox, &deletions).ok());
+  ASSERT_EQ(deletions.deletions_size(), 1);
+  EXPECT_EQ(deletions.deletions(0).former_display_name(), "");
+  pqxx::connection db(db_url());
+  pqxx::nontransaction txn(db);
+  EXPECT_EQ(txn.exec_params1("SELECT count(*) FROM accounts.account_deletions" + mentions_her)[0]
+                .as<int64_t>(),
+            0);
 }
 
 }  // namespace

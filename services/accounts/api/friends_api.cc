@@ -1,9 +1,15 @@
 // gRPC transport for friends and blocks (AccountsService) and the block queries of
 // AccountsInternalService.
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
 #include "services/accounts/api/accounts_api.h"
 #include "services/accounts/api/api_convert.h"
 
 namespace parlor::accounts {
+
 grpc::ServerUnaryReactor* AccountsApi::SendFriendRequest(
     grpc::CallbackServerContext* context, const v1::SendFriendRequestRequest* request,
     v1::SendFriendRequestResponse* response) {
@@ -53,12 +59,48 @@ grpc::ServerUnaryReactor* AccountsApi::RemoveFriend(grpc::CallbackServerContext*
                    });
 }
 
+void AccountsApi::AddGamesWithFriends(const std::string& authorization,
+                                      v1::ListFriendsResponse* response) const {
+  absl::StatusOr<std::vector<sessions::v1::Game>> games =
+      exports_ == nullptr
+          ? absl::FailedPreconditionError("this deployment does not reach the sessions service")
+          : exports_->ActiveGames(authorization);
+  if (!games.ok()) {
+    response->set_games_unavailable(true);
+    return;
+  }
+  std::set<std::string> friends;
+  for (const v1::PlayerSummary& f : response->friends()) friends.insert(f.account_id());
+  std::vector<v1::GameWithFriend> found;
+  for (const sessions::v1::Game& game : *games) {
+    for (const sessions::v1::Seat& seat : game.seats()) {
+      if (!friends.contains(seat.account_id())) continue;
+      v1::GameWithFriend g;
+      g.set_friend_account_id(seat.account_id());
+      g.set_game_id(game.game_id());
+      g.set_game(game.game());
+      g.set_my_turn(game.my_turn());
+      g.set_friend_turn(std::find(game.acting_seats().begin(), game.acting_seats().end(),
+                                  seat.seat()) != game.acting_seats().end());
+      *g.mutable_deadline() = game.deadline();
+      found.push_back(std::move(g));
+    }
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    if (a.my_turn() != b.my_turn()) return a.my_turn();
+    return std::make_pair(a.deadline().seconds(), a.deadline().nanos()) <
+           std::make_pair(b.deadline().seconds(), b.deadline().nanos());
+  });
+  for (v1::GameWithFriend& g : found) *response->add_games_with_friends() = std::move(g);
+}
+
 grpc::ServerUnaryReactor* AccountsApi::ListFriends(grpc::CallbackServerContext* context,
                                                    const v1::ListFriendsRequest* request,
                                                    v1::ListFriendsResponse* response) {
+  const std::string authorization = Authorization(*context);
   return rpc_->Run(context, Access::kPlayer, request, response,
-                   [this](const CallContext& call, const v1::ListFriendsRequest&,
-                          v1::ListFriendsResponse* response) -> absl::Status {
+                   [this, authorization](const CallContext& call, const v1::ListFriendsRequest&,
+                                         v1::ListFriendsResponse* response) -> absl::Status {
                      absl::StatusOr<FriendsStore::FriendLists> lists =
                          friends_->ListFriends(*call.caller);
                      if (!lists.ok()) return lists.status();
@@ -71,6 +113,7 @@ grpc::ServerUnaryReactor* AccountsApi::ListFriends(grpc::CallbackServerContext* 
                      for (const PlayerRow& row : lists->outgoing) {
                        ToProto(row, response->add_outgoing_requests());
                      }
+                     if (!lists->friends.empty()) AddGamesWithFriends(authorization, response);
                      return absl::OkStatus();
                    });
 }

@@ -1,9 +1,16 @@
 // gRPC transport for account deletion and data export, and the deletion outbox.
+#include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
 #include "services/accounts/api/accounts_api.h"
 #include "services/accounts/api/api_convert.h"
 
 namespace parlor::accounts {
+
+std::string Authorization(const grpc::CallbackServerContext& context) {
+  auto it = context.client_metadata().find("authorization");
+  if (it == context.client_metadata().end()) return "";
+  return std::string(it->second.data(), it->second.size());
+}
 
 grpc::ServerUnaryReactor* AccountsApi::DeleteAccount(grpc::CallbackServerContext* context,
                                                      const v1::DeleteAccountRequest* request,
@@ -18,10 +25,12 @@ grpc::ServerUnaryReactor* AccountsApi::DeleteAccount(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* AccountsApi::ExportMyData(grpc::CallbackServerContext* context,
                                                     const v1::ExportMyDataRequest* request,
                                                     v1::ExportMyDataResponse* response) {
+  // Games and ratings are asked for with the caller's own credential.
+  const std::string authorization = Authorization(*context);
   return rpc_->Run(
       context, Access::kPlayer, request, response,
-      [this](const CallContext& call, const v1::ExportMyDataRequest&,
-             v1::ExportMyDataResponse* response) -> absl::Status {
+      [this, authorization](const CallContext& call, const v1::ExportMyDataRequest&,
+                            v1::ExportMyDataResponse* response) -> absl::Status {
         const auth::Claims& caller = *call.caller;
         v1::AccountDataExport* data = response->mutable_data();
         absl::StatusOr<Account> account = accounts_->GetMe(caller);
@@ -46,9 +55,22 @@ grpc::ServerUnaryReactor* AccountsApi::ExportMyData(grpc::CallbackServerContext*
         absl::StatusOr<std::vector<PlayerRow>> blocked = friends_->ListBlockedPlayers(caller);
         if (!blocked.ok()) return blocked.status();
         for (const PlayerRow& row : *blocked) ToProto(row, data->add_blocked_players());
+        std::string accounts_json;
+        google::protobuf::Struct whole;
+        if (!google::protobuf::util::MessageToJsonString(*data, &accounts_json).ok() ||
+            !google::protobuf::util::JsonStringToMessage(accounts_json, &whole).ok()) {
+          return absl::InternalError("could not write the export as JSON");
+        }
+        std::vector<std::string> omitted;
+        if (exports_ == nullptr) {
+          omitted = {"games", "ratings"};
+        } else if (absl::Status s = exports_->Gather(authorization, &whole, &omitted); !s.ok()) {
+          return s;
+        }
+        for (std::string& part : omitted) response->add_omitted_parts(std::move(part));
         google::protobuf::util::JsonPrintOptions options;
         options.add_whitespace = true;
-        if (!google::protobuf::util::MessageToJsonString(*data, response->mutable_json(), options)
+        if (!google::protobuf::util::MessageToJsonString(whole, response->mutable_json(), options)
                  .ok()) {
           return absl::InternalError("could not write the export as JSON");
         }
@@ -71,6 +93,8 @@ grpc::ServerUnaryReactor* AccountsInternalApi::ListDeletedAccounts(
                        out->set_sequence(row.sequence);
                        out->set_account_id(row.account_id);
                        ToProto(row.delete_time, out->mutable_delete_time());
+                       out->set_display_name(row.display_name);
+                       out->set_former_display_name(row.former_display_name);
                      }
                      return absl::OkStatus();
                    });

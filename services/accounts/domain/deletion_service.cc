@@ -33,6 +33,25 @@ absl::StatusOr<std::vector<AccountDeletionRow>> DeletionService::ListDeletedAcco
   if (page_size < 0 || page_size > 1000) {
     return absl::InvalidArgumentError("page_size must be 0 to 1000");
   }
+  const absl::Time now = clock_();
+  bool erase_now = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (now - last_name_erasure_ >= kNameErasureEvery) {
+      last_name_erasure_ = now;
+      erase_now = true;
+    }
+  }
+  if (erase_now) {
+    // Piggybacks on the services' polls, which come every few seconds from every replica.
+    absl::StatusOr<int64_t> erased = store_->EraseFormerNames(now - kFormerNameKept);
+    if (!erased.ok()) {
+      spdlog::warn("erasing former display names of deleted accounts: {}",
+                   erased.status().ToString());
+    } else if (*erased > 0) {
+      spdlog::info("erased the former display names of {} deleted account(s)", *erased);
+    }
+  }
   return store_->ListDeletions(after_sequence, page_size == 0 ? 500 : page_size);
 }
 

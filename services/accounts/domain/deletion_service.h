@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_ACCOUNTS_DOMAIN_DELETION_SERVICE_H_
 
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,14 @@ class DeletionService {
  private:
   DeletionStore* store_;
   std::function<absl::Time()> clock_;
+  std::mutex mu_;
+  absl::Time last_name_erasure_ = absl::InfinitePast();
 };
+
+// How long the deletion outbox keeps the name a deleted account carried (other services read it
+// within seconds), and how often the erasure runs.
+inline constexpr absl::Duration kFormerNameKept = absl::Hours(24 * 30);
+inline constexpr absl::Duration kNameErasureEvery = absl::Hours(1);
 
 // "Deleted-" and twelve random letters and digits: what a deleted account is called.
 std::string DeletedAccountName();

@@ -31,7 +31,7 @@ absl::Status DeletionStore::DeleteAccount(const std::string& account_id,
     txn.exec_params0(sql::kDeleteAccountBlocks, account_id);
     txn.exec_params0(sql::kEraseAccountDevices, account_id, micros);
     txn.exec_params0(sql::kRevokeAccountSessions, account_id, micros, "account_deleted");
-    txn.exec_params0(sql::kInsertAccountDeletion, account_id, micros);
+    txn.exec_params0(sql::kInsertAccountDeletion, account_id, micros, name);
     return absl::OkStatus();
   });
 }
@@ -45,12 +45,25 @@ absl::StatusOr<std::vector<AccountDeletionRow>> DeletionStore::ListDeletions(int
          txn.exec_params(sql::kListAccountDeletions, after_sequence, limit)) {
       rows.push_back({.sequence = row[0].as<int64_t>(),
                       .account_id = row[1].as<std::string>(),
-                      .delete_time = absl::FromUnixMicros(row[2].as<int64_t>())});
+                      .delete_time = absl::FromUnixMicros(row[2].as<int64_t>()),
+                      .display_name = row[3].as<std::string>(),
+                      .former_display_name = row[4].as<std::string>()});
     }
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
   return rows;
+}
+
+absl::StatusOr<int64_t> DeletionStore::EraseFormerNames(absl::Time before) {
+  int64_t erased = 0;
+  absl::Status status = db_->Transact("erase_former_display_names", [&](pqxx::work& txn) {
+    erased =
+        txn.exec_params0(sql::kEraseFormerDisplayNames, absl::ToUnixMicros(before)).affected_rows();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return erased;
 }
 
 }  // namespace parlor::accounts

@@ -15,6 +15,10 @@ struct AccountDeletionRow {
   int64_t sequence = 0;
   std::string account_id;
   absl::Time delete_time;
+  // What the account is called now ("Deleted-...").
+  std::string display_name;
+  // What it was called; empty once erased (30 days after the deletion).
+  std::string former_display_name;
 };
 
 // Account deletion (one transaction: personal data erased, sessions revoked, outbox row) and the
@@ -30,6 +34,9 @@ class DeletionStore {
                              const std::string& replacement_name, absl::Time now);
 
   absl::StatusOr<std::vector<AccountDeletionRow>> ListDeletions(int64_t after_sequence, int limit);
+
+  // Erases the former display names of deletions before `before`; how many.
+  absl::StatusOr<int64_t> EraseFormerNames(absl::Time before);
 
  private:
   DbPool* db_;

@@ -360,14 +360,24 @@ inline constexpr char kDeleteAccountBlocks[] =
     "DELETE FROM accounts.blocks WHERE blocker_account_id = $1::uuid "
     "OR blocked_account_id = $1::uuid";
 
+// $1 account, $2 now, $3 the name it carried.
 inline constexpr char kInsertAccountDeletion[] =
-    "INSERT INTO accounts.account_deletions (account_id, delete_time) "
-    "VALUES ($1::uuid, to_timestamp($2::double precision / 1000000))";
+    "INSERT INTO accounts.account_deletions (account_id, delete_time, former_display_name) "
+    "VALUES ($1::uuid, to_timestamp($2::double precision / 1000000), $3)";
 
-// $1 after this sequence, $2 limit.
+// $1 after this sequence, $2 limit. The account's current (replacement) name comes along.
 inline constexpr char kListAccountDeletions[] =
-    "SELECT sequence, account_id::text, (extract(epoch FROM delete_time) * 1000000)::bigint "
-    "FROM accounts.account_deletions WHERE sequence > $1 ORDER BY sequence LIMIT $2";
+    "SELECT d.sequence, d.account_id::text, "
+    "(extract(epoch FROM d.delete_time) * 1000000)::bigint, a.display_name, "
+    "coalesce(d.former_display_name, '') "
+    "FROM accounts.account_deletions d JOIN accounts.accounts a USING (account_id) "
+    "WHERE d.sequence > $1 ORDER BY d.sequence LIMIT $2";
+
+// $1 erase the former names of deletions before this time (unix micros).
+inline constexpr char kEraseFormerDisplayNames[] =
+    "UPDATE accounts.account_deletions SET former_display_name = NULL "
+    "WHERE former_display_name IS NOT NULL "
+    "AND delete_time < to_timestamp($1::double precision / 1000000)";
 
 }  // namespace parlor::accounts::sql
 

@@ -280,6 +280,12 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEventsO
         if (!loaded.ok()) return loaded.status();
         found = preferences.emplace(event.account_id, *std::move(loaded)).first;
       }
+      // An event for a deleted account is dropped like a duplicate (the set-based path does the
+      // same in its insert).
+      if (db_->Run(txn, "is_forgotten", sql::kIsForgotten, event.account_id)[0][0].as<bool>()) {
+        ++accepted.duplicates;
+        continue;
+      }
       const Plan p = plan(event, found->second);
       pqxx::result inserted =
           db_->Run(txn, "insert_event", sql::kInsertEvent, event.dedupe_key, event.account_id,
@@ -496,6 +502,33 @@ absl::StatusOr<NotificationsStore::QueueStats> PgNotificationsStore::GetQueueSta
   });
   if (!status.ok()) return status;
   return stats;
+}
+
+absl::StatusOr<int64_t> PgNotificationsStore::HandledThrough() {
+  int64_t through = 0;
+  absl::Status status = db_->Read("forgotten_through", [&](pqxx::nontransaction& txn) {
+    through = db_->Run(txn, "forgotten_through", sql::kForgottenThrough)[0][0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return through;
+}
+
+absl::Status PgNotificationsStore::Forget(const DeletedAccount& deleted) {
+  return db_->Transact("forget_account", [&](pqxx::work& txn) {
+    const std::string& id = deleted.account_id;
+    db_->Run(txn, "record_forgotten", sql::kRecordForgotten, id, deleted.sequence);
+    db_->Run(txn, "forget_deliveries", sql::kForgetDeliveries, id);
+    db_->Run(txn, "forget_devices", sql::kForgetDevices, id);
+    db_->Run(txn, "forget_preferences", sql::kForgetPreferences, id);
+    db_->Run(txn, "forget_events", sql::kForgetEvents, id);
+    db_->Run(txn, "forget_turns", sql::kForgetTurns, id);
+    if (!deleted.former_display_name.empty() && !deleted.display_name.empty()) {
+      db_->Run(txn, "rename_in_notifications", sql::kRenameInNotifications,
+               deleted.former_display_name, deleted.display_name);
+    }
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace parlor::notifications

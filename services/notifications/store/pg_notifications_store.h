@@ -2,13 +2,16 @@
 #define PARLOR_SERVICES_NOTIFICATIONS_STORE_PG_NOTIFICATIONS_STORE_H_
 
 #include "services/common/db/pool.h"
+#include "services/common/deletions/account_deletions.h"
 #include "services/notifications/store/notifications_store.h"
 
 namespace parlor::notifications {
 
 // NotificationsStore on PostgreSQL (schema `notifications`, see migrations/notifications/).
-// Blocking: call it from a worker pool or a sender thread.
-class PgNotificationsStore : public NotificationsStore {
+// Blocking: call it from a worker pool or a sender thread. As an AccountDeletionSink it erases a
+// deleted account's devices, push tokens, preferences, inbox and turn state, and renames the
+// player in other players' notifications.
+class PgNotificationsStore : public NotificationsStore, public AccountDeletionSink {
  public:
   // How AcceptEvents writes a batch: in five set-based statements whatever its size (the
   // service's way), or some six statements per event (kept as the load tool's baseline and to
@@ -41,6 +44,9 @@ class PgNotificationsStore : public NotificationsStore {
   absl::StatusOr<bool> RemoveDeadDevice(const std::string& device_id,
                                         const std::string& token) override;
   absl::StatusOr<QueueStats> GetQueueStats() override;
+
+  absl::StatusOr<int64_t> HandledThrough() override;
+  absl::Status Forget(const DeletedAccount& deleted) override;
 
  private:
   absl::StatusOr<Accepted> AcceptEventsOneByOne(const std::vector<Event>& events,

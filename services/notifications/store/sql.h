@@ -66,6 +66,10 @@ inline constexpr char kInsertEvent[] =
     ", CASE WHEN $12::bigint < 0 THEN NULL ELSE " PARLOR_TS(12) " END, " PARLOR_TS(13)
     ", $14) ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id";
 
+// Whether $1 is a deleted account this service forgot (its events are not stored).
+inline constexpr char kIsForgotten[] =
+    "SELECT EXISTS (SELECT 1 FROM notifications.forgotten_accounts WHERE account_id = $1::uuid)";
+
 // Pending "your turn" (1) and reminder (2) pushes of the game made stale by an event at version
 // $3: older versions, and the same version too when $4 (the turn is over at $3).
 inline constexpr char kDropStalePushes[] =
@@ -115,6 +119,8 @@ inline constexpr char kInsertEvents[] =
     "$7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[], "
     "$13::boolean[]) WITH ORDINALITY AS t(dedupe_key, account_id, kind, game_id, game, version, "
     "title_loc_key, loc_key, loc_args, deep_link, commit_us, expire_us, in_inbox, ord) "
+    "WHERE NOT EXISTS (SELECT 1 FROM notifications.forgotten_accounts f "
+    "  WHERE f.account_id = t.account_id) "
     "ORDER BY t.ord ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id, dedupe_key";
 
 // The turn state of each (account, game) of the batch (one row each: its newest event), unless a
@@ -125,6 +131,8 @@ inline constexpr char kSetTurns[] =
     "CASE WHEN t.expire_us < 0 THEN NULL ELSE to_timestamp(t.expire_us / 1000000.0) END "
     "FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::boolean[], $5::bigint[]) "
     "AS t(account_id, game_id, version, my_turn, expire_us) "
+    "WHERE NOT EXISTS (SELECT 1 FROM notifications.forgotten_accounts f "
+    "  WHERE f.account_id = t.account_id) "
     "ON CONFLICT (account_id, game_id) DO UPDATE SET version = EXCLUDED.version, "
     "my_turn = EXCLUDED.my_turn, expire_time = EXCLUDED.expire_time "
     "WHERE notifications.turns.version <= EXCLUDED.version";
@@ -226,6 +234,33 @@ inline constexpr char kQueueStats[] = "SELECT count(*), " PARLOR_MICROS(
 #undef PARLOR_DEVICE_COLUMNS
 #undef PARLOR_MICROS
 #undef PARLOR_TS
+
+// --- Deleted accounts (the accounts service's deletion outbox) ----------------------------------
+
+inline constexpr char kForgottenThrough[] =
+    "SELECT coalesce(max(sequence), 0) FROM notifications.forgotten_accounts";
+
+// $1 account, $2 its deletion's sequence.
+inline constexpr char kRecordForgotten[] =
+    "INSERT INTO notifications.forgotten_accounts (account_id, sequence, forget_time) "
+    "VALUES ($1::uuid, $2, now()) ON CONFLICT (account_id) DO NOTHING";
+
+inline constexpr char kForgetDeliveries[] =
+    "DELETE FROM notifications.deliveries WHERE account_id = $1::uuid";
+inline constexpr char kForgetDevices[] =
+    "DELETE FROM notifications.devices WHERE account_id = $1::uuid";
+inline constexpr char kForgetPreferences[] =
+    "DELETE FROM notifications.preferences WHERE account_id = $1::uuid";
+inline constexpr char kForgetEvents[] =
+    "DELETE FROM notifications.events WHERE account_id = $1::uuid";
+inline constexpr char kForgetTurns[] =
+    "DELETE FROM notifications.turns WHERE account_id = $1::uuid";
+
+// Other players' notifications that name the deleted player ($1 the former name) name it by its
+// replacement ($2) instead.
+inline constexpr char kRenameInNotifications[] =
+    "UPDATE notifications.events SET loc_args = array_replace(loc_args, $1, $2) "
+    "WHERE $1 = ANY(loc_args)";
 
 }  // namespace parlor::notifications::sql
 

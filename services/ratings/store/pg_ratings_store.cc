@@ -274,6 +274,7 @@ absl::StatusOr<ReportOutcome> PgRatingsStore::ApplyResult(const ValidatedResult&
         written[2].as<int64_t>() != 1) {
       return absl::InternalError("a rated result did not write every player's row");
     }
+    db_->Run(txn, "ratings_drop_forgotten_of_result", sql::kDropForgottenOfResult, TextArray(ids));
     out.applied = true;
     return absl::OkStatus();
   });
@@ -1012,6 +1013,37 @@ absl::StatusOr<int64_t> PgRatingsStore::CountPlayers(const std::string& ladder,
   });
   if (!status.ok()) return status;
   return n;
+}
+
+absl::StatusOr<int64_t> PgRatingsStore::HandledThrough() {
+  int64_t through = 0;
+  absl::Status status = Read("ratings_forgotten_through", [&](pqxx::nontransaction& txn) {
+    through = txn.exec(sql::kForgottenThrough)[0][0].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return through;
+}
+
+absl::Status PgRatingsStore::Forget(const DeletedAccount& deleted) {
+  return db_->Transact("ratings_forget_account", [&](pqxx::work& txn) {
+    const std::string& id = deleted.account_id;
+    txn.exec_params0(sql::kRecordForgotten, id, deleted.sequence);
+    for (const pqxx::row& board : txn.exec_params(sql::kBoardsOf, id)) {
+      txn.exec_params0(sql::kBumpBoard, board[0].as<std::string>(), board[1].as<std::string>());
+    }
+    // Snapshots keep the other players' positions as they were; the next one closes the gap.
+    for (const pqxx::row& snapshot : txn.exec(sql::kSnapshotTables)) {
+      txn.exec_params0(absl::StrCat("DELETE FROM ", BoardTable(snapshot[0].as<int64_t>()),
+                                    " WHERE account_id = $1::uuid"),
+                       id);
+    }
+    txn.exec_params0(sql::kForgetRatings, id);
+    txn.exec_params0(sql::kForgetHistory, id);
+    txn.exec_params0(sql::kForgetVoidedHistory, id);
+    txn.exec_params0(sql::kForgetVoidEffects, id);
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace parlor::ratings

@@ -9,12 +9,15 @@
 
 #include "absl/strings/string_view.h"
 #include "services/common/db/pool.h"
+#include "services/common/deletions/account_deletions.h"
 #include "services/ratings/store/ratings_store.h"
 
 namespace parlor::ratings {
 
 // RatingsStore on PostgreSQL (schema `ratings`, migrations/ratings). All SQL is in store/sql.h.
-class PgRatingsStore : public RatingsStore {
+// As an AccountDeletionSink it takes a deleted player off every board (ratings, history, voids
+// and every snapshot).
+class PgRatingsStore : public RatingsStore, public AccountDeletionSink {
  public:
   // Board-change counters per board; results spread over them by game id.
   static constexpr int kChangeShards = 16;
@@ -53,6 +56,9 @@ class PgRatingsStore : public RatingsStore {
                                      int before, int after) override;
   absl::StatusOr<int64_t> CountPlayers(const std::string& ladder,
                                        const std::string& season_id) override;
+
+  absl::StatusOr<int64_t> HandledThrough() override;
+  absl::Status Forget(const DeletedAccount& deleted) override;
 
  private:
   // A read of one or a few statements without BEGIN/COMMIT round trips (each statement sees its

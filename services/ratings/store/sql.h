@@ -289,6 +289,41 @@ inline constexpr char kBumpBoard[] =
   "position, account_id::text, rating, deviation, volatility, games, season_games, " \
   "coalesce(" PARLOR_US("last_game_time") ", -1), conservative"
 
+// --- Deleted accounts (the accounts service's deletion outbox) ----------------------------------
+
+inline constexpr char kForgottenThrough[] =
+    "SELECT coalesce(max(sequence), 0) FROM ratings.forgotten_accounts";
+
+// $1 account, $2 its deletion's sequence.
+inline constexpr char kRecordForgotten[] =
+    "INSERT INTO ratings.forgotten_accounts (account_id, sequence, forget_time) "
+    "VALUES ($1::uuid, $2, now()) ON CONFLICT (account_id) DO NOTHING";
+
+// The boards the account is on (each is then rebuilt at the next refresh, see kBumpBoard).
+inline constexpr char kBoardsOf[] =
+    "SELECT DISTINCT ladder, season_id FROM ratings.ratings WHERE account_id = $1::uuid";
+
+// Every snapshot table still there (their names are built from these ids, never from input).
+inline constexpr char kSnapshotTables[] =
+    "SELECT snapshot_id FROM ratings.board_snapshots "
+    "WHERE to_regclass('ratings.board_' || snapshot_id) IS NOT NULL";
+
+inline constexpr char kForgetRatings[] = "DELETE FROM ratings.ratings WHERE account_id = $1::uuid";
+inline constexpr char kForgetHistory[] =
+    "DELETE FROM ratings.rating_history WHERE account_id = $1::uuid";
+inline constexpr char kForgetVoidedHistory[] =
+    "DELETE FROM ratings.voided_history WHERE account_id = $1::uuid";
+inline constexpr char kForgetVoidEffects[] =
+    "DELETE FROM ratings.void_effects WHERE account_id = $1::uuid";
+
+// After a rated result: the rows it wrote for players already forgotten ($1 uuid[]) go again.
+inline constexpr char kDropForgottenOfResult[] =
+    "WITH gone AS (SELECT account_id FROM ratings.forgotten_accounts "
+    "  WHERE account_id = ANY($1::uuid[])), "
+    "history AS (DELETE FROM ratings.rating_history h USING gone "
+    "  WHERE h.account_id = gone.account_id RETURNING 1) "
+    "DELETE FROM ratings.ratings r USING gone WHERE r.account_id = gone.account_id";
+
 }  // namespace parlor::ratings::sql
 
 #endif  // PARLOR_SERVICES_RATINGS_STORE_SQL_H_
