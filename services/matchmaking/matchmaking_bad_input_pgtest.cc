@@ -507,6 +507,40 @@ TEST_F(MatchmakingBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNoth
                }),
        grpc::StatusCode::INVALID_ARGUMENT,
        "language: a language is a BCP 47 tag such as \"en\" or \"pt-BR\"; got \"english!\""},
+      {"enqueue: time control not in the published set",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.set_time_control(static_cast<v1::TimeControl>(99));
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "time_control: unknown value 99; ListTimeControls lists the choices (1 to 5; unset means "
+       "3 days per move)"},
+      {"enqueue: unknown visibility",
+       enqueue(carol_token,
+               [](auto& r) {
+                 r.set_game("pict");
+                 r.set_visibility(static_cast<v1::GameVisibility>(7));
+               }),
+       grpc::StatusCode::INVALID_ARGUMENT,
+       "visibility: unknown value 7; use GAME_VISIBILITY_PRIVATE (1, also when unset) or "
+       "GAME_VISIBILITY_PUBLIC (2)"},
+      {"challenge: time control not in the published set",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("pico");
+                       r.add_invitee_account_ids(alice);
+                       r.set_time_control(static_cast<v1::TimeControl>(-1));
+                     }),
+       grpc::StatusCode::INVALID_ARGUMENT, "time_control: unknown value -1"},
+      {"challenge: unknown visibility",
+       challenge_rpc(carol_token,
+                     [&](auto& r) {
+                       r.set_game("pico");
+                       r.add_invitee_account_ids(alice);
+                       r.set_visibility(static_cast<v1::GameVisibility>(3));
+                     }),
+       grpc::StatusCode::INVALID_ARGUMENT, "visibility: unknown value 3"},
       {"enqueue: region as a string property",
        enqueue(carol_token,
                [](auto& r) {

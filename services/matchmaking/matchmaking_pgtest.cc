@@ -732,6 +732,87 @@ TEST_F(MatchmakingPgTest, ApiEnqueueGetListCancel) {
   EXPECT_EQ(cancelled.ticket().state(), v1::TICKET_STATE_CANCELLED);
 }
 
+// Time controls and visibility chosen by players: tickets only meet tickets with the same
+// choice (Cy's default 3 days per move and Dee's private 1 day per move wait on), and the game
+// sessions creates has the chosen control and visibility, for queue matches and challenges.
+// ListTimeControls publishes the set, the default marked.
+TEST_F(MatchmakingPgTest, PlayersChooseTheTimeControlAndVisibilityTheirGameGets) {
+  auto [ann, ann_token] = SignIn("device-ann-tc");
+  auto [bob, bob_token] = SignIn("device-bob-tc");
+  auto [cy, cy_token] = SignIn("device-cy-tc");
+  auto [dee, dee_token] = SignIn("device-dee-tc");
+  auto enqueue = [&](const std::string& token, v1::TimeControl tc, v1::GameVisibility vis) {
+    v1::EnqueueRequest request;
+    request.set_game("pico");
+    request.set_time_control(tc);
+    request.set_visibility(vis);
+    v1::EnqueueResponse response;
+    grpc::Status status = stub_->Enqueue(WithToken(token).get(), request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.ticket();
+  };
+  const v1::Ticket a = enqueue(ann_token, v1::TIME_CONTROL_PER_MOVE_1D, v1::GAME_VISIBILITY_PUBLIC);
+  EXPECT_EQ(a.time_control(), v1::TIME_CONTROL_PER_MOVE_1D);
+  EXPECT_EQ(a.visibility(), v1::GAME_VISIBILITY_PUBLIC);
+  const v1::Ticket c =
+      enqueue(cy_token, v1::TIME_CONTROL_UNSPECIFIED, v1::GAME_VISIBILITY_UNSPECIFIED);
+  EXPECT_EQ(c.time_control(), v1::TIME_CONTROL_PER_MOVE_3D);  // the default
+  EXPECT_EQ(c.visibility(), v1::GAME_VISIBILITY_PRIVATE);
+  enqueue(dee_token, v1::TIME_CONTROL_PER_MOVE_1D, v1::GAME_VISIBILITY_PRIVATE);
+  enqueue(bob_token, v1::TIME_CONTROL_PER_MOVE_1D, v1::GAME_VISIBILITY_PUBLIC);
+  absl::StatusOr<PassStats> pass = service_->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  EXPECT_EQ(pass->matches, 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets WHERE state = 'waiting'"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches m WHERE time_control = "
+                  "'per_move_1d' AND visibility = 'public' AND seat_accounts @> ARRAY['" +
+                  ann + "', '" + bob + "']"),
+            1);
+  // A challenge with a time bank.
+  v1::ChallengeRequest invite;
+  invite.set_game("pict");
+  invite.add_invitee_account_ids(dee);
+  invite.set_time_control(v1::TIME_CONTROL_BANK_3D_PLUS_1D);
+  v1::ChallengeResponse challenged;
+  ASSERT_TRUE(stub_->Challenge(WithToken(cy_token).get(), invite, &challenged).ok());
+  EXPECT_EQ(challenged.challenge().time_control(), v1::TIME_CONTROL_BANK_3D_PLUS_1D);
+  EXPECT_EQ(challenged.challenge().visibility(), v1::GAME_VISIBILITY_PRIVATE);
+  v1::AcceptChallengeRequest accept;
+  accept.set_challenge_id(challenged.challenge().challenge_id());
+  v1::AcceptChallengeResponse accepted;
+  ASSERT_TRUE(stub_->AcceptChallenge(WithToken(dee_token).get(), accept, &accepted).ok());
+
+  // The games sessions creates carry the choices.
+  const std::string address = StartSessions();
+  ASSERT_FALSE(address.empty());
+  GrpcGameCreator up(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()),
+                     tokens_.get(), directory_.get(), GrpcGameCreator::Settings{});
+  Replica r = MakeReplica(nullptr, &up);
+  EXPECT_THAT(r.service->DeliverGames(), IsOkAndHolds(2));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE game = 'pico' AND "
+                  "tc_kind = 'per_move' AND tc_per_move_s = 86400 AND vacation_days = 7 AND "
+                  "visibility = 'public'"),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE game = 'pict' AND "
+                  "tc_kind = 'time_bank' AND tc_bank_initial_s = 259200 AND "
+                  "tc_bank_increment_s = 86400 AND visibility = 'private'"),
+            1);
+
+  v1::ListTimeControlsResponse published;
+  ASSERT_TRUE(stub_->ListTimeControls(WithToken(ann_token).get(), {}, &published).ok());
+  ASSERT_EQ(published.time_controls_size(), 5);
+  int defaults = 0;
+  for (const v1::TimeControlOption& o : published.time_controls()) {
+    if (!o.is_default()) continue;
+    ++defaults;
+    EXPECT_EQ(o.time_control(), v1::TIME_CONTROL_PER_MOVE_3D);
+    EXPECT_EQ(o.per_move_seconds(), 72 * 3600);
+    EXPECT_EQ(o.vacation_days(), 7);
+  }
+  EXPECT_EQ(defaults, 1);
+  EXPECT_EQ(published.time_controls(4).label(), "3-day time bank, +1 day per move");
+}
+
 // Blocks through the real accounts service: Ann blocks Bob. Ann, Bob and Cy queue for casual
 // pico in that order; the pass seats Ann with Cy, never with Bob (whichever of them it
 // anchors). Bob, who did not block anyone, still avoids Ann: his ticket lists who blocked him.

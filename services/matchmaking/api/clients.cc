@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/client_context.h"
+#include "services/matchmaking/domain/time_controls.h"
 
 namespace parlor::matchmaking {
 namespace {
@@ -143,10 +144,18 @@ absl::StatusOr<std::string> GrpcGameCreator::CreateGame(const MatchRow& match) {
     if (teams_matter) spec->set_team(match.seat_teams[seat]);
   }
   request.set_ranked(match.ranked);
+  // The time control the tickets (or the challenge) chose from the published set.
+  const TimeControlChoice& chosen = TimeControlNamed(match.time_control);
   sessions::v1::TimeControl* time = request.mutable_time_control();
-  time->mutable_per_move()->mutable_limit()->set_seconds(
-      absl::ToInt64Seconds(settings_.per_move_limit));
-  time->set_vacation_days(settings_.vacation_days);
+  if (chosen.per_move_s > 0) {
+    time->mutable_per_move()->mutable_limit()->set_seconds(chosen.per_move_s);
+  } else {
+    time->mutable_time_bank()->mutable_initial()->set_seconds(chosen.bank_initial_s);
+    time->mutable_time_bank()->mutable_increment()->set_seconds(chosen.bank_increment_s);
+  }
+  time->set_vacation_days(chosen.vacation_days);
+  request.set_visibility(match.visibility == "public" ? sessions::v1::VISIBILITY_PUBLIC
+                                                      : sessions::v1::VISIBILITY_PRIVATE);
   grpc::ClientContext context;
   if (absl::Status s = Prepare(context, tokens_, settings_.timeout); !s.ok()) return s;
   sessions::v1::CreateGameResponse response;

@@ -57,9 +57,8 @@ class GrpcRatingSource final : public RatingSource {
 // idempotency key, so retrying after any failure is safe.
 class GrpcGameCreator final : public GameCreator {
  public:
+  // The game's time control and visibility are the match's (domain/time_controls.h).
   struct Settings {
-    absl::Duration per_move_limit = absl::Hours(72);
-    int vacation_days = 7;
     absl::Duration timeout = absl::Seconds(10);
   };
   GrpcGameCreator(std::shared_ptr<grpc::Channel> channel, auth::ServiceTokenSource* tokens,

@@ -80,6 +80,8 @@ void ToProto(const ChallengeRow& c, v1::Challenge* out) {
   out->set_game_id(c.game_id);
   ToProto(c.create_time, out->mutable_create_time());
   ToProto(c.expire_time, out->mutable_expire_time());
+  out->set_time_control(static_cast<v1::TimeControl>(TimeControlNamed(c.time_control).number));
+  out->set_visibility(static_cast<v1::GameVisibility>(VisibilityNumber(c.visibility)));
 }
 
 // A stream refused before it started (bad credential).
@@ -154,6 +156,8 @@ void ToProto(const TicketRow& t, v1::Ticket* out) {
   ToProto(t.create_time, out->mutable_create_time());
   ToProto(t.expire_time, out->mutable_expire_time());
   ToProto(t.update_time, out->mutable_update_time());
+  out->set_time_control(static_cast<v1::TimeControl>(TimeControlNamed(t.time_control).number));
+  out->set_visibility(static_cast<v1::GameVisibility>(VisibilityNumber(t.visibility)));
   if (absl::StatusOr<TicketProperties> p = ParseProperties(t.properties); p.ok()) {
     for (const auto& [key, value] : p->strings) {
       if (key == "region") {
@@ -339,6 +343,8 @@ grpc::ServerUnaryReactor* MatchmakingApi::Enqueue(grpc::CallbackServerContext* c
                      input.player_counts.assign(request.player_counts().begin(),
                                                 request.player_counts().end());
                      input.party_id = request.party_id();
+                     input.time_control = request.time_control();
+                     input.visibility = request.visibility();
                      if (absl::Status s = PropertiesFromProto(request, &input); !s.ok()) return s;
                      absl::StatusOr<TicketRow> ticket = service_->Enqueue(call.account_id(), input);
                      if (!ticket.ok()) return ticket.status();
@@ -449,6 +455,8 @@ grpc::ServerUnaryReactor* MatchmakingApi::Challenge(grpc::CallbackServerContext*
                                            request.invitee_account_ids().end());
                      input.create_invite_code = request.create_invite_code();
                      input.player_count = request.player_count();
+                     input.time_control = request.time_control();
+                     input.visibility = request.visibility();
                      absl::StatusOr<ChallengeRow> challenge =
                          service_->Challenge(call.account_id(), input);
                      if (!challenge.ok()) return challenge.status();
@@ -495,6 +503,27 @@ grpc::ServerUnaryReactor* MatchmakingApi::ListMyChallenges(
                          service_->ListMyChallenges(call.account_id(), request.page_size());
                      if (!list.ok()) return list.status();
                      for (const ChallengeRow& c : *list) ToProto(c, response->add_challenges());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::ListTimeControls(
+    grpc::CallbackServerContext* context, const v1::ListTimeControlsRequest* request,
+    v1::ListTimeControlsResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [](const CallContext&, const v1::ListTimeControlsRequest&,
+                      v1::ListTimeControlsResponse* response) -> absl::Status {
+                     const std::string& default_name = DefaultTimeControl().name;
+                     for (const TimeControlChoice& c : TimeControlChoices()) {
+                       v1::TimeControlOption* option = response->add_time_controls();
+                       option->set_time_control(static_cast<v1::TimeControl>(c.number));
+                       option->set_label(c.label);
+                       option->set_per_move_seconds(c.per_move_s);
+                       option->set_bank_initial_seconds(c.bank_initial_s);
+                       option->set_bank_increment_seconds(c.bank_increment_s);
+                       option->set_vacation_days(c.vacation_days);
+                       option->set_is_default(c.name == default_name);
+                     }
                      return absl::OkStatus();
                    });
 }

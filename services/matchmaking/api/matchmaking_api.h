@@ -78,6 +78,9 @@ class MatchmakingApi final : public v1::MatchmakingService::CallbackService {
   grpc::ServerUnaryReactor* ListMyChallenges(grpc::CallbackServerContext* context,
                                              const v1::ListMyChallengesRequest* request,
                                              v1::ListMyChallengesResponse* response) override;
+  grpc::ServerUnaryReactor* ListTimeControls(grpc::CallbackServerContext* context,
+                                             const v1::ListTimeControlsRequest* request,
+                                             v1::ListTimeControlsResponse* response) override;
 
  private:
   MatchmakingService* service_;

@@ -238,6 +238,10 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
   absl::StatusOr<GameCatalog::Validated> game =
       deps_.catalog->Validate(input.game, input.options, input.player_counts);
   if (!game.ok()) return game.status();
+  absl::StatusOr<const TimeControlChoice*> time_control = FindTimeControl(input.time_control);
+  if (!time_control.ok()) return time_control.status();
+  absl::StatusOr<std::string> visibility = VisibilityName(input.visibility);
+  if (!visibility.ok()) return visibility.status();
   std::vector<std::string> members = {caller};
   if (!input.party_id.empty()) {
     if (absl::Status s = ValidateUuid("party_id", input.party_id); !s.ok()) return s;
@@ -301,6 +305,8 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
   ticket.properties = EncodeProperties(input.properties);
   ticket.requirements = EncodeRequirements(input.requirements);
   ticket.avoid = std::move(avoid);
+  ticket.time_control = (*time_control)->name;
+  ticket.visibility = *visibility;
   return deps_.store->InsertTicket(ticket);
 }
 
@@ -395,6 +401,10 @@ absl::StatusOr<ChallengeRow> MatchmakingService::Challenge(const std::string& ca
   absl::StatusOr<GameCatalog::Validated> game =
       deps_.catalog->Validate(input.game, input.options, counts);
   if (!game.ok()) return game.status();
+  absl::StatusOr<const TimeControlChoice*> time_control = FindTimeControl(input.time_control);
+  if (!time_control.ok()) return time_control.status();
+  absl::StatusOr<std::string> visibility = VisibilityName(input.visibility);
+  if (!visibility.ok()) return visibility.status();
   if (!input.invitees.empty()) {
     absl::StatusOr<std::map<std::string, std::string>> known =
         deps_.accounts->Lookup(input.invitees);
@@ -417,6 +427,8 @@ absl::StatusOr<ChallengeRow> MatchmakingService::Challenge(const std::string& ca
   for (const std::string& invitee : input.invitees) challenge.players.push_back({invitee, false});
   challenge.create_time = now;
   challenge.expire_time = now + options_.challenge_ttl;
+  challenge.time_control = (*time_control)->name;
+  challenge.visibility = *visibility;
   absl::Status last;
   for (int attempt = 0; attempt < kCodeAttempts; ++attempt) {
     if (input.create_invite_code) challenge.invite_code = NewCode();

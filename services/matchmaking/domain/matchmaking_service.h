@@ -16,6 +16,7 @@
 #include "services/matchmaking/domain/clients.h"
 #include "services/matchmaking/domain/matcher.h"
 #include "services/matchmaking/domain/properties.h"
+#include "services/matchmaking/domain/time_controls.h"
 #include "services/matchmaking/store/store.h"
 
 namespace parlor::matchmaking {
@@ -54,6 +55,9 @@ struct EnqueueInput {
   // (domain/properties.h).
   TicketProperties properties;
   std::vector<Requirement> requirements;
+  // parlor.matchmaking.v1.TimeControl and GameVisibility values (0: the defaults).
+  int time_control = 0;
+  int visibility = 0;
 };
 
 struct ChallengeInput {
@@ -63,6 +67,9 @@ struct ChallengeInput {
   std::vector<std::string> invitees;
   bool create_invite_code = false;
   int player_count = 0;
+  // As in EnqueueInput.
+  int time_control = 0;
+  int visibility = 0;
 };
 
 // What one background step did (for tests and logs).

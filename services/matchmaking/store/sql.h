@@ -17,7 +17,7 @@ namespace parlor::matchmaking::sql {
   "array_to_string(t.members, ','), t.rating, t.state, coalesce(t.match_id::text, ''), "         \
   "coalesce(m.game_id, ''), " PARLOR_MM_MICROS("t.create_time") ", " PARLOR_MM_MICROS(          \
       "t.expire_time") ", " PARLOR_MM_MICROS("t.update_time")                                    \
-  ", t.properties, t.requirements"                                                               \
+  ", t.properties, t.requirements, t.time_control, t.visibility"                                 \
   " FROM matchmaking.tickets t LEFT JOIN matchmaking.matches m ON m.match_id = t.match_id "
 
 #define PARLOR_MM_CHALLENGE_COLUMNS \
@@ -25,22 +25,23 @@ namespace parlor::matchmaking::sql {
   "coalesce(c.invite_code, ''), c.state, coalesce(c.match_id::text, ''), "                       \
   "coalesce(m.game_id, ''), " PARLOR_MM_MICROS("c.create_time") ", " PARLOR_MM_MICROS(          \
       "c.expire_time") ", " PARLOR_MM_MICROS("c.update_time")                                    \
+  ", c.time_control, c.visibility"                                                               \
   " FROM matchmaking.challenges c LEFT JOIN matchmaking.matches m ON m.match_id = c.match_id "
 
 #define PARLOR_MM_MATCH_COLUMNS                                                          \
   "match_id::text, source, game, options, ranked, array_to_string(seat_accounts, ','), " \
   "array_to_string(seat_teams, ','), rating_spread, " PARLOR_MM_MICROS(                  \
-      "create_time") ", coalesce(game_id, ''), attempts"
+      "create_time") ", coalesce(game_id, ''), attempts, time_control, visibility"
 
 // ---- Tickets ----------------------------------------------------------------------------------
 
 inline constexpr char kInsertTicket[] =
     "INSERT INTO matchmaking.tickets (owner_id, game, options, ranked, player_counts, party_id, "
     "members, rating, state, create_time, expire_time, update_time, properties, requirements, "
-    "avoid) "
+    "avoid, time_control, visibility) "
     "VALUES ($1, $2, $3, $4, $5::int[], NULLIF($6, '')::uuid, $7::text[], $8, "
     "'waiting', " PARLOR_MM_TS(9) ", " PARLOR_MM_TS(10) ", " PARLOR_MM_TS(
-        9) ", $11, $12, $13::text[]) RETURNING ticket_id::text";
+        9) ", $11, $12, $13::text[], $14, $15) RETURNING ticket_id::text";
 
 // The partial unique index (account, game, mode) WHERE waiting: a conflicting player gets no row.
 inline constexpr char kInsertTicketPlayers[] =
@@ -114,9 +115,9 @@ inline constexpr char kDeletePartyMember[] =
 
 inline constexpr char kInsertChallenge[] =
     "INSERT INTO matchmaking.challenges (challenger_id, game, options, ranked, player_count, "
-    "invite_code, state, create_time, expire_time, update_time) "
+    "invite_code, state, create_time, expire_time, update_time, time_control, visibility) "
     "VALUES ($1, $2, $3, $4, $5, NULLIF($6, ''), 'open', " PARLOR_MM_TS(7) ", " PARLOR_MM_TS(8)
-    ", " PARLOR_MM_TS(7) ") ON CONFLICT (invite_code) DO NOTHING RETURNING challenge_id::text";
+    ", " PARLOR_MM_TS(7) ", $9, $10) ON CONFLICT (invite_code) DO NOTHING RETURNING challenge_id::text";
 
 inline constexpr char kInsertChallengePlayer[] =
     "INSERT INTO matchmaking.challenge_players (challenge_id, account_id, seat, accepted) "
@@ -156,8 +157,9 @@ inline constexpr char kExpireChallenges[] =
 // ---- Matcher ----------------------------------------------------------------------------------
 
 inline constexpr char kListPools[] =
-    "SELECT DISTINCT game, options, ranked FROM matchmaking.tickets "
-    "WHERE state = 'waiting' AND expire_time > " PARLOR_MM_TS(1) " ORDER BY game, options, ranked";
+    "SELECT DISTINCT game, options, ranked, time_control, visibility FROM matchmaking.tickets "
+    "WHERE state = 'waiting' AND expire_time > " PARLOR_MM_TS(
+        1) " ORDER BY game, options, ranked, time_control, visibility";
 
 // The pass reads a pool without locking it: only what the matcher needs, oldest first.
 inline constexpr char kLoadPool[] =
@@ -165,6 +167,7 @@ inline constexpr char kLoadPool[] =
         "t.create_time") ", array_to_string(t.player_counts, ','), t.properties, t.requirements, "
     "array_to_string(t.avoid, ',') FROM matchmaking.tickets t "
     "WHERE t.state = 'waiting' AND t.game = $1 AND t.options = $2 AND t.ranked = $3 "
+    "AND t.time_control = $5 AND t.visibility = $6 "
     "AND t.expire_time > " PARLOR_MM_TS(4) " ORDER BY t.create_time, t.ticket_id";
 
 // Two replicas holding the same plan claim the same batch: one claims it, the other moves on.
@@ -180,9 +183,9 @@ inline constexpr char kLockClaimable[] =
 // Matches of one batch: ids, seats and teams as "a,b,c" texts (account ids hold no commas).
 inline constexpr char kInsertMatches[] =
     "INSERT INTO matchmaking.matches (match_id, source, game, options, ranked, seat_accounts, "
-    "seat_teams, rating_spread, create_time, next_attempt_time) "
+    "seat_teams, rating_spread, create_time, next_attempt_time, time_control, visibility) "
     "SELECT u.m, 'queue', $5, $6, $7, string_to_array(u.a, ','), string_to_array(u.t, ',')::int[], "
-    "u.s, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(8) " FROM unnest($1::uuid[], $2::text[], $3::text[], "
+    "u.s, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(8) ", $9, $10 FROM unnest($1::uuid[], $2::text[], $3::text[], "
     "$4::float8[]) AS u(m, a, t, s)";
 
 // The ANY($1) lets the planner find the batch's rows through the primary key.
@@ -197,9 +200,9 @@ inline constexpr char kClaimIndexOnly[] = "SET LOCAL enable_seqscan = off";
 
 inline constexpr char kInsertMatch[] =
     "INSERT INTO matchmaking.matches (source, game, options, ranked, seat_accounts, seat_teams, "
-    "rating_spread, create_time, next_attempt_time) "
+    "rating_spread, create_time, next_attempt_time, time_control, visibility) "
     "VALUES ($1, $2, $3, $4, $5::text[], $6::int[], $7, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(
-        8) ") RETURNING match_id::text";
+        8) ", $9, $10) RETURNING match_id::text";
 
 inline constexpr char kExpireTickets[] =
     "UPDATE matchmaking.tickets SET state = 'expired', update_time = " PARLOR_MM_TS(1)

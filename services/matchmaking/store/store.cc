@@ -83,6 +83,8 @@ TicketRow ToTicket(const pqxx::row& row) {
   t.update_time = FromMicros(row[14].as<int64_t>());
   t.properties = row[15].as<std::string>();
   t.requirements = row[16].as<std::string>();
+  t.time_control = row[17].as<std::string>();
+  t.visibility = row[18].as<std::string>();
   return t;
 }
 
@@ -101,6 +103,8 @@ ChallengeRow ToChallenge(pqxx::work& txn, const pqxx::row& row) {
   c.create_time = FromMicros(row[10].as<int64_t>());
   c.expire_time = FromMicros(row[11].as<int64_t>());
   c.update_time = FromMicros(row[12].as<int64_t>());
+  c.time_control = row[13].as<std::string>();
+  c.visibility = row[14].as<std::string>();
   for (const pqxx::row& p : txn.exec_params(sql::kChallengePlayers, c.challenge_id)) {
     c.players.push_back({p[0].as<std::string>(), p[1].as<bool>()});
   }
@@ -120,6 +124,8 @@ MatchRow ToMatch(const pqxx::row& row) {
   m.create_time = FromMicros(row[8].as<int64_t>());
   m.game_id = row[9].as<std::string>();
   m.attempts = row[10].as<int>();
+  m.time_control = row[11].as<std::string>();
+  m.visibility = row[12].as<std::string>();
   return m;
 }
 
@@ -150,10 +156,11 @@ absl::Status ChallengeNotFound() {
 std::string InsertMatch(pqxx::work& txn, const std::string& source, const std::string& game,
                         const std::string& options, bool ranked,
                         const std::vector<std::string>& seat_accounts,
-                        const std::vector<int>& seat_teams, double rating_spread, absl::Time now) {
+                        const std::vector<int>& seat_teams, double rating_spread, absl::Time now,
+                        const std::string& time_control, const std::string& visibility) {
   return txn
       .exec_params1(sql::kInsertMatch, source, game, options, ranked, PgTextArray(seat_accounts),
-                    PgIntArray(seat_teams), rating_spread, Micros(now))[0]
+                    PgIntArray(seat_teams), rating_spread, Micros(now), time_control, visibility)[0]
       .as<std::string>();
 }
 
@@ -179,7 +186,7 @@ absl::StatusOr<TicketRow> MatchmakingStore::InsertTicket(const TicketRow& ticket
                          ticket.ranked, PgIntArray(ticket.player_counts), ticket.party_id,
                          PgTextArray(ticket.members), ticket.rating, Micros(ticket.create_time),
                          Micros(ticket.expire_time), ticket.properties, ticket.requirements,
-                         PgTextArray(ticket.avoid))[0]
+                         PgTextArray(ticket.avoid), ticket.time_control, ticket.visibility)[0]
             .as<std::string>();
     pqxx::result players = txn.exec_params(sql::kInsertTicketPlayers, id,
                                            PgTextArray(ticket.members), ticket.game, ticket.ranked);
@@ -352,7 +359,8 @@ absl::StatusOr<ChallengeRow> MatchmakingStore::InsertChallenge(const ChallengeRo
     pqxx::result inserted = txn.exec_params(
         sql::kInsertChallenge, challenge.challenger_id, challenge.game, challenge.options,
         challenge.ranked, challenge.player_count, challenge.invite_code,
-        Micros(challenge.create_time), Micros(challenge.expire_time));
+        Micros(challenge.create_time), Micros(challenge.expire_time), challenge.time_control,
+        challenge.visibility);
     if (inserted.empty()) return absl::AbortedError("invite code collision; retry");
     const std::string id = inserted[0][0].as<std::string>();
     for (size_t seat = 0; seat < challenge.players.size(); ++seat) {
@@ -412,7 +420,8 @@ absl::StatusOr<ChallengeRow> MatchmakingStore::AcceptChallenge(
       std::vector<std::string> accounts;
       for (const ChallengePlayer& p : c.players) accounts.push_back(p.account_id);
       const std::string match_id =
-          InsertMatch(txn, "challenge", c.game, c.options, c.ranked, accounts, *teams, 0, now);
+          InsertMatch(txn, "challenge", c.game, c.options, c.ranked, accounts, *teams, 0, now,
+                      c.time_control, c.visibility);
       txn.exec_params0(sql::kSetChallengeState, c.challenge_id, "accepted", match_id, Micros(now));
     }
     result = ToChallenge(txn, txn.exec_params1(sql::kGetChallenge, c.challenge_id));
@@ -472,7 +481,8 @@ absl::StatusOr<std::vector<PoolKey>> MatchmakingStore::ListPools(absl::Time now)
   absl::Status status = db_->Transact("list_pools", [&](pqxx::work& txn) -> absl::Status {
     result.clear();
     for (const pqxx::row& row : txn.exec_params(sql::kListPools, Micros(now))) {
-      result.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>()});
+      result.push_back({row[0].as<std::string>(), row[1].as<std::string>(), row[2].as<bool>(),
+                        row[3].as<std::string>(), row[4].as<std::string>()});
     }
     return absl::OkStatus();
   });
@@ -485,8 +495,8 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::LoadPool(const PoolKey&
   std::vector<TicketRow> result;
   absl::Status status = db_->Read("load_pool", [&](pqxx::nontransaction& txn) -> absl::Status {
     result.clear();
-    const pqxx::result rows =
-        txn.exec_params(sql::kLoadPool, pool.game, pool.options, pool.ranked, Micros(now));
+    const pqxx::result rows = txn.exec_params(sql::kLoadPool, pool.game, pool.options, pool.ranked,
+                                              Micros(now), pool.time_control, pool.visibility);
     result.reserve(rows.size());
     for (const pqxx::row& row : rows) {
       TicketRow t;
@@ -495,6 +505,8 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::LoadPool(const PoolKey&
       t.game = pool.game;
       t.options = pool.options;
       t.ranked = pool.ranked;
+      t.time_control = pool.time_control;
+      t.visibility = pool.visibility;
       t.members = SplitList(row[1].as<std::string>());
       if (!t.members.empty()) t.owner_id = t.members[0];
       t.rating = row[2].as<double>();
@@ -559,6 +571,8 @@ absl::StatusOr<ClaimResult> MatchmakingStore::ClaimMatches(const PoolKey& pool,
       match.game = pool.game;
       match.options = pool.options;
       match.ranked = pool.ranked;
+      match.time_control = pool.time_control;
+      match.visibility = pool.visibility;
       match.seat_accounts = planned.seat_accounts;
       match.seat_teams = planned.seat_teams;
       match.rating_spread = planned.rating_spread;
@@ -570,7 +584,7 @@ absl::StatusOr<ClaimResult> MatchmakingStore::ClaimMatches(const PoolKey& pool,
     if (m_ids.empty()) return absl::OkStatus();
     db_->Run(txn, "mm_insert_matches", sql::kInsertMatches, PgTextArray(m_ids),
              PgTextArray(m_seats), PgTextArray(m_teams), PgTextArray(m_spreads), pool.game,
-             pool.options, pool.ranked, Micros(now));
+             pool.options, pool.ranked, Micros(now), pool.time_control, pool.visibility);
     const pqxx::result updated =
         db_->Run(txn, "mm_claim_tickets", sql::kClaimTickets, PgTextArray(claim_ids),
                  PgTextArray(claim_matches), Micros(now));

@@ -39,6 +39,9 @@ struct TicketRow {
   std::string properties;
   std::string requirements;
   std::vector<std::string> avoid;
+  // The published time control's name (domain/time_controls.h) and "private" or "public".
+  std::string time_control = "per_move_3d";
+  std::string visibility = "private";
 };
 
 struct PartyRow {
@@ -72,6 +75,8 @@ struct ChallengeRow {
   absl::Time create_time;
   absl::Time expire_time;
   absl::Time update_time;
+  std::string time_control = "per_move_3d";
+  std::string visibility = "private";
 };
 
 // A match to create a game for (the outbox).
@@ -87,6 +92,8 @@ struct MatchRow {
   absl::Time create_time;
   std::string game_id;  // empty until created
   int attempts;
+  std::string time_control = "per_move_3d";
+  std::string visibility = "private";
 };
 
 // A pool: the tickets that may be matched together.
@@ -94,6 +101,8 @@ struct PoolKey {
   std::string game;
   std::string options;
   bool ranked = false;
+  std::string time_control = "per_move_3d";
+  std::string visibility = "private";
   friend bool operator==(const PoolKey&, const PoolKey&) = default;
 };
 
