@@ -111,6 +111,18 @@ struct IsmctsSettings {
   // statistics at the root, as if it chose at the same time (0: the game's). Needs the game's
   // HiddenChoiceModelFor; without one it is 1.
   int hidden_choice = 0;
+  // A playout cut short is judged by: 1 the game's State::Heuristic, 2 the hard bot's own
+  // LeafHeuristicFor the game (0: the game's; a game without one always uses State::Heuristic).
+  int leaf = 0;
+  // Progressive bias toward the guided playout policy's move in the tree: the policy's action of
+  // each seat at a node gets prior_weight / (visits + 1) added to its UCB1 value, so that the
+  // search tries it first and keeps it unless its results are clearly worse (0: the game's;
+  // negative: none). Needs a guided playout policy.
+  double prior_weight = 0.0;
+  // In the tree, the share of the other seats' choices that are the guided playout policy's move
+  // instead of their own UCB1 pick: a model of opponents who play the policy's sensible move,
+  // searched against (0: the game's; negative: none). Needs a guided playout policy.
+  double opponent_policy = 0.0;
 };
 
 // A cheap move for the hard bot's playouts: one of `legal` (the legal actions of `seat` in
@@ -122,6 +134,14 @@ using PlayoutPolicy = engine::Action (*)(const engine::State& state, int seat,
 // plays the card with the best mean result of the trick against the opponent's hand; Pescado
 // takes every matching tile, best first, and keeps the dice that aim at the most promising tile.
 PlayoutPolicy PlayoutPolicyFor(const engine::Game& game);
+
+// The hard bot's own judgement of a position where a playout was cut short, on the scale of
+// State::Heuristic (points of a lead), or null when the game has none. KA'DICE!: cards left
+// against the opponents' average (ten per card), plus the chance that each player's next throw
+// meets a target's requirement with the dice they keep (the exact odds of the best dice to keep),
+// so that a position is judged by the eliminations it promises and not by pairs held.
+using LeafHeuristic = double (*)(const engine::State& state, int seat);
+LeafHeuristic LeafHeuristicFor(const engine::Game& game);
 
 // How a game's simultaneous steps hide a choice already made (Pico's face-down card), so that the
 // hard bot, choosing second, can treat the step as simultaneous rather than assume the hidden

@@ -5,14 +5,16 @@
 //                    [--match strong:weak]... [--iterations N] [--playout-moves M]
 //                    [--exploration C] [--scale H] [--simultaneous 1|2]
 //                    [--playout random|guided] [--epsilon E] [--hidden-choice 1|2]
+//                    [--leaf game|bot] [--prior W] [--opponent-policy P]
 //
 // Defaults: 400 games, seed 1, every game at its minimum player count, and the matches
 // medium:easy and hard:greedy. Each match prints one table row per game: wins, draws and losses
 // of the strong bot, its score (share of opponents finished ahead of, ties half) with a 95%
 // interval (normal approximation over the games' scores), and the CPU time of its decisions
 // among two or more actions (median, 99th percentile, largest). --iterations, --playout-moves,
-// --exploration, --scale, --simultaneous, --playout, --epsilon and --hidden-choice override the
-// hard bot's settings (IsmctsSettings, for calibrating it).
+// --exploration, --scale, --simultaneous, --playout, --epsilon, --hidden-choice, --leaf,
+// --prior and --opponent-policy override the hard bot's settings (IsmctsSettings, for calibrating
+// it).
 
 #include <algorithm>
 #include <cmath>
@@ -89,6 +91,9 @@ int main(int argc, char** argv) {
   int playout = 0;
   double epsilon = 0.0;
   int hidden_choice = 0;
+  int leaf = 0;
+  double prior = 0.0;
+  double opponent = 0.0;
   std::vector<std::string> only_games;
   std::vector<std::pair<std::string, std::string>> matches;
   for (int i = 1; i < argc; ++i) {
@@ -123,6 +128,13 @@ int main(int argc, char** argv) {
     } else if (flag == "--hidden-choice") {
       if (!absl::SimpleAtoi(value, &hidden_choice) || hidden_choice < 1 || hidden_choice > 2)
         return Usage("--hidden-choice must be 1 (uniform) or 2 (from the chooser's statistics)");
+    } else if (flag == "--leaf") {
+      if (value != "game" && value != "bot") return Usage("--leaf must be game or bot");
+      leaf = value == "game" ? 1 : 2;
+    } else if (flag == "--prior") {
+      if (!absl::SimpleAtod(value, &prior)) return Usage("--prior must be a number");
+    } else if (flag == "--opponent-policy") {
+      if (!absl::SimpleAtod(value, &opponent)) return Usage("--opponent-policy must be a number");
     } else if (flag == "--game") {
       only_games.push_back(value);
     } else if (flag == "--match") {
@@ -161,7 +173,10 @@ int main(int argc, char** argv) {
                                          .simultaneous = simultaneous,
                                          .playout = playout,
                                          .playout_epsilon = epsilon,
-                                         .hidden_choice = hidden_choice});
+                                         .hidden_choice = hidden_choice,
+                                         .leaf = leaf,
+                                         .prior_weight = prior,
+                                         .opponent_policy = opponent});
       }
       absl::StatusOr<std::unique_ptr<Bot>> weak = parlor::bots::MakeBot(weak_name);
       if (!strong.ok()) return Usage(std::string(strong.status().message()));

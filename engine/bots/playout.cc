@@ -9,7 +9,9 @@
 #include <functional>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "engine/bots/bot.h"
+#include "engine/games/kadice/kadice.h"
 #include "engine/games/pescado/pescado.h"
 #include "engine/games/pico/pico.h"
 
@@ -164,6 +166,178 @@ Action PescadoPolicy(const State& state, int seat, const std::vector<Action>& le
   return legal[rng.Uniform(legal.size())];
 }
 
+// KA'DICE!: the key of a multiset of kept dice, the count of each face as a base-5 digit.
+constexpr int kKeptKeys = 5 * 5 * 5 * 5 * 5 * 5;
+int KeptKey(const games::kadice::Dice& dice, uint32_t mask) {
+  static constexpr std::array<int, 7> kDigit = {0, 1, 5, 25, 125, 625, 3125};
+  int key = 0;
+  for (uint32_t m = mask; m != 0; m &= m - 1) key += kDigit[dice[std::countr_zero(m)]];
+  return key;
+}
+
+// KA'DICE!: for every multiset of at most four kept dice and every card, the chance that
+// throwing the other dice makes all five meet the card's requirement (rules 7), exact: every
+// throw of five dice counted once for each way of keeping at most four of them, since the kept
+// values do not change the distribution of the thrown ones.
+const std::vector<std::array<float, games::kadice::kNumCards>>& KeptOdds() {
+  namespace k = games::kadice;
+  static const std::vector<std::array<float, k::kNumCards>> kOdds = [] {
+    std::vector<std::array<int, k::kNumCards>> hits(kKeptKeys);
+    std::vector<int> throws(kKeptKeys, 0);
+    k::Dice dice{};
+    for (int code = 0; code < 7776; ++code) {
+      for (int i = 0, x = code; i < k::kNumDice; ++i, x /= 6) {
+        dice[i] = static_cast<int8_t>(1 + x % 6);
+      }
+      const uint32_t met = k::MetCards(dice);
+      for (uint32_t mask = 0; mask < 31; ++mask) {
+        if (std::popcount(mask) > k::kMaxHeld) continue;
+        const int key = KeptKey(dice, mask);
+        ++throws[key];
+        for (uint32_t m = met; m != 0; m &= m - 1) ++hits[key][std::countr_zero(m)];
+      }
+    }
+    std::vector<std::array<float, k::kNumCards>> odds(kKeptKeys);
+    for (int key = 0; key < kKeptKeys; ++key) {
+      for (int c = 0; c < k::kNumCards; ++c) {
+        odds[key][c] = throws[key] > 0 ? static_cast<float>(hits[key][c]) / throws[key] : 0.0f;
+      }
+    }
+    return odds;
+  }();
+  return kOdds;
+}
+
+// KA'DICE!: eliminate as many cards as the dice allow; otherwise change a die when that makes the
+// dice meet a target or improves the best hold, then hold the dice with the best chance that the
+// next throw of the others meets a target's requirement; before a throw, release the held dice
+// that lower that chance. A target is an opponent's active card that is not immune; with several,
+// the chances are added (the expected number of cards met).
+Action KadicePolicy(const State& state, int seat, const std::vector<Action>& legal, Rng& rng) {
+  namespace k = games::kadice;
+  const auto* kadice = dynamic_cast<const k::KadiceState*>(&state);
+  if (kadice == nullptr) return legal[rng.Uniform(legal.size())];
+  uint32_t targets = 0;
+  for (int s = 0; s < kadice->num_players(); ++s) {
+    const k::KadiceState::Player& p = kadice->player(s);
+    if (s != seat && p.active >= 0 && !p.immune) targets |= 1u << p.active;
+  }
+  const auto& odds = KeptOdds();
+  auto chance = [&](const k::Dice& dice, uint32_t keep) {
+    const std::array<float, k::kNumCards>& row = odds[KeptKey(dice, keep)];
+    double sum = 0.0;
+    for (uint32_t m = targets; m != 0; m &= m - 1) sum += row[std::countr_zero(m)];
+    return sum;
+  };
+  // The best hold of `dice`: 1 + cards met when they already meet a target (eliminate now),
+  // else the best chance over every hold of at most four dice.
+  auto best_hold = [&](const k::Dice& dice) {
+    const uint32_t met = k::MetCards(dice) & targets;
+    if (met != 0) return 1.0 + std::popcount(met);
+    double best = 0.0;
+    for (uint32_t mask = 0; mask < 31; ++mask) {
+      if (std::popcount(mask) <= k::kMaxHeld) best = std::max(best, chance(dice, mask));
+    }
+    return best;
+  };
+  const k::KadiceState::Player& me = kadice->player(seat);
+  const k::Dice& dice = me.dice;
+  double best = -1.0;
+  Action choice = legal[0];
+  uint64_t ties = 0;
+  auto consider = [&](Action a, double value) {
+    if (value > best + 1e-9) {
+      best = value;
+      choice = a;
+      ties = 1;
+    } else if (value > best - 1e-9 && rng.Uniform(++ties) == 0) {
+      choice = a;
+    }
+  };
+  if (kadice->phase() == k::Phase::kAwaitRoll) {
+    for (Action a : legal) {
+      const absl::StatusOr<k::DecodedAction> d = k::DecodeAction(a);
+      if (d.ok() && d->kind == k::kRoll) consider(a, chance(dice, me.held & ~d->mask));
+    }
+    return choice;
+  }
+  const double hold_now = best_hold(dice);
+  for (Action a : legal) {
+    const absl::StatusOr<k::DecodedAction> d = k::DecodeAction(a);
+    if (!d.ok()) continue;
+    switch (d->kind) {
+      case k::kEliminate:
+        consider(a, 100.0 + std::popcount(d->mask));
+        break;
+      case k::kHold:
+        consider(a, chance(dice, d->mask));
+        break;
+      case k::kSetDie:
+      case k::kShiftDie: {
+        k::Dice changed = dice;
+        if (d->kind == k::kSetDie) {
+          changed[d->die] = static_cast<int8_t>(d->value);
+        } else {
+          changed[d->die] = static_cast<int8_t>(changed[d->die] + (d->value == k::kUp ? 1 : -1));
+        }
+        // Only a strict improvement: a change that gains nothing is not made.
+        const double value = best_hold(changed);
+        if (value > hold_now + 1e-6) consider(a, value + 50.0 * (value >= 1.0));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return choice;
+}
+
+// KA'DICE!: the leaf judgement (LeafHeuristicFor). Each player's chance q that their next throw
+// meets a target: 1 for the player deciding with dice that already meet one, else the best chance
+// over the dice they may keep (any four of the five while deciding, any of the held ones before
+// a throw, since held dice can be released). Worth kKadiceChanceWeight points per unit of q
+// against the opponents' average, a card being ten.
+constexpr double kKadiceChanceWeight = 5.0;
+double KadiceLeaf(const State& state, int seat) {
+  namespace k = games::kadice;
+  const auto* kadice = dynamic_cast<const k::KadiceState*>(&state);
+  if (kadice == nullptr || kadice->phase() == k::Phase::kGameOver) return state.Heuristic(seat);
+  const auto& odds = KeptOdds();
+  const int n = kadice->num_players();
+  auto chance_of = [&](int p) {
+    const k::KadiceState::Player& player = kadice->player(p);
+    if (player.ghost || player.active < 0) return 0.0;
+    uint32_t targets = 0;
+    for (int s = 0; s < n; ++s) {
+      const k::KadiceState::Player& other = kadice->player(s);
+      if (s != p && other.active >= 0 && !other.immune) targets |= 1u << other.active;
+    }
+    if (targets == 0) return 0.0;
+    const bool deciding = kadice->phase() == k::Phase::kDecide && kadice->current() == p;
+    if (deciding && (k::MetCards(player.dice) & targets) != 0) return 1.0;
+    const uint32_t may_keep = deciding ? 31u : player.held;
+    double best = 0.0;
+    for (uint32_t mask = 0; mask < 32; ++mask) {
+      if ((mask & ~may_keep) != 0 || std::popcount(mask) > k::kMaxHeld) continue;
+      const std::array<float, k::kNumCards>& row = odds[KeptKey(player.dice, mask)];
+      double sum = 0.0;
+      for (uint32_t m = targets; m != 0; m &= m - 1) sum += row[std::countr_zero(m)];
+      best = std::max(best, sum);
+    }
+    return best;
+  };
+  double others_cards = 0.0;
+  double others_chance = 0.0;
+  for (int s = 0; s < n; ++s) {
+    if (s == seat) continue;
+    others_cards += kadice->player(s).cards_left();
+    others_chance += chance_of(s);
+  }
+  const k::KadiceState::Player& me = kadice->player(seat);
+  return 10.0 * (me.cards_left() - others_cards / (n - 1)) + (me.immune ? 1.0 : 0.0) +
+         kKadiceChanceWeight * (chance_of(seat) - others_chance / (n - 1));
+}
+
 int PicoHiddenChooser(const State& state, int observer, std::vector<Action>* options) {
   const auto* pico = dynamic_cast<const games::pico::PicoState*>(&state);
   if (pico == nullptr || observer < 0 || observer > 1) return -1;
@@ -188,9 +362,15 @@ HiddenChoiceModel HiddenChoiceModelFor(const engine::Game& game) {
   return {};
 }
 
+LeafHeuristic LeafHeuristicFor(const engine::Game& game) {
+  if (game.name() == "kadice") return KadiceLeaf;
+  return nullptr;
+}
+
 PlayoutPolicy PlayoutPolicyFor(const engine::Game& game) {
   if (game.name() == "pico") return PicoPolicy;
   if (game.name() == "pescado") return PescadoPolicy;
+  if (game.name() == "kadice") return KadicePolicy;
   return nullptr;
 }
 

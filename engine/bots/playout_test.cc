@@ -2,12 +2,14 @@
 // from the games' rule cases (a playout move is what a sensible player would do, seen from what
 // every player sees).
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/bots/bot.h"
 #include "engine/core/rng.h"
+#include "engine/games/kadice/kadice.h"
 #include "engine/games/pescado/pescado.h"
 #include "engine/games/pico/pico.h"
 #include "gtest/gtest.h"
@@ -102,6 +104,70 @@ TEST(GuidedPlayouts, PescadoTakesTheBestTileThenThrowsForTheMostPromisingOne) {
   // Y Y + Y R R: the YYY is caught, then nothing else matches and the turn ends.
   EXPECT_EQ(play(), p::EncodeTakeTile(1));
   EXPECT_EQ(play(), p::EncodeEndTurn());
+}
+
+// KA'DICE! with two players: Ann's deck has `ann` on top, Ben's `ben`, the other cards follow in
+// their canonical order; Ann wins the dealer war (6 against 1) and takes the first turn; `dice`
+// are the later throws, die by die.
+std::unique_ptr<engine::State> KadiceDeal(const games::kadice::KadiceGame& game, int ann, int ben,
+                                          const std::vector<int32_t>& dice) {
+  std::vector<int32_t> outcomes;
+  for (int top : {ann, ben}) {
+    outcomes.push_back(top);
+    for (int c = 0; c < games::kadice::kNumCards; ++c) {
+      if (c != top) outcomes.push_back(c);
+    }
+  }
+  outcomes.push_back(6);
+  outcomes.push_back(1);
+  outcomes.insert(outcomes.end(), dice.begin(), dice.end());
+  absl::StatusOr<std::unique_ptr<engine::State>> state = game.NewGameWithOutcomes(
+      2, *game.ParseOptions({}, 2), engine::Seed::FromUint64(7), std::move(outcomes));
+  EXPECT_TRUE(state.ok()) << state.status();
+  return state.ok() ? *std::move(state) : nullptr;
+}
+
+TEST(GuidedPlayouts, KadiceHoldsTheDiceMostLikelyToMeetTheOpponentsCard) {
+  namespace k = games::kadice;
+  k::KadiceGame game;
+  // Ann (TWO PAIRS: no dice ability) throws 5 1 2 3 6 against Ben's SINGLE PAIR 5. Keeping the 5
+  // and throwing four dice shows another 5 with 1 - (5/6)^4 = 52%; keeping nothing, two 5s among
+  // five dice come 20% of the time; keeping more than the 5 leaves fewer dice for the second.
+  std::unique_ptr<engine::State> state =
+      KadiceDeal(game, k::kTwoPairs, k::kSinglePair5, {5, 1, 2, 3, 6});
+  ASSERT_NE(state, nullptr);
+  const PlayoutPolicy policy = PlayoutPolicyFor(game);
+  ASSERT_NE(policy, nullptr);
+  engine::Rng rng(1);
+  ASSERT_TRUE(state->Apply(kAnn, policy(*state, kAnn, state->LegalActions(kAnn), rng)).ok());
+  EXPECT_EQ(policy(*state, kAnn, state->LegalActions(kAnn), rng), k::HoldAction(0b00001));
+  // The position after the turn is judged by that chance: holding the 5 is worth 5 points per
+  // unit of chance more than holding nothing, (4026 - 1526) / 7776 more (a card is 10).
+  const LeafHeuristic leaf = LeafHeuristicFor(game);
+  ASSERT_NE(leaf, nullptr);
+  std::unique_ptr<engine::State> five = state->Clone();
+  ASSERT_TRUE(five->Apply(kAnn, k::HoldAction(0b00001)).ok());
+  std::unique_ptr<engine::State> none = state->Clone();
+  ASSERT_TRUE(none->Apply(kAnn, k::HoldAction(0)).ok());
+  EXPECT_NEAR(leaf(*five, kAnn) - leaf(*none, kAnn), 5.0 * 2500.0 / 7776.0, 1e-4);
+  EXPECT_NEAR(leaf(*five, kBen), -leaf(*five, kAnn), 1e-9);
+}
+
+TEST(GuidedPlayouts, KadiceShiftsADieWhenThatMeetsTheCardThenEliminatesIt) {
+  namespace k = games::kadice;
+  k::KadiceGame game;
+  // Ann (3 OF A KIND: shift one die up or down) throws 5 1 2 3 6 against Ben's SINGLE PAIR 5:
+  // shifting the 6 down shows two 5s, and she eliminates Ben's card.
+  std::unique_ptr<engine::State> state =
+      KadiceDeal(game, k::kThreeOfAKind, k::kSinglePair5, {5, 1, 2, 3, 6});
+  ASSERT_NE(state, nullptr);
+  const PlayoutPolicy policy = PlayoutPolicyFor(game);
+  engine::Rng rng(1);
+  ASSERT_TRUE(state->Apply(kAnn, k::RollAction(0)).ok());
+  const Action shift = policy(*state, kAnn, state->LegalActions(kAnn), rng);
+  EXPECT_EQ(shift, k::ShiftDieAction(4, k::kDown));
+  ASSERT_TRUE(state->Apply(kAnn, shift).ok());
+  EXPECT_EQ(policy(*state, kAnn, state->LegalActions(kAnn), rng), k::EliminateAction(0b10));
 }
 
 }  // namespace

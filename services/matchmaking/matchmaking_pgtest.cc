@@ -867,6 +867,52 @@ TEST_F(MatchmakingPgTest, BlockedPlayersAreNeverSeatedTogether) {
   EXPECT_THAT(state(bob_ticket), ::testing::StartsWith("matched:"));
 }
 
+// Blocks hold for challenges too (the real accounts service): Ann blocked Bob, so neither may
+// challenge the other, and Bob cannot join Ann's table by its invite code; Cy can.
+TEST_F(MatchmakingPgTest, BlockedPlayersCannotChallengeEachOther) {
+  auto [ann, ann_token] = SignIn("device-ann-c");
+  auto [bob, bob_token] = SignIn("device-bob-c");
+  auto [cy, cy_token] = SignIn("device-cy-c");
+  {
+    accounts::v1::BlockPlayerRequest block;
+    block.set_account_id(bob);
+    accounts::v1::BlockPlayerResponse blocked;
+    grpc::Status status = accounts_stub_->BlockPlayer(WithToken(ann_token).get(), block, &blocked);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  auto challenge = [&](const std::string& token, const std::string& invitee) {
+    v1::ChallengeRequest request;
+    request.set_game("pico");
+    if (invitee.empty()) {
+      request.set_create_invite_code(true);
+    } else {
+      request.add_invitee_account_ids(invitee);
+    }
+    v1::ChallengeResponse response;
+    grpc::Status status = stub_->Challenge(WithToken(token).get(), request, &response);
+    return std::make_pair(status, response.challenge());
+  };
+  for (const auto& [token, other] :
+       {std::make_pair(ann_token, bob), std::make_pair(bob_token, ann)}) {
+    auto [status, unused] = challenge(token, other);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_THAT(status.error_message(), HasSubstr("one of you has blocked the other"));
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.challenges"), 0);
+  auto [created, open] = challenge(ann_token, "");
+  ASSERT_TRUE(created.ok()) << created.error_message();
+  v1::AcceptChallengeRequest join;
+  join.set_invite_code(open.invite_code());
+  v1::AcceptChallengeResponse joined;
+  grpc::Status refused = stub_->AcceptChallenge(WithToken(bob_token).get(), join, &joined);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(refused.error_message(), HasSubstr("blocked"));
+  grpc::Status accepted = stub_->AcceptChallenge(WithToken(cy_token).get(), join, &joined);
+  EXPECT_TRUE(accepted.ok()) << accepted.error_message();
+  auto [allowed, unused] = challenge(cy_token, ann);
+  EXPECT_TRUE(allowed.ok()) << allowed.error_message();
+}
+
 // Properties and requirements through the API: stored, returned on the ticket, and honoured by
 // the pass (an English speaker requiring English is not seated with a German speaker).
 TEST_F(MatchmakingPgTest, TicketPropertiesAndRequirementsThroughTheApi) {

@@ -9,6 +9,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "services/common/core/logging.h"
+#include "services/common/deletions/account_deletions.h"
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/api/matchmaking_api.h"
 #include "services/matchmaking/outbox/notifications_relay.h"
@@ -67,8 +68,10 @@ struct Installed {
   std::unique_ptr<NotificationOutboxStore> outbox;
   std::unique_ptr<NotificationsRelay> relay;
   std::unique_ptr<Loop> relay_loop;
+  std::unique_ptr<AccountDeletionFollower> deletions;
 
   ~Installed() {
+    deletions.reset();
     relay_loop.reset();
     loop.reset();
     if (hub) hub->Stop();
@@ -205,6 +208,16 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
         spdlog::warn("matchmaking: notification relay failed: {}", relayed.status().ToString());
       }
     });
+  }
+  absl::StatusOr<std::unique_ptr<AccountDeletionFollower>> deletions =
+      MakeAccountDeletionFollower(host,
+                                  {.accounts_address = config.accounts_address,
+                                   .service_token_private_key = config.service_token_private_key},
+                                  "matchmaking", installed->store.get());
+  if (!deletions.ok()) return deletions.status();
+  installed->deletions = *std::move(deletions);
+  if (installed->deletions != nullptr) {
+    host.WhenFirstServing([follower = installed->deletions.get()] { follower->Start(); });
   }
   if (service_out != nullptr) *service_out = installed->domain.get();
   return std::shared_ptr<void>(installed);

@@ -415,6 +415,7 @@ absl::StatusOr<ChallengeRow> MatchmakingService::Challenge(const std::string& ca
             absl::StrCat("invitee_account_ids: no account ", invitee, " exists"));
       }
     }
+    if (absl::Status s = RefuseBlocked(caller, input.invitees); !s.ok()) return s;
   }
   const absl::Time now = deps_.clock();
   ChallengeRow challenge;
@@ -450,9 +451,22 @@ absl::StatusOr<ChallengeRow> MatchmakingService::AcceptChallenge(const std::stri
   } else if (absl::Status s = ValidateCode("invite_code", invite_code); !s.ok()) {
     return s;
   }
+  // A code holder joins only a table where nobody blocked them or was blocked by them.
+  std::set<std::string> blocked;
+  if (!invite_code.empty() && deps_.blocks != nullptr) {
+    absl::StatusOr<std::vector<std::string>> either = deps_.blocks->BlockedEitherWay(caller);
+    if (!either.ok()) return either.status();
+    blocked.insert(either->begin(), either->end());
+  }
   absl::StatusOr<ChallengeRow> accepted = deps_.store->AcceptChallenge(
       challenge_id, invite_code, caller, deps_.clock(),
-      [this](const ChallengeRow& c) -> absl::StatusOr<std::vector<int>> {
+      [this, &blocked](const ChallengeRow& c) -> absl::StatusOr<std::vector<int>> {
+        for (const ChallengePlayer& p : c.players) {
+          if (blocked.contains(p.account_id)) {
+            return absl::FailedPreconditionError(
+                "you cannot join this challenge: you and one of its players blocked the other");
+          }
+        }
         absl::StatusOr<std::map<int, std::vector<int>>> teams =
             deps_.catalog->SeatTeamsForPool(c.game, c.options);
         if (!teams.ok()) return teams.status();
@@ -466,6 +480,21 @@ absl::StatusOr<ChallengeRow> MatchmakingService::AcceptChallenge(const std::stri
     metrics_->CountMatch(accepted->game);
   }
   return accepted;
+}
+
+absl::Status MatchmakingService::RefuseBlocked(const std::string& caller,
+                                               const std::vector<std::string>& invitees) {
+  if (deps_.blocks == nullptr) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::string>> blocked = deps_.blocks->BlockedEitherWay(caller);
+  if (!blocked.ok()) return blocked.status();
+  for (const std::string& invitee : invitees) {
+    if (std::find(blocked->begin(), blocked->end(), invitee) != blocked->end()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("invitee_account_ids: you cannot challenge ", invitee,
+                       ": one of you has blocked the other"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ChallengeRow> MatchmakingService::DeclineChallenge(const std::string& caller,

@@ -143,6 +143,9 @@ class MatchmakingService {
   absl::Time Now() const { return deps_.clock(); }
 
  private:
+  // FAILED_PRECONDITION naming the first invitee the caller blocked or was blocked by.
+  absl::Status RefuseBlocked(const std::string& caller, const std::vector<std::string>& invitees);
+
   absl::StatusOr<std::vector<PlannedMatch>> Plan(const PoolKey& key,
                                                  const std::vector<TicketRow>& tickets,
                                                  absl::Time now);

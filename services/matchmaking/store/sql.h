@@ -238,6 +238,35 @@ inline constexpr char kRecordCreateFailure[] =
     "UPDATE matchmaking.matches SET last_error = left($2, 500), next_attempt_time = " PARLOR_MM_TS(
         3) " WHERE match_id = $1::uuid AND game_id IS NULL";
 
+// --- Deleted accounts (the accounts service's deletion outbox) ----------------------------------
+
+inline constexpr char kForgottenThrough[] =
+    "SELECT coalesce(max(sequence), 0) FROM matchmaking.forgotten_accounts";
+
+// $1 account, $2 its deletion's sequence.
+inline constexpr char kRecordForgotten[] =
+    "INSERT INTO matchmaking.forgotten_accounts (account_id, sequence, forget_time) "
+    "VALUES ($1, $2, now()) ON CONFLICT (account_id) DO NOTHING";
+
+inline constexpr char kForgetTickets[] =
+    "DELETE FROM matchmaking.tickets WHERE ticket_id IN "
+    "(SELECT ticket_id FROM matchmaking.ticket_players WHERE account_id = $1)";
+
+inline constexpr char kForgetInBlockLists[] =
+    "UPDATE matchmaking.tickets SET avoid = array_remove(avoid, $1) "
+    "WHERE state = 'waiting' AND $1 = ANY(avoid)";
+
+inline constexpr char kForgetLedParties[] = "DELETE FROM matchmaking.parties WHERE leader_id = $1";
+inline constexpr char kForgetPartyMembership[] =
+    "DELETE FROM matchmaking.party_members WHERE account_id = $1";
+
+inline constexpr char kForgetChallenges[] =
+    "DELETE FROM matchmaking.challenges WHERE challenger_id = $1 OR challenge_id IN "
+    "(SELECT challenge_id FROM matchmaking.challenge_players WHERE account_id = $1)";
+
+inline constexpr char kForgetNotifications[] =
+    "DELETE FROM matchmaking.notification_outbox WHERE account_id = $1";
+
 }  // namespace parlor::matchmaking::sql
 
 #endif  // PARLOR_SERVICES_MATCHMAKING_STORE_SQL_H_

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/db/pool.h"
+#include "services/common/deletions/account_deletions.h"
 
 namespace parlor::matchmaking {
 
@@ -127,9 +128,13 @@ struct ClaimResult {
 
 // All persistence of matchmaking (SQL in store/sql.h). Every method is one transaction; every error
 // is an absl::Status (NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION for domain conditions).
-class MatchmakingStore {
+class MatchmakingStore : public AccountDeletionSink {
  public:
   explicit MatchmakingStore(DbPool* db) : db_(db) {}
+
+  // Deleted accounts (store/forget_account.cc).
+  absl::StatusOr<int64_t> HandledThrough() override;
+  absl::Status Forget(const DeletedAccount& deleted) override;
 
   // Tickets. InsertTicket fails with ALREADY_EXISTS naming the player when one of `members`
   // already has a waiting ticket for the game and mode. For a party ticket, the party must still
