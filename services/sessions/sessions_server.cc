@@ -14,6 +14,7 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "services/common/core/crypto.h"
+#include "services/sessions/api/block_checker.h"
 #include "services/sessions/api/revocation_poller.h"
 #include "services/sessions/api/sessions_api.h"
 #include "services/sessions/api/stream_guard.h"
@@ -239,6 +240,8 @@ class Loop {
 struct SessionsHandles {
   std::unique_ptr<engine::Registry> games;
   std::unique_ptr<GameStore> store;
+  std::unique_ptr<PgTableStore> table;
+  std::unique_ptr<BlockChecker> blocks;
   std::unique_ptr<GroupCommitter> committer;
   std::unique_ptr<OutboxStore> outbox;
   std::unique_ptr<SessionsMetrics> metrics;
@@ -340,6 +343,12 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
                "accounts service host:port, polled for signed-out sessions (their watch streams "
                "end); needs --service_token_private_key; empty = streams end only when their "
                "token expires");
+  flags.Duration("rematch_offer_ttl", &config->rematch_offer_ttl,
+                 "how long a rematch offer of a finished game stays open", absl::Minutes(1),
+                 absl::Hours(30 * 24));
+  flags.Duration("nudge_period", &config->nudge_period,
+                 "the shortest time between two nudges of one game", absl::Minutes(1),
+                 absl::Hours(30 * 24));
   flags.Duration("revocation_poll_interval", &config->revocation_poll_interval,
                  "how often accounts is asked which sessions were signed out",
                  absl::Milliseconds(50), absl::Minutes(1));
@@ -419,6 +428,25 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
                                 .max_batch = config.group_commit_max_batch,
                                 .on_batch = [metrics](size_t n) { metrics->GroupCommitted(n); }});
     options.group_committer = h->committer.get();
+  }
+  h->table = std::make_unique<PgTableStore>(&host.db());
+  options.table_store = h->table.get();
+  options.rematch_offer_ttl = config.rematch_offer_ttl;
+  options.nudge_period = config.nudge_period;
+  if (!config.accounts_address.empty()) {
+    // Chat hides a blocked sender's messages from the blocker (accounts' CheckBlocks).
+    absl::StatusOr<auth::TokenSigner> signer =
+        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
+    if (signer.ok()) {
+      h->blocks = std::make_unique<BlockChecker>(host.InternalChannel(config.accounts_address),
+                                                 *std::move(signer));
+      BlockChecker* blocks = h->blocks.get();
+      options.check_blocks = [blocks](const std::vector<std::string>& ids) {
+        return blocks->Check(ids);
+      };
+    }
+  } else {
+    spdlog::warn("no --accounts_address: chat cannot honour blocks");
   }
   h->domain =
       std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options, h->metrics.get());

@@ -55,6 +55,10 @@ struct SessionsConfig {
   // streams end only when their token expires.
   std::string accounts_address;
   absl::Duration revocation_poll_interval = absl::Milliseconds(500);
+  // Table talk: a rematch offer's lifetime and the shortest time between two nudges of a game
+  // (Sessions::Options).
+  absl::Duration rematch_offer_ttl = absl::Hours(72);
+  absl::Duration nudge_period = absl::Hours(24);
 };
 
 ServiceHost::Identity SessionsIdentity();

@@ -46,6 +46,10 @@ void LowerThisThreadsPriority(int nice) {
 
 // What a client that lost a stream reconnects with, once it has taken `r`.
 std::string ResumeAfter(const v1::WatchGameResponse& r) {
+  if (r.has_chat()) {
+    return absl::StrCat("after_version=", r.chat().game_version(),
+                        " and chat_after_message_id=", r.chat().message_id());
+  }
   return absl::StrCat("after_version=", r.event().version());
 }
 
@@ -296,17 +300,51 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
 class WatchGameReader final : public StreamReactor<v1::WatchGameResponse>::Reader {
  public:
   WatchGameReader(Sessions* sessions, std::string account_id, std::string game_id,
-                  int64_t after_version, int page_size)
-      : feed_(sessions, std::move(account_id), std::move(game_id), after_version),
-        page_size_(page_size) {}
+                  int64_t after_version, int page_size, std::optional<int64_t> chat_after)
+      : sessions_(sessions),
+        account_id_(account_id),
+        game_id_(game_id),
+        feed_(sessions, std::move(account_id), std::move(game_id), after_version),
+        page_size_(page_size),
+        chat_after_(chat_after) {}
 
+  // The game's versions first, then its new chat messages.
   absl::Status Read(std::vector<v1::WatchGameResponse>* out, bool* more) override {
-    return feed_.Next(page_size_, out, more);
+    if (absl::Status s = feed_.Next(page_size_, out, more); !s.ok() || *more) return s;
+    if (!chat_after_) {
+      // Without chat_after_message_id: the messages sent from now on.
+      absl::StatusOr<int64_t> latest = sessions_->LatestChatId();
+      if (!latest.ok()) {
+        if (out->empty()) return latest.status();
+        *more = true;
+        return absl::OkStatus();
+      }
+      chat_after_ = *latest;
+      return absl::OkStatus();
+    }
+    std::vector<v1::ChatMessage> chat;
+    int64_t read_to = *chat_after_;
+    absl::Status s =
+        sessions_->ChatAfter(account_id_, game_id_, *chat_after_, page_size_, &chat, &read_to);
+    if (!s.ok()) {
+      if (out->empty()) return s;
+      // The versions read are sent; the chat is read again at once.
+      *more = true;
+      return absl::OkStatus();
+    }
+    *more = read_to - *chat_after_ > 0 && static_cast<int>(chat.size()) >= page_size_;
+    chat_after_ = read_to;
+    for (v1::ChatMessage& m : chat) *out->emplace_back().mutable_chat() = std::move(m);
+    return absl::OkStatus();
   }
 
  private:
+  Sessions* sessions_;
+  const std::string account_id_;
+  const std::string game_id_;
   GameFeed feed_;
   const int page_size_;
+  std::optional<int64_t> chat_after_;
 };
 
 class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>::Reader {
@@ -331,6 +369,13 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
 
   absl::Status Read(std::vector<v1::WatchMyGamesResponse>* out, bool* more) override {
     *more = false;
+    if (!chat_started_) {
+      // The first read (at open): chat messages from now on.
+      absl::StatusOr<int64_t> latest = sessions_->LatestChatId();
+      if (!latest.ok()) return latest.status();
+      chat_floor_ = *latest;
+      chat_started_ = true;
+    }
     std::map<std::string, int64_t> versions;
     bool resync = false;
     {
@@ -373,6 +418,34 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
       sent_[game_id] = game->version();
       *out->emplace_back().mutable_game() = *std::move(game);
     }
+    // New chat messages of the changed games (a message announces its game as changed).
+    for (const auto& [game_id, version] : versions) {
+      int64_t& after = chat_sent_[game_id];
+      after = std::max(after, chat_floor_);
+      std::vector<v1::ChatMessage> chat;
+      int64_t read_to = after;
+      absl::Status s = sessions_->ChatAfter(account_id_, game_id, after, 100, &chat, &read_to);
+      if (!s.ok() || chat.empty()) {
+        if (IsTransient(s)) {
+          Retry(/*resync=*/false, versions);
+          return s;
+        }
+        after = read_to;
+        continue;
+      }
+      absl::StatusOr<v1::Game> game = sessions_->GameSummary(account_id_, game_id);
+      if (IsTransient(game.status())) {
+        Retry(/*resync=*/false, versions);
+        return game.status();
+      }
+      if (!game.ok()) continue;
+      after = read_to;
+      for (v1::ChatMessage& m : chat) {
+        v1::WatchMyGamesResponse& r = out->emplace_back();
+        *r.mutable_game() = *game;
+        *r.mutable_chat() = std::move(m);
+      }
+    }
     return absl::OkStatus();
   }
 
@@ -395,6 +468,10 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
   std::map<std::string, int64_t> versions_;
   bool resync_;
   std::map<std::string, int64_t> sent_;  // only touched by the running read
+  // Chat: the newest message id when the stream opened, and the last one read per game.
+  bool chat_started_ = false;
+  int64_t chat_floor_ = 0;
+  std::map<std::string, int64_t> chat_sent_;
 };
 
 // A finished-at-once stream for a refused request.
@@ -436,6 +513,15 @@ PARLOR_SESSIONS_UNARY(GetHistory, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListPublicGames, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(StartVacation, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(EndVacation, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(SendChatMessage, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(ListChatMessages, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(ReportChatMessage, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(OfferRematch, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(AcceptRematch, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(DeclineRematch, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(GetRematch, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(Nudge, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(MarkSeen, Access::kPlayer, )
 #undef PARLOR_SESSIONS_UNARY
 
 // SubmitAction waits for its group commit without holding a worker thread: the committer
@@ -467,9 +553,17 @@ grpc::ServerWriteReactor<v1::WatchGameResponse>* SessionsApi::WatchGame(
   const bool catching_up = request->after_version() >= 0;
   absl::StatusOr<int64_t> admitted = streams_.guard->Admit(*caller, catching_up);
   if (!admitted.ok()) return new RefusedStream<v1::WatchGameResponse>(admitted.status());
+  std::optional<int64_t> chat_after;
+  if (request->has_chat_after_message_id()) {
+    if (request->chat_after_message_id() < 0) {
+      return new RefusedStream<v1::WatchGameResponse>(absl::InvalidArgumentError(
+          "chat_after_message_id must be the id of the last chat message the client has (>= 0)"));
+    }
+    chat_after = request->chat_after_message_id();
+  }
   auto reader = std::make_shared<WatchGameReader>(sessions_, caller->subject, request->game_id(),
                                                   request->after_version(),
-                                                  streams_.guard->limits().page_size);
+                                                  streams_.guard->limits().page_size, chat_after);
   auto* reactor = new StreamReactor<v1::WatchGameResponse>(
       context, streams_, reader, *admitted, catching_up,
       absl::StrCat("after_version=", request->after_version()));
@@ -505,7 +599,7 @@ grpc::ServerWriteReactor<v1::WatchMyGamesResponse>* SessionsApi::WatchMyGames(
               callback(change);
             });
       },
-      /*read_now=*/changed_after.has_value());
+      /*read_now=*/true);  // the first read also marks where the stream's chat starts
   return reactor;
 }
 

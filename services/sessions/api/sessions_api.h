@@ -67,6 +67,33 @@ class SessionsApi final : public v1::SessionsService::CallbackService {
   grpc::ServerUnaryReactor* EndVacation(grpc::CallbackServerContext* context,
                                         const v1::EndVacationRequest* request,
                                         v1::EndVacationResponse* response) override;
+  grpc::ServerUnaryReactor* SendChatMessage(grpc::CallbackServerContext* context,
+                                            const v1::SendChatMessageRequest* request,
+                                            v1::SendChatMessageResponse* response) override;
+  grpc::ServerUnaryReactor* ListChatMessages(grpc::CallbackServerContext* context,
+                                             const v1::ListChatMessagesRequest* request,
+                                             v1::ListChatMessagesResponse* response) override;
+  grpc::ServerUnaryReactor* ReportChatMessage(grpc::CallbackServerContext* context,
+                                              const v1::ReportChatMessageRequest* request,
+                                              v1::ReportChatMessageResponse* response) override;
+  grpc::ServerUnaryReactor* OfferRematch(grpc::CallbackServerContext* context,
+                                         const v1::OfferRematchRequest* request,
+                                         v1::OfferRematchResponse* response) override;
+  grpc::ServerUnaryReactor* AcceptRematch(grpc::CallbackServerContext* context,
+                                          const v1::AcceptRematchRequest* request,
+                                          v1::AcceptRematchResponse* response) override;
+  grpc::ServerUnaryReactor* DeclineRematch(grpc::CallbackServerContext* context,
+                                           const v1::DeclineRematchRequest* request,
+                                           v1::DeclineRematchResponse* response) override;
+  grpc::ServerUnaryReactor* GetRematch(grpc::CallbackServerContext* context,
+                                       const v1::GetRematchRequest* request,
+                                       v1::GetRematchResponse* response) override;
+  grpc::ServerUnaryReactor* Nudge(grpc::CallbackServerContext* context,
+                                  const v1::NudgeRequest* request,
+                                  v1::NudgeResponse* response) override;
+  grpc::ServerUnaryReactor* MarkSeen(grpc::CallbackServerContext* context,
+                                     const v1::MarkSeenRequest* request,
+                                     v1::MarkSeenResponse* response) override;
   grpc::ServerWriteReactor<v1::WatchGameResponse>* WatchGame(
       grpc::CallbackServerContext* context, const v1::WatchGameRequest* request) override;
   grpc::ServerWriteReactor<v1::WatchMyGamesResponse>* WatchMyGames(

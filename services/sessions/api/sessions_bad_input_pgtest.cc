@@ -206,6 +206,91 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       return FirstOfStream<decltype(reader), v1::WatchGameResponse>(reader, *context);
     };
   };
+  // Table talk: each RPC with a game id and what `fill` sets.
+  auto send_chat = [this](std::string token, std::string game_id, std::string text) {
+    return [this, token, game_id, text] {
+      v1::SendChatMessageRequest request;
+      request.set_game_id(game_id);
+      request.set_text(text);
+      v1::SendChatMessageResponse response;
+      return sessions_->SendChatMessage(Bearer(token).get(), request, &response);
+    };
+  };
+  auto list_chat = [this](std::string token, std::string game_id, int page_size, int64_t before) {
+    return [this, token, game_id, page_size, before] {
+      v1::ListChatMessagesRequest request;
+      request.set_game_id(game_id);
+      request.set_page_size(page_size);
+      request.set_before_message_id(before);
+      v1::ListChatMessagesResponse response;
+      return sessions_->ListChatMessages(Bearer(token).get(), request, &response);
+    };
+  };
+  auto report_chat = [this](std::string token, std::string game_id, int64_t message_id,
+                            std::string reason) {
+    return [this, token, game_id, message_id, reason] {
+      v1::ReportChatMessageRequest request;
+      request.set_game_id(game_id);
+      request.set_message_id(message_id);
+      request.set_reason(reason);
+      v1::ReportChatMessageResponse response;
+      return sessions_->ReportChatMessage(Bearer(token).get(), request, &response);
+    };
+  };
+  // The game-id-only RPCs of table talk, by name.
+  auto on_game = [this](std::string rpc, std::string token, std::string game_id) {
+    return [this, rpc, token, game_id]() -> grpc::Status {
+      auto context = Bearer(token);
+      if (rpc == "OfferRematch") {
+        v1::OfferRematchRequest request;
+        request.set_game_id(game_id);
+        v1::OfferRematchResponse response;
+        return sessions_->OfferRematch(context.get(), request, &response);
+      }
+      if (rpc == "AcceptRematch") {
+        v1::AcceptRematchRequest request;
+        request.set_game_id(game_id);
+        v1::AcceptRematchResponse response;
+        return sessions_->AcceptRematch(context.get(), request, &response);
+      }
+      if (rpc == "DeclineRematch") {
+        v1::DeclineRematchRequest request;
+        request.set_game_id(game_id);
+        v1::DeclineRematchResponse response;
+        return sessions_->DeclineRematch(context.get(), request, &response);
+      }
+      if (rpc == "GetRematch") {
+        v1::GetRematchRequest request;
+        request.set_game_id(game_id);
+        v1::GetRematchResponse response;
+        return sessions_->GetRematch(context.get(), request, &response);
+      }
+      v1::NudgeRequest request;
+      request.set_game_id(game_id);
+      v1::NudgeResponse response;
+      return sessions_->Nudge(context.get(), request, &response);
+    };
+  };
+  auto mark_seen = [this](std::string token, std::string game_id, int64_t version) {
+    return [this, token, game_id, version] {
+      v1::MarkSeenRequest request;
+      request.set_game_id(game_id);
+      request.set_version(version);
+      v1::MarkSeenResponse response;
+      return sessions_->MarkSeen(Bearer(token).get(), request, &response);
+    };
+  };
+  auto watch_chat = [this](std::string token, std::string game_id, int64_t chat_after) {
+    return [this, token, game_id, chat_after] {
+      v1::WatchGameRequest request;
+      request.set_game_id(game_id);
+      request.set_after_version(-1);
+      request.set_chat_after_message_id(chat_after);
+      auto context = Bearer(token, absl::Seconds(5));
+      auto reader = sessions_->WatchGame(context.get(), request);
+      return FirstOfStream<decltype(reader), v1::WatchGameResponse>(reader, *context);
+    };
+  };
   auto watch_my_games = [this](std::string token) {
     return [this, token] {
       v1::WatchMyGamesRequest request;
@@ -490,6 +575,85 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       {"WatchGame: unknown game", watch_game(alice, kUnknownGame, 0), StatusCode::NOT_FOUND,
        "no game with id"},
 
+      // Chat.
+      {"SendChatMessage: missing game_id", send_chat(alice, "", "hi"),
+       StatusCode::INVALID_ARGUMENT, "game_id is required"},
+      {"SendChatMessage: empty text", send_chat(alice, fresh.game_id(), ""),
+       StatusCode::INVALID_ARGUMENT, "text must be 1 to 500 characters (got 0)"},
+      {"SendChatMessage: 501 characters", send_chat(alice, fresh.game_id(), std::string(501, 'a')),
+       StatusCode::INVALID_ARGUMENT, "text must be 1 to 500 characters (got 501)"},
+      {"SendChatMessage: oversized text", send_chat(alice, fresh.game_id(), huge),
+       StatusCode::INVALID_ARGUMENT, "text must be 1 to 500 characters (got 102400)"},
+      {"SendChatMessage: a control character", send_chat(alice, fresh.game_id(), "hi\x07"),
+       StatusCode::INVALID_ARGUMENT,
+       "text must be UTF-8 text without control characters (newlines are allowed)"},
+      // proto3 refuses a string field that is not UTF-8 while parsing, before the service runs:
+      // gRPC's own UNIMPLEMENTED without a message, as for any request that does not parse.
+      {"SendChatMessage: bytes that are not UTF-8", send_chat(alice, fresh.game_id(), "hi\xff"),
+       StatusCode::UNIMPLEMENTED, ""},
+      {"SendChatMessage: unknown game", send_chat(alice, kUnknownGame, "hi"),
+       StatusCode::NOT_FOUND, "no game with id"},
+      {"SendChatMessage: another players' private game", send_chat(carol, fresh.game_id(), "hi"),
+       StatusCode::PERMISSION_DENIED, "is private: only its seated players may see it"},
+      {"ListChatMessages: garbage game_id", list_chat(alice, "chat", 0, 0),
+       StatusCode::INVALID_ARGUMENT, "game_id must be a lower-case UUID"},
+      {"ListChatMessages: oversized page_size", list_chat(alice, fresh.game_id(), 101, 0),
+       StatusCode::INVALID_ARGUMENT, "page_size must be 0 to 100"},
+      {"ListChatMessages: negative page_size", list_chat(alice, fresh.game_id(), -1, 0),
+       StatusCode::INVALID_ARGUMENT, "page_size must be 0 to 100"},
+      {"ListChatMessages: negative before_message_id", list_chat(alice, fresh.game_id(), 0, -5),
+       StatusCode::INVALID_ARGUMENT, "before_message_id must be 0"},
+      {"ListChatMessages: another players' private game", list_chat(carol, fresh.game_id(), 0, 0),
+       StatusCode::PERMISSION_DENIED, "is private: only its seated players may see it"},
+      {"ReportChatMessage: no message_id", report_chat(alice, fresh.game_id(), 0, ""),
+       StatusCode::INVALID_ARGUMENT, "message_id must be the id of a message of the game (> 0)"},
+      {"ReportChatMessage: oversized reason",
+       report_chat(alice, fresh.game_id(), 1, std::string(501, 'r')),
+       StatusCode::INVALID_ARGUMENT, "reason must be 0 to 500 characters (got 501)"},
+      {"ReportChatMessage: no such message", report_chat(alice, fresh.game_id(), 999999, "rude"),
+       StatusCode::NOT_FOUND, "has no chat message with id 999999"},
+      {"ReportChatMessage: another players' private game",
+       report_chat(carol, fresh.game_id(), 1, ""), StatusCode::PERMISSION_DENIED,
+       "is private: only its seated players may see it"},
+      {"WatchGame: negative chat_after_message_id", watch_chat(alice, fresh.game_id(), -1),
+       StatusCode::INVALID_ARGUMENT, "chat_after_message_id must be the id of the last chat"},
+      // Rematch.
+      {"OfferRematch: garbage game_id", on_game("OfferRematch", alice, "r"),
+       StatusCode::INVALID_ARGUMENT, "game_id must be a lower-case UUID"},
+      {"OfferRematch: a game still running", on_game("OfferRematch", alice, fresh.game_id()),
+       StatusCode::FAILED_PRECONDITION, "has not ended: a rematch is offered once it has"},
+      {"OfferRematch: another players' game", on_game("OfferRematch", carol, ended.game_id()),
+       StatusCode::NOT_FOUND, "no game with id"},
+      {"OfferRematch: unknown game", on_game("OfferRematch", alice, kUnknownGame),
+       StatusCode::NOT_FOUND, "no game with id"},
+      {"AcceptRematch: nothing offered", on_game("AcceptRematch", alice, ended.game_id()),
+       StatusCode::FAILED_PRECONDITION, "is pending (none was made, it was declined, or it expired)"},
+      {"AcceptRematch: missing game_id", on_game("AcceptRematch", alice, ""),
+       StatusCode::INVALID_ARGUMENT, "game_id is required"},
+      {"DeclineRematch: nothing offered", on_game("DeclineRematch", alice, ended.game_id()),
+       StatusCode::FAILED_PRECONDITION, "is pending (none was made, it was declined, or it expired)"},
+      {"GetRematch: another players' game", on_game("GetRematch", carol, ended.game_id()),
+       StatusCode::NOT_FOUND, "no game with id"},
+      {"GetRematch: garbage game_id", on_game("GetRematch", alice, huge),
+       StatusCode::INVALID_ARGUMENT, "game_id must be a lower-case UUID"},
+      // Nudge.
+      {"Nudge: a game that has ended", on_game("Nudge", alice, ended.game_id()),
+       StatusCode::FAILED_PRECONDITION, "has ended: there is nobody to nudge"},
+      {"Nudge: the caller must act", on_game("Nudge", mover, fresh.game_id()),
+       StatusCode::FAILED_PRECONDITION, "it is your turn in game"},
+      {"Nudge: another players' game", on_game("Nudge", carol, fresh.game_id()),
+       StatusCode::NOT_FOUND, "no game with id"},
+      {"Nudge: garbage game_id", on_game("Nudge", alice, "n"), StatusCode::INVALID_ARGUMENT,
+       "game_id must be a lower-case UUID"},
+      // MarkSeen.
+      {"MarkSeen: negative version", mark_seen(alice, fresh.game_id(), -1),
+       StatusCode::INVALID_ARGUMENT, "version must be >= 0"},
+      {"MarkSeen: beyond the game's version", mark_seen(alice, fresh.game_id(), 5),
+       StatusCode::OUT_OF_RANGE, "version 5 is beyond the game's version 0"},
+      {"MarkSeen: another players' game", mark_seen(carol, fresh.game_id(), 0),
+       StatusCode::NOT_FOUND, "no game with id"},
+      {"MarkSeen: garbage game_id", mark_seen(alice, "m", 0), StatusCode::INVALID_ARGUMENT,
+       "game_id must be a lower-case UUID"},
       // Vacations.
       {"StartVacation: no duration", vacation(alice, 0, 0), StatusCode::INVALID_ARGUMENT,
        "duration must be whole seconds from 1 hour to 30 days"},
@@ -505,6 +669,7 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
          return sessions_->EndVacation(Bearer(alice).get(), {}, &response);
        },
        StatusCode::FAILED_PRECONDITION, "no vacation is running"},
+
 
       // CreateBotGame.
       {"CreateBotGame: missing request_id", bot_game(alice, [](auto& r) { r.clear_request_id(); }),

@@ -81,6 +81,8 @@ struct Receipt {
   std::vector<v1::Game> summaries;
   // (version of the move, its description) from history events.
   std::vector<std::pair<int64_t, std::string>> descriptions;
+  // (version of the move, its typed action) from history events.
+  std::vector<std::pair<int64_t, Any>> actions;
   std::vector<std::string> texts;  // error messages and other free text
   std::string bytes;               // everything received, serialized
 };
@@ -240,6 +242,23 @@ class LeakChecker {
           !hidden.empty() && absl::StrContains(description, hidden)) {
         leak(absl::StrCat("the description \"", description, "\" names the hidden move \"", hidden,
                           "\""));
+      }
+    }
+    for (const auto& [version, action] : receipt.actions) {
+      if (version < 1 || version > final_version() ||
+          log_[version].kind() != engine::v1::LogEntry::KIND_ACTION) {
+        leak(absl::StrCat("a typed action for version ", version, ", which is no action"));
+        continue;
+      }
+      if (const std::string hidden = HiddenMoveText(seat, version); !hidden.empty()) {
+        leak(absl::StrCat("the typed action of version ", version, " reveals the hidden move \"",
+                          hidden, "\""));
+      }
+      const std::string want =
+          Deterministic(*states_[version - 1]->game().ActionToProto(log_[version].action()));
+      std::unique_ptr<Message> got = Unpack(action);
+      if (got == nullptr || Deterministic(*got) != want) {
+        leak(absl::StrCat("the typed action of version ", version, " is not the move made"));
       }
     }
     return leaks;
@@ -405,6 +424,7 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
     int64_t version = 0;
     bool finished = false;
     int bad_calls = 0;
+    int typed_actions = 0;  // typed actions received in history events
     bool ended_by_resignation = false;
     while (!finished) {
       ASSERT_LT(version, 5000);
@@ -450,6 +470,10 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
         for (const v1::HistoryEvent& e : events.events()) {
           h.views.emplace_back(e.version(), e.view());
           h.descriptions.emplace_back(e.version(), e.description());
+          if (e.has_action()) {
+            h.actions.emplace_back(e.version(), e.action());
+            ++typed_actions;
+          }
         }
         h.bytes = Deterministic(events);
         receipts.push_back(std::move(h));
@@ -488,6 +512,10 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
         for (const v1::HistoryEvent& e : events.events()) {
           h.views.emplace_back(e.version(), e.view());
           h.descriptions.emplace_back(e.version(), e.description());
+          if (e.has_action()) {
+            h.actions.emplace_back(e.version(), e.action());
+            ++typed_actions;
+          }
         }
         h.bytes = Deterministic(events);
         receipts.push_back(std::move(h));
@@ -576,6 +604,8 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
         if (w.has_event()) {
           r.views.emplace_back(w.event().version(), w.event().view());
           r.descriptions.emplace_back(w.event().version(), w.event().description());
+          if (w.event().has_action())
+            r.actions.emplace_back(w.event().version(), w.event().action());
         }
         r.summaries.push_back(w.game());
         r.bytes = Deterministic(w);
@@ -614,6 +644,34 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
       }
       if (leaks > 20) break;
     }
+
+    // Once the game has ended, the typed actions alone replay it: the audit needs no text.
+    {
+      std::unique_ptr<engine::State> replay = checker.state(0).Clone();
+      for (int64_t from = 1; from <= version; from += 200) {
+        v1::GetHistoryRequest history;
+        history.set_game_id(game_id);
+        history.set_from_version(from);
+        history.set_page_size(200);
+        v1::GetHistoryResponse events;
+        status = sessions_->GetHistory(Bearer(tokens[1]).get(), history, &events);
+        ASSERT_TRUE(status.ok()) << status.error_message();
+        for (const v1::HistoryEvent& e : events.events()) {
+          if (e.kind() == v1::EVENT_KIND_FORFEIT) {
+            ASSERT_TRUE(replay->Forfeit(e.seat()).ok());
+            continue;
+          }
+          ASSERT_EQ(e.kind(), v1::EVENT_KIND_ACTION) << "version " << e.version();
+          ASSERT_TRUE(e.has_action()) << "version " << e.version() << " has no typed action";
+          absl::StatusOr<engine::Action> action = game->ActionFromAny(e.action());
+          ASSERT_TRUE(action.ok()) << action.status();
+          ASSERT_TRUE(replay->Apply(e.seat(), *action).ok()) << "version " << e.version();
+        }
+      }
+      EXPECT_EQ(Deterministic(*replay->View(engine::Viewer::All())),
+                Deterministic(*checker.state(version).View(engine::Viewer::All())));
+    }
+    EXPECT_GT(typed_actions, 0);
 
     // The checker is not vacuous: it catches each kind of leak when fed one.
     int secret_views = 0;
@@ -654,6 +712,10 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
         Receipt fake_move{"planted description", s, v};
         fake_move.descriptions.emplace_back(v, absl::StrCat("seat played ", hidden));
         EXPECT_FALSE(checker.Check(fake_move).empty()) << "a planted hidden move went unseen";
+        Receipt fake_action{"planted typed action", s, v};
+        fake_action.actions.emplace_back(v, PackAny(*checker.state(v - 1).game().ActionToProto(
+                                                record.log(static_cast<int>(v)).action())));
+        EXPECT_FALSE(checker.Check(fake_action).empty()) << "a planted hidden action went unseen";
         v = version;
         break;
       }
@@ -661,12 +723,147 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
     std::printf(
         "hidden-info %s: %d seats, %lld versions, %d receipts checked (%d stream messages, %d "
         "error messages), %d seat-versions and %d spectator-versions with hidden state, %d hidden "
-        "moves, %d "
+        "moves, %d typed actions, %d "
         "leaks%s\n",
         game->name().c_str(), players, static_cast<long long>(version + 1), checked,
-        stream_messages, bad_calls, secret_views, spectator_secret_views, hidden_moves, leaks,
-        ended_by_resignation ? " (ended by resignation)" : "");
+        stream_messages, bad_calls, secret_views, spectator_secret_views, hidden_moves,
+        typed_actions, leaks, ended_by_resignation ? " (ended by resignation)" : "");
     std::fflush(stdout);
+  }
+}
+
+// Table talk: what a private game's players say and do around it stays with them. A player who
+// is not seated reads none of its chat (list, stream, report), learns nothing of its rematch,
+// nudges or seen versions, and its WatchMyGames carries nothing of the game; a seated player sees
+// its own seen version only; a spectator of a public game reads the chat but sees no player's
+// seen version.
+TEST_F(SessionsHiddenInfoPgTest, TableTalkOfAPrivateGameStaysWithItsPlayers) {
+  const std::string alice = keys_.PlayerToken(kPlayers[0]);
+  const std::string bob = keys_.PlayerToken(kPlayers[1]);
+  const std::string outsider = keys_.PlayerToken(kPlayers[3]);
+  auto create = [&](const std::string& match, bool is_public) {
+    v1::CreateGameRequest create;
+    create.set_match_id(match);
+    create.set_game("picadice");  // one seat acts at a time: the other may nudge
+    for (int i = 0; i < 2; ++i) {
+      v1::SeatSpec* seat = create.add_seats();
+      seat->set_account_id(kPlayers[i]);
+      seat->set_display_name(absl::StrCat("P", i));
+    }
+    create.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(86400);
+    create.set_visibility(is_public ? v1::VISIBILITY_PUBLIC : v1::VISIBILITY_PRIVATE);
+    v1::CreateGameResponse created;
+    grpc::Status status =
+        internal_->CreateGame(Bearer(keys_.ServiceToken()).get(), create, &created);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return created.game();
+  };
+  const v1::Game game = create("talk-private", false);
+  const v1::Game open = create("talk-public", true);
+  StreamRecorder<v1::WatchMyGamesResponse> outsider_games(outsider, [&](grpc::ClientContext* c) {
+    return sessions_->WatchMyGames(c, v1::WatchMyGamesRequest());
+  });
+  absl::SleepFor(absl::Milliseconds(300));  // the stream opens before anything is said
+
+  constexpr char kSecret[] = "meet me at the third oak";
+  v1::SendChatMessageRequest say;
+  say.set_game_id(game.game_id());
+  say.set_text(kSecret);
+  v1::SendChatMessageResponse said;
+  grpc::Status status = sessions_->SendChatMessage(Bearer(alice).get(), say, &said);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const std::string waiter = game.acting_seats(0) == 0 ? bob : alice;
+  v1::NudgeRequest nudge;
+  nudge.set_game_id(game.game_id());
+  v1::NudgeResponse nudged;
+  status = sessions_->Nudge(Bearer(waiter).get(), nudge, &nudged);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  v1::MarkSeenRequest seen;
+  seen.set_game_id(game.game_id());
+  seen.set_version(0);
+  v1::MarkSeenResponse marked;
+  ASSERT_TRUE(sessions_->MarkSeen(Bearer(alice).get(), seen, &marked).ok());
+
+  // Everything the outsider tries is refused, and no answer holds what was said.
+  std::vector<std::pair<std::string, grpc::Status>> refusals;
+  {
+    v1::ListChatMessagesRequest list;
+    list.set_game_id(game.game_id());
+    v1::ListChatMessagesResponse listed;
+    refusals.emplace_back("ListChatMessages",
+                          sessions_->ListChatMessages(Bearer(outsider).get(), list, &listed));
+    EXPECT_EQ(listed.messages_size(), 0);
+    v1::ReportChatMessageRequest report;
+    report.set_game_id(game.game_id());
+    report.set_message_id(said.message().message_id());
+    v1::ReportChatMessageResponse reported;
+    refusals.emplace_back("ReportChatMessage",
+                          sessions_->ReportChatMessage(Bearer(outsider).get(), report, &reported));
+    v1::SendChatMessageResponse ignored;
+    refusals.emplace_back("SendChatMessage",
+                          sessions_->SendChatMessage(Bearer(outsider).get(), say, &ignored));
+    v1::GetRematchRequest rematch;
+    rematch.set_game_id(game.game_id());
+    v1::GetRematchResponse got;
+    refusals.emplace_back("GetRematch",
+                          sessions_->GetRematch(Bearer(outsider).get(), rematch, &got));
+    refusals.emplace_back("Nudge", sessions_->Nudge(Bearer(outsider).get(), nudge, &nudged));
+    refusals.emplace_back("MarkSeen", sessions_->MarkSeen(Bearer(outsider).get(), seen, &marked));
+    v1::WatchGameRequest watch;
+    watch.set_game_id(game.game_id());
+    watch.set_after_version(-1);
+    watch.set_chat_after_message_id(0);
+    auto context = Bearer(outsider, absl::Seconds(5));
+    auto reader = sessions_->WatchGame(context.get(), watch);
+    v1::WatchGameResponse streamed;
+    EXPECT_FALSE(reader->Read(&streamed)) << "a private game's stream opened to an outsider";
+    refusals.emplace_back("WatchGame", reader->Finish());
+  }
+  for (const auto& [rpc, refused] : refusals) {
+    EXPECT_FALSE(refused.ok()) << rpc << " answered an outsider";
+    EXPECT_TRUE(refused.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+                refused.error_code() == grpc::StatusCode::NOT_FOUND)
+        << rpc << ": " << refused.error_message();
+    EXPECT_FALSE(absl::StrContains(refused.error_message(), kSecret)) << rpc;
+    EXPECT_FALSE(absl::StrContains(refused.error_message(), "nudge")) << rpc;
+  }
+
+  // Each player sees its own seen version, not the other's.
+  v1::GetGameRequest get;
+  get.set_game_id(game.game_id());
+  v1::GetGameResponse looked;
+  ASSERT_TRUE(sessions_->GetGame(Bearer(alice).get(), get, &looked).ok());
+  EXPECT_EQ(looked.game().seen_version(), 0);
+  ASSERT_TRUE(sessions_->GetGame(Bearer(bob).get(), get, &looked).ok());
+  EXPECT_EQ(looked.game().seen_version(), -1);
+  v1::ListMyGamesResponse listed;
+  ASSERT_TRUE(sessions_->ListMyGames(Bearer(bob).get(), v1::ListMyGamesRequest(), &listed).ok());
+  for (const v1::Game& g : listed.games()) EXPECT_EQ(g.seen_version(), -1) << g.game_id();
+
+  // A spectator of the public game reads its chat but no player's seen version.
+  seen.set_game_id(open.game_id());
+  ASSERT_TRUE(sessions_->MarkSeen(Bearer(alice).get(), seen, &marked).ok());
+  say.set_game_id(open.game_id());
+  say.set_text("good game");
+  ASSERT_TRUE(sessions_->SendChatMessage(Bearer(bob).get(), say, &said).ok());
+  v1::ListChatMessagesRequest list_open;
+  list_open.set_game_id(open.game_id());
+  v1::ListChatMessagesResponse open_chat;
+  status = sessions_->ListChatMessages(Bearer(outsider).get(), list_open, &open_chat);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  ASSERT_EQ(open_chat.messages_size(), 1);
+  EXPECT_EQ(open_chat.messages(0).text(), "good game");
+  get.set_game_id(open.game_id());
+  ASSERT_TRUE(sessions_->GetGame(Bearer(outsider).get(), get, &looked).ok());
+  EXPECT_EQ(looked.game().my_seat(), -1);
+  EXPECT_EQ(looked.game().seen_version(), 0);  // unset: a spectator has no inbox
+  EXPECT_EQ(looked.game().unseen_versions(), 0);
+
+  outsider_games.Stop();
+  for (const v1::WatchMyGamesResponse& r : outsider_games.received()) {
+    EXPECT_NE(r.game().game_id(), game.game_id());
+    EXPECT_NE(r.game().game_id(), open.game_id());
+    EXPECT_FALSE(r.has_chat());
   }
 }
 

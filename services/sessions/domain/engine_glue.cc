@@ -101,7 +101,10 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> StatesBetween(
 }
 
 std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry& entry,
-                         const engine::Viewer& viewer) {
+                         const engine::Viewer& viewer, bool* revealed) {
+  bool unused = false;
+  bool& shown = revealed != nullptr ? *revealed : unused;
+  shown = false;
   const int seat = entry.seat();
   if (entry.kind() == engine::v1::LogEntry::KIND_SETUP) return "the game was set up";
   if (entry.kind() == engine::v1::LogEntry::KIND_FORFEIT) {
@@ -110,6 +113,7 @@ std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry
   const std::string words = before.ActionToString(seat, entry.action());
   if (viewer.kind == engine::Viewer::Kind::kAll ||
       (viewer.kind == engine::Viewer::Kind::kSeat && viewer.seat == seat)) {
+    shown = true;
     return words;
   }
   std::unique_ptr<engine::State> actual = before.Clone();
@@ -123,6 +127,7 @@ std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry
       return absl::StrCat("seat ", seat, " made a hidden choice");
     }
   }
+  shown = true;
   return words;
 }
 

@@ -46,9 +46,11 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> StatesBetween(
 // The move `seat` made from `before` (log entry `entry`), described for `viewer`: the game's
 // words for it when the viewer made it or can tell from its own view which move it was (no
 // other legal move of that seat would have left the viewer's view the same); otherwise that a
-// hidden choice was made. Never reveals what the rules hide.
+// hidden choice was made. Never reveals what the rules hide. `revealed`, when given, is set to
+// whether the viewer may know which action was made (true only for an action entry described in
+// the game's words).
 std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry& entry,
-                         const engine::Viewer& viewer);
+                         const engine::Viewer& viewer, bool* revealed = nullptr);
 
 }  // namespace parlor::sessions
 

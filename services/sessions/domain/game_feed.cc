@@ -121,11 +121,14 @@ absl::Status GameFeed::Next(int limit, std::vector<v1::WatchGameResponse>* out, 
   if (log.empty()) return absl::OkStatus();
   // Past the newest row read: read it again (for the current summary and whether it ended).
   if (log.back().version > head_.version()) PARLOR_RETURN_IF_ERROR(ReadHead());
-  // While the game runs, a seat's view (or the spectator view); once it has ended, everything.
-  const engine::Viewer viewer =
-      finished_ ? engine::Viewer::All()
-                : (seat_ >= 0 ? engine::Viewer::Seat(seat_) : engine::Viewer::Spectator());
+  // While the game runs, a seat's view (or the spectator view); the version that ended it,
+  // everything. A page read after the end that also holds earlier versions shows those as they
+  // were (their summaries say the game was running).
+  const engine::Viewer running =
+      seat_ >= 0 ? engine::Viewer::Seat(seat_) : engine::Viewer::Spectator();
   for (const LogRow& row : log) {
+    const engine::Viewer viewer =
+        finished_ && row.version == head_.version() ? engine::Viewer::All() : running;
     if (row.version != last_version_ + 1) {
       return absl::DataLossError(absl::StrCat("game ", game_id_, " log skips from version ",
                                               last_version_, " to ", row.version));
@@ -143,7 +146,10 @@ absl::Status GameFeed::Next(int limit, std::vector<v1::WatchGameResponse>* out, 
     if (row.version == 0) {
       event->set_description("the game was set up");
     } else {
-      event->set_description(DescribeMove(*state_, entry, viewer));
+      bool revealed = false;
+      event->set_description(DescribeMove(*state_, entry, viewer, &revealed));
+      // The typed action beside the words, under the same rule (never a hidden choice).
+      if (revealed) *event->mutable_action() = PackAny(*game_->ActionToProto(entry.action()));
       PARLOR_RETURN_IF_ERROR(Apply(*state_, entry, row.version));
     }
     *event->mutable_view() = ViewAny(*state_, viewer);

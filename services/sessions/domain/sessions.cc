@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/cord.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "engine/bots/bot.h"
@@ -250,6 +251,8 @@ absl::StatusOr<v1::Game> Sessions::Summary(const GameRow& row, int my_seat) cons
   *out.mutable_update_time() = ToTimestamp(row.updated_at);
   out.set_match_id(row.match_id);
   out.set_visibility(row.is_public ? v1::VISIBILITY_PUBLIC : v1::VISIBILITY_PRIVATE);
+  // A rematch is created under the match key "rematch:<the finished game's id>" (table.cc).
+  if (absl::StartsWith(row.match_id, "rematch:")) out.set_rematch_of(row.match_id.substr(8));
   return out;
 }
 
@@ -419,6 +422,7 @@ absl::Status Sessions::GetGame(const std::string& account_id, const v1::GetGameR
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LockedState(*game, row));
   PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(row, seat));
+  PARLOR_RETURN_IF_ERROR(AddSeen(account_id, {response->mutable_game()}));
   // A seated player keeps its seat's view after the end (as before); a spectator sees the
   // spectator view while the game runs and everything once it has ended.
   *response->mutable_view() =
@@ -455,8 +459,11 @@ absl::Status Sessions::ListMyGames(const std::string& account_id,
   PARLOR_ASSIGN_OR_RETURN(std::vector<GameRow> rows,
                           store_->ListGames(account_id, static_cast<ListFilter>(request.filter()),
                                             page.cursor, page.size + 1));
-  return FillPage(page, account_id, std::move(rows), response->mutable_games(),
-                  response->mutable_next_page_token());
+  PARLOR_RETURN_IF_ERROR(FillPage(page, account_id, std::move(rows), response->mutable_games(),
+                                  response->mutable_next_page_token()));
+  std::vector<v1::Game*> games;
+  for (v1::Game& g : *response->mutable_games()) games.push_back(&g);
+  return AddSeen(account_id, games);
 }
 
 absl::Status Sessions::ListPublicGames(const std::string& account_id,
@@ -727,8 +734,11 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
     if (v == 0) {
       event->set_description("the game was set up");
     } else {
-      event->set_description(
-          DescribeMove(*states[v - first - 1], record.log(static_cast<int>(v)), viewer));
+      const engine::v1::LogEntry& logged = record.log(static_cast<int>(v));
+      bool revealed = false;
+      event->set_description(DescribeMove(*states[v - first - 1], logged, viewer, &revealed));
+      // The typed action beside the words, under the same rule (never a hidden choice).
+      if (revealed) *event->mutable_action() = PackAny(*game->ActionToProto(logged.action()));
     }
     // While the game runs, the caller sees its own seat's view (a spectator the spectator
     // view); afterwards, everything.

@@ -19,6 +19,7 @@
 #include "services/sessions/domain/requests.h"
 #include "services/sessions/store/group_commit.h"
 #include "services/sessions/store/sessions_store.h"
+#include "services/sessions/store/table_store.h"
 #include "services/sessions/store/versioned_cache.h"
 
 namespace parlor::sessions {
@@ -89,6 +90,20 @@ class Sessions {
     int max_active_games = 100;
     int max_bot_games_per_hour = 60;
     int64_t max_actions_per_day = 100000;
+    // Table talk (chat, rematch, nudges, seen versions; domain/table.cc): its store (those RPCs
+    // are UNAVAILABLE without one), and who blocked whom among some accounts (accounts'
+    // CheckBlocks: (blocker, blocked) pairs); without it no block is known.
+    PgTableStore* table_store = nullptr;
+    std::function<absl::StatusOr<std::vector<std::pair<std::string, std::string>>>(
+        const std::vector<std::string>& account_ids)>
+        check_blocks;
+    // Chat: at most `chat_messages_per_window` messages per player and game in `chat_window`.
+    int chat_messages_per_window = 10;
+    absl::Duration chat_window = absl::Minutes(1);
+    // A rematch offer expires this long after it was made.
+    absl::Duration rematch_offer_ttl = absl::Hours(72);
+    // At most one nudge per game per this period.
+    absl::Duration nudge_period = absl::Hours(24);
   };
 
   Sessions(SessionsStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
@@ -123,6 +138,36 @@ class Sessions {
                              v1::StartVacationResponse* response);
   absl::Status EndVacation(const std::string& account_id, const v1::EndVacationRequest& request,
                            v1::EndVacationResponse* response);
+  // Table talk (domain/table.cc).
+  absl::Status SendChatMessage(const std::string& account_id,
+                               const v1::SendChatMessageRequest& request,
+                               v1::SendChatMessageResponse* response);
+  absl::Status ListChatMessages(const std::string& account_id,
+                                const v1::ListChatMessagesRequest& request,
+                                v1::ListChatMessagesResponse* response);
+  absl::Status ReportChatMessage(const std::string& account_id,
+                                 const v1::ReportChatMessageRequest& request,
+                                 v1::ReportChatMessageResponse* response);
+  absl::Status OfferRematch(const std::string& account_id, const v1::OfferRematchRequest& request,
+                            v1::OfferRematchResponse* response);
+  absl::Status AcceptRematch(const std::string& account_id, const v1::AcceptRematchRequest& request,
+                             v1::AcceptRematchResponse* response);
+  absl::Status DeclineRematch(const std::string& account_id,
+                              const v1::DeclineRematchRequest& request,
+                              v1::DeclineRematchResponse* response);
+  absl::Status GetRematch(const std::string& account_id, const v1::GetRematchRequest& request,
+                          v1::GetRematchResponse* response);
+  absl::Status Nudge(const std::string& account_id, const v1::NudgeRequest& request,
+                     v1::NudgeResponse* response);
+  absl::Status MarkSeen(const std::string& account_id, const v1::MarkSeenRequest& request,
+                        v1::MarkSeenResponse* response);
+  // The chat messages of a game after `after_id` (oldest first, at most `limit` read) that the
+  // account may read (WatchGame, WatchMyGames); *read_to is the id of the last message read
+  // (shown or hidden by a block; after_id when none). PERMISSION_DENIED as for GetGame.
+  absl::Status ChatAfter(const std::string& account_id, absl::string_view game_id, int64_t after_id,
+                         int limit, std::vector<v1::ChatMessage>* out, int64_t* read_to);
+  // The newest chat message id of any game (streams start after it).
+  absl::StatusOr<int64_t> LatestChatId();
 
   // The events of versions after `after_version` (at most `limit`) for a seated caller or a
   // spectator of a public game, with the game's summary, as WatchGame sends them.
@@ -174,6 +219,23 @@ class Sessions {
   absl::StatusOr<std::unique_ptr<engine::State>> LockedState(const engine::Game& game,
                                                              const GameRow& locked);
   absl::StatusOr<v1::Game> Summary(const GameRow& row, int my_seat) const;
+  // Table talk helpers (domain/table.cc).
+  absl::StatusOr<PgTableStore*> TableStore() const;
+  // Drops the messages whose sender the reader blocked.
+  absl::Status HideBlocked(const std::string& reader, const GameRow& row,
+                           std::vector<ChatRow>* messages) const;
+  // The seat's inbox fields (seen_version, unseen_versions) of summaries of the account's games.
+  absl::Status AddSeen(const std::string& account_id, const std::vector<v1::Game*>& games) const;
+  // Creates the rematch of the finished game `row` (idempotent on its match key), as the player
+  // of `my_seat` in `row` sees it.
+  absl::StatusOr<v1::Game> CreateRematch(const GameRow& row, int my_seat);
+  // The rematch RPCs' common work; `step`: 0 offer, 1 accept, 2 decline.
+  struct RematchResult {
+    v1::Rematch rematch;
+    std::optional<v1::Game> game;
+  };
+  absl::StatusOr<RematchResult> RematchCall(int step, const std::string& account_id,
+                                            const std::string& game_id);
   // RESOURCE_EXHAUSTED (with a retry delay when waiting helps) when a CreateBotGame would exceed
   // one of the account's quotas.
   absl::Status CheckQuotas(const std::string& account_id);

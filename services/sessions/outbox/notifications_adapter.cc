@@ -24,6 +24,10 @@ absl::StatusOr<nv1::EventKind> KindOf(const std::string& kind) {
   if (kind == "timeout") return nv1::EVENT_KIND_TIMEOUT;
   if (kind == "game_over") return nv1::EVENT_KIND_GAME_OVER;
   if (kind == "turn_over") return nv1::EVENT_KIND_TURN_OVER;
+  // A player's nudge is a reminder to move (dropped like one once the turn is over); a rematch
+  // offer is a challenge from that player to the same game.
+  if (kind == "nudge") return nv1::EVENT_KIND_REMINDER;
+  if (kind == "rematch_offer") return nv1::EVENT_KIND_CHALLENGE_RECEIVED;
   return absl::InvalidArgumentError(absl::StrCat("no notifications event for kind \"", kind, "\""));
 }
 
@@ -59,6 +63,10 @@ absl::StatusOr<nv1::Event> BuildNotificationEvent(const std::string& game_id,
       const std::string& text = name.string_value();
       if (!text.empty() && text.size() <= 64) event.add_opponent_names(text);
     }
+  }
+  if (auto from = fields.find("from_name"); from != fields.end()) {
+    const std::string& text = from->second.string_value();
+    if (!text.empty() && text.size() <= 64) event.set_from_name(text);
   }
   if (auto expires = fields.find("expires_at_us"); expires != fields.end()) {
     // Microseconds since the epoch as a JSON number (exact below 2^53, i.e. until year 2255).

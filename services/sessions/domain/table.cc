@@ -1,0 +1,613 @@
+// Table talk: what players do around a game besides moving. Chat (with reports and blocks),
+// rematch offers, nudges and the versions each player has seen; every RPC here reads the game
+// for who may do what and writes through PgTableStore.
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/core/crypto.h"
+#include "services/common/core/logging.h"
+#include "services/common/core/status_macros.h"
+#include "services/common/grpc_status.h"
+#include "services/sessions/domain/sessions.h"
+#include "services/sessions/domain/time_control.h"
+
+namespace parlor::sessions {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+constexpr size_t kMaxChatCodePoints = 500;
+constexpr size_t kMaxReasonCodePoints = 500;
+constexpr int kDefaultChatPage = 50;
+constexpr int kMaxChatPage = 100;
+// accounts' CheckBlocks takes at most 16 ids: the reader and 15 senders per call.
+constexpr size_t kSendersPerBlockCheck = 15;
+constexpr absl::string_view kRematchKeyPrefix = "rematch:";
+
+google::protobuf::Timestamp Ts(absl::Time t) {
+  return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
+}
+
+std::string Json(absl::string_view s) { return absl::StrCat("\"", JsonEscape(s), "\""); }
+
+// The number of code points of valid UTF-8 text, or -1 when it is not valid UTF-8 or holds a
+// control character other than a newline.
+int64_t CountText(absl::string_view text) {
+  int64_t n = 0;
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = 1;
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n') || c == 0x7f) return -1;
+    } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
+      len = 2;
+    } else if ((c & 0xf0) == 0xe0) {
+      len = 3;
+    } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
+      len = 4;
+    } else {
+      return -1;
+    }
+    if (i + len > text.size()) return -1;
+    for (size_t k = 1; k < len; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return -1;
+    }
+    i += len;
+    ++n;
+  }
+  return n;
+}
+
+absl::Status CheckFreeText(absl::string_view field, absl::string_view text, size_t max,
+                           bool required) {
+  const int64_t n = CountText(text);
+  if (n < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " must be UTF-8 text without control characters (newlines are allowed)"));
+  }
+  if ((required && n == 0) || n > static_cast<int64_t>(max)) {
+    return absl::InvalidArgumentError(absl::StrCat(field, " must be ", required ? 1 : 0, " to ",
+                                                   max, " characters (got ", n, ")"));
+  }
+  return absl::OkStatus();
+}
+
+v1::ChatMessage ChatProto(const ChatRow& c) {
+  v1::ChatMessage m;
+  m.set_message_id(c.message_id);
+  m.set_game_id(c.game_id);
+  m.set_seat(c.seat);
+  m.set_account_id(c.account_id);
+  m.set_text(c.text);
+  m.set_game_version(c.game_version);
+  *m.mutable_create_time() = Ts(c.created_at);
+  return m;
+}
+
+// The accounts seated in the game (player seats only), in seat order.
+std::vector<std::string> Players(const GameRow& row) {
+  std::vector<std::string> out;
+  for (const SeatRow& s : row.seats) {
+    if (!s.account_id.empty()) out.push_back(s.account_id);
+  }
+  return out;
+}
+
+bool HasComputerSeat(const GameRow& row) {
+  return std::any_of(row.seats.begin(), row.seats.end(),
+                     [](const SeatRow& s) { return !s.bot.empty(); });
+}
+
+bool Pending(const RematchRow& o, absl::Time now) {
+  return o.declined_by.empty() && o.new_game_id.empty() && now < o.expires_at;
+}
+
+bool AllAccepted(const RematchRow& o, const GameRow& row) {
+  for (const std::string& player : Players(row)) {
+    if (std::find(o.accepted_by.begin(), o.accepted_by.end(), player) == o.accepted_by.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+v1::Rematch RematchProto(const RematchRow& o, absl::Time now) {
+  v1::Rematch r;
+  r.set_game_id(o.game_id);
+  r.set_offered_by_account_id(o.offered_by);
+  for (const std::string& a : o.accepted_by) r.add_accepted_account_ids(a);
+  r.set_declined(!o.declined_by.empty());
+  *r.mutable_offer_time() = Ts(o.offered_at);
+  *r.mutable_expire_time() = Ts(o.expires_at);
+  r.set_new_game_id(o.new_game_id);
+  r.set_pending(Pending(o, now));
+  return r;
+}
+
+// A push about `row` to seat `to`: the game, its opponents by name, who it is from and, when set,
+// when telling is pointless (`expires`).
+NotificationRow Push(const GameRow& row, const SeatRow& to, absl::string_view kind,
+                     std::string dedupe, absl::string_view from_name,
+                     std::optional<absl::Time> expires) {
+  NotificationRow n;
+  n.account_id = to.account_id;
+  n.kind = std::string(kind);
+  n.version = row.version;
+  n.dedupe_key = std::move(dedupe);
+  std::vector<std::string> opponents;
+  for (const SeatRow& other : row.seats) {
+    if (other.seat != to.seat && other.team != to.team)
+      opponents.push_back(Json(other.display_name));
+  }
+  n.payload_json = absl::StrCat(
+      "{\"game_id\":", Json(row.game_id), ",\"game\":", Json(row.game),
+      ",\"version\":", row.version, ",\"seat\":", to.seat, ",\"from_name\":", Json(from_name),
+      ",\"opponents\":[", absl::StrJoin(opponents, ","), "]",
+      expires ? absl::StrCat(",\"expires_at_us\":", absl::ToUnixMicros(*expires)) : "", "}");
+  return n;
+}
+
+// The change announced on the streams' channel: the game's seated accounts hear it.
+std::string NotifyPayload(const GameRow& row) {
+  return absl::StrCat(row.game_id, ":", row.version, ":", absl::StrJoin(Players(row), ","));
+}
+
+absl::Status NotSeated(const GameRow& row) {
+  return absl::NotFoundError(absl::StrCat("no game with id ", row.game_id));
+}
+
+absl::Status PrivateGame(const GameRow& row) {
+  return absl::PermissionDeniedError(
+      absl::StrCat("game ", row.game_id, " is private: only its seated players may see it"));
+}
+
+}  // namespace
+
+absl::StatusOr<PgTableStore*> Sessions::TableStore() const {
+  if (options_.table_store == nullptr) {
+    return absl::UnavailableError("chat, rematches, nudges and seen versions are not set up here");
+  }
+  return options_.table_store;
+}
+
+absl::StatusOr<int64_t> Sessions::LatestChatId() {
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  return table->LatestChatId();
+}
+
+absl::Status Sessions::HideBlocked(const std::string& reader, const GameRow& row,
+                                   std::vector<ChatRow>* messages) const {
+  if (!options_.check_blocks || messages->empty()) return absl::OkStatus();
+  std::set<std::string> senders;
+  for (const ChatRow& m : *messages) {
+    if (m.account_id != reader) senders.insert(m.account_id);
+  }
+  if (senders.empty()) return absl::OkStatus();
+  std::set<std::string> blocked;  // senders the reader blocked
+  std::vector<std::string> batch;
+  auto check = [&]() -> absl::Status {
+    std::vector<std::string> ids = {reader};
+    ids.insert(ids.end(), batch.begin(), batch.end());
+    absl::StatusOr<std::vector<std::pair<std::string, std::string>>> blocks =
+        options_.check_blocks(ids);
+    if (!blocks.ok()) {
+      return absl::UnavailableError(absl::StrCat(
+          "the chat of game ", row.game_id, " cannot be shown now: blocks could not be checked (",
+          blocks.status().message(), ")"));
+    }
+    for (const auto& [blocker, blocked_id] : *blocks) {
+      if (blocker == reader) blocked.insert(blocked_id);
+    }
+    batch.clear();
+    return absl::OkStatus();
+  };
+  for (const std::string& sender : senders) {
+    batch.push_back(sender);
+    if (batch.size() == kSendersPerBlockCheck) PARLOR_RETURN_IF_ERROR(check());
+  }
+  if (!batch.empty()) PARLOR_RETURN_IF_ERROR(check());
+  if (blocked.empty()) return absl::OkStatus();
+  messages->erase(std::remove_if(messages->begin(), messages->end(),
+                                 [&](const ChatRow& m) { return blocked.contains(m.account_id); }),
+                  messages->end());
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::SendChatMessage(const std::string& account_id,
+                                       const v1::SendChatMessageRequest& request,
+                                       v1::SendChatMessageResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  PARLOR_RETURN_IF_ERROR(CheckFreeText("text", request.text(), kMaxChatCodePoints, true));
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  const int seat = SeatOf(row, account_id);
+  if (seat < 0) {
+    if (!row.is_public) return PrivateGame(row);
+    return absl::PermissionDeniedError(absl::StrCat(
+        "only the seated players write in the chat of game ", row.game_id, "; spectators read it"));
+  }
+  const absl::Time now = clock_();
+  ChatRow message;
+  message.game_id = row.game_id;
+  message.seat = seat;
+  message.account_id = account_id;
+  message.text = request.text();
+  message.game_version = row.version;
+  message.created_at = now;
+  absl::Time retry_at;
+  absl::StatusOr<ChatRow> stored =
+      table->InsertChat(message, now - options_.chat_window, options_.chat_messages_per_window,
+                        options_.chat_window, NotifyPayload(row), &retry_at);
+  if (absl::IsResourceExhausted(stored.status())) {
+    return WithRetryDelay(stored.status(), std::max(retry_at - now, absl::Seconds(1)));
+  }
+  if (!stored.ok()) return stored.status();
+  *response->mutable_message() = ChatProto(*stored);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::ListChatMessages(const std::string& account_id,
+                                        const v1::ListChatMessagesRequest& request,
+                                        v1::ListChatMessagesResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  if (request.page_size() < 0 || request.page_size() > kMaxChatPage) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("page_size must be 0 to ", kMaxChatPage, " (0: ", kDefaultChatPage, ")"));
+  }
+  if (request.before_message_id() < 0) {
+    return absl::InvalidArgumentError(
+        "before_message_id must be 0 (the newest page) or a message id from a previous page");
+  }
+  const int size = request.page_size() == 0 ? kDefaultChatPage : request.page_size();
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  if (SeatOf(row, account_id) < 0 && !row.is_public) return PrivateGame(row);
+  PARLOR_ASSIGN_OR_RETURN(std::vector<ChatRow> messages,
+                          table->ListChat(row.game_id, 0, request.before_message_id(),
+                                          /*newest_first=*/true, size + 1));
+  if (static_cast<int>(messages.size()) > size) {
+    messages.resize(size);
+    response->set_next_before_message_id(messages.back().message_id);
+  }
+  PARLOR_RETURN_IF_ERROR(HideBlocked(account_id, row, &messages));
+  for (const ChatRow& m : messages) *response->add_messages() = ChatProto(m);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::ChatAfter(const std::string& account_id, absl::string_view game_id,
+                                 int64_t after_id, int limit, std::vector<v1::ChatMessage>* out,
+                                 int64_t* read_to) {
+  *read_to = after_id;
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
+  if (SeatOf(row, account_id) < 0 && !row.is_public) return PrivateGame(row);
+  PARLOR_ASSIGN_OR_RETURN(std::vector<ChatRow> messages,
+                          table->ListChat(row.game_id, after_id, 0, /*newest_first=*/false, limit));
+  const int64_t last = messages.empty() ? after_id : messages.back().message_id;
+  PARLOR_RETURN_IF_ERROR(HideBlocked(account_id, row, &messages));
+  for (const ChatRow& m : messages) out->push_back(ChatProto(m));
+  *read_to = last;
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::ReportChatMessage(const std::string& account_id,
+                                         const v1::ReportChatMessageRequest& request,
+                                         v1::ReportChatMessageResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  if (request.message_id() <= 0) {
+    return absl::InvalidArgumentError("message_id must be the id of a message of the game (> 0)");
+  }
+  PARLOR_RETURN_IF_ERROR(CheckFreeText("reason", request.reason(), kMaxReasonCodePoints, false));
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  if (SeatOf(row, account_id) < 0 && !row.is_public) return PrivateGame(row);
+  PARLOR_ASSIGN_OR_RETURN(ChatRow message, table->GetChat(row.game_id, request.message_id()));
+  if (message.account_id == account_id) {
+    return absl::InvalidArgumentError("message_id names your own message; report others' only");
+  }
+  std::vector<ChatRow> shown = {message};
+  PARLOR_RETURN_IF_ERROR(HideBlocked(account_id, row, &shown));
+  if (shown.empty()) {
+    // As if it did not exist: the reader never saw it.
+    return absl::NotFoundError(
+        absl::StrCat("game ", row.game_id, " has no chat message with id ", request.message_id()));
+  }
+  return table->InsertReport(message.message_id, account_id, request.reason(), clock_());
+}
+
+absl::StatusOr<v1::Game> Sessions::CreateRematch(const GameRow& row, int my_seat) {
+  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
+  CreateSpec spec;
+  spec.match_key = absl::StrCat(kRematchKeyPrefix, row.game_id);
+  spec.request_hash = Sha256(spec.match_key);
+  spec.match_id = spec.match_key;
+  spec.game = game;
+  spec.raw_options = row.options;
+  const int n = static_cast<int>(row.seats.size());
+  // The first seat rotated: the player of old seat i + 1 sits at seat i, old seat 0 last.
+  for (int i = 0; i < n; ++i) {
+    const SeatRow& old = row.seats[(i + 1) % n];
+    SeatRow s;
+    s.seat = i;
+    s.account_id = old.account_id;
+    s.display_name = old.display_name;
+    s.team = -1;  // whatever the game's options make of the new seat
+    spec.seats.push_back(std::move(s));
+  }
+  spec.ranked = row.ranked;
+  spec.is_public = row.is_public;
+  spec.time_control = TimeControlProto(row.time_control);
+  PARLOR_ASSIGN_OR_RETURN(Created created, Create(std::move(spec)));
+  v1::Game out = std::move(created.game);
+  if (my_seat >= 0 && n > 0) {
+    const int seat = (my_seat - 1 + n) % n;
+    out.set_my_seat(seat);
+    out.set_my_turn(std::find(out.acting_seats().begin(), out.acting_seats().end(), seat) !=
+                    out.acting_seats().end());
+  }
+  return out;
+}
+
+namespace {
+
+// What RematchStepFor does for each rematch RPC (see Sessions::RematchCall).
+constexpr int kOffer = 0;
+constexpr int kAccept = 1;
+constexpr int kDecline = 2;
+
+// One rematch RPC's change of the locked offer: *change stays empty when nothing changes (a
+// retry, or an offer every player accepted already).
+absl::Status RematchStepFor(int step, const GameRow& row, const std::string& account_id,
+                            absl::Time now, absl::Duration ttl,
+                            const std::optional<RematchRow>& locked,
+                            std::optional<PgTableStore::RematchChange>* change) {
+  change->reset();
+  const bool pending = locked && Pending(*locked, now);
+  const bool accepted_by_all =
+      locked && locked->declined_by.empty() &&
+      (!locked->new_game_id.empty() || (now < locked->expires_at && AllAccepted(*locked, row)));
+  if (accepted_by_all) {
+    if (step == kDecline) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("every player accepted the rematch of game ", row.game_id));
+    }
+    return absl::OkStatus();
+  }
+  const bool mine = locked && std::find(locked->accepted_by.begin(), locked->accepted_by.end(),
+                                        account_id) != locked->accepted_by.end();
+  if (step == kDecline) {
+    if (!pending) {
+      if (locked && locked->declined_by == account_id) return absl::OkStatus();  // a retry
+      return absl::FailedPreconditionError(
+          absl::StrCat("no rematch offer of game ", row.game_id,
+                       " is pending (none was made, it was declined, or it expired)"));
+    }
+    PgTableStore::RematchChange c;
+    c.offer = *locked;
+    c.offer.declined_by = account_id;
+    *change = std::move(c);
+    return absl::OkStatus();
+  }
+  if (!pending) {
+    if (step == kAccept) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "no rematch offer of game ", row.game_id,
+          " is pending (none was made, it was declined, or it expired); offer one instead"));
+    }
+    // A new offer (none yet, or the last one was declined or expired); the others are told.
+    PgTableStore::RematchChange c;
+    c.offer.game_id = row.game_id;
+    c.offer.offered_by = account_id;
+    c.offer.accepted_by = {account_id};
+    c.offer.offered_at = now;
+    c.offer.expires_at = now + ttl;
+    const int from = SeatOf(row, account_id);
+    const std::string from_name = from >= 0 ? row.seats[from].display_name : "";
+    for (const SeatRow& s : row.seats) {
+      if (s.account_id.empty() || s.account_id == account_id) continue;
+      c.pushes.push_back(
+          Push(row, s, "rematch_offer",
+               absl::StrCat("rematch:", row.game_id, ":", absl::ToUnixMicros(now), ":", s.seat),
+               from_name, c.offer.expires_at));
+    }
+    *change = std::move(c);
+    return absl::OkStatus();
+  }
+  if (mine) return absl::OkStatus();  // a retry, or offering one's own pending offer again
+  // Accepting (or offering what the others offered).
+  PgTableStore::RematchChange c;
+  c.offer = *locked;
+  c.offer.accepted_by.push_back(account_id);
+  *change = std::move(c);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Sessions::RematchResult> Sessions::RematchCall(int step,
+                                                              const std::string& account_id,
+                                                              const std::string& game_id) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
+  const int seat = SeatOf(row, account_id);
+  if (seat < 0) return NotSeated(row);
+  if (!row.finished) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("game ", row.game_id, " has not ended: a rematch is offered once it has"));
+  }
+  if (HasComputerSeat(row)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "game ", row.game_id, " has computer seats: start a new game against the computer"));
+  }
+  const absl::Time now = clock_();
+  std::optional<RematchRow> after;
+  PARLOR_RETURN_IF_ERROR(table->UpdateRematch(
+      row.game_id, now,
+      [&](const std::optional<RematchRow>& locked)
+          -> absl::StatusOr<std::optional<PgTableStore::RematchChange>> {
+        std::optional<PgTableStore::RematchChange> change;
+        PARLOR_RETURN_IF_ERROR(RematchStepFor(step, row, account_id, now,
+                                              options_.rematch_offer_ttl, locked, &change));
+        after = change ? std::optional<RematchRow>(change->offer) : locked;
+        return change;
+      }));
+  RematchResult result;
+  if (!after) return result;
+  if (after->declined_by.empty() && (!after->new_game_id.empty() || AllAccepted(*after, row))) {
+    // Every player accepted: the new game (created at most once, under its match key).
+    PARLOR_ASSIGN_OR_RETURN(v1::Game game, CreateRematch(row, seat));
+    if (after->new_game_id.empty()) {
+      const std::string new_game_id = game.game_id();
+      PARLOR_RETURN_IF_ERROR(table->UpdateRematch(
+          row.game_id, now,
+          [&](const std::optional<RematchRow>& locked)
+              -> absl::StatusOr<std::optional<PgTableStore::RematchChange>> {
+            if (!locked) return absl::InternalError("the accepted rematch offer disappeared");
+            PgTableStore::RematchChange c;
+            c.offer = *locked;
+            c.offer.new_game_id = new_game_id;
+            return std::optional<PgTableStore::RematchChange>(std::move(c));
+          }));
+      after->new_game_id = new_game_id;
+    }
+    result.game = std::move(game);
+  }
+  result.rematch = RematchProto(*after, now);
+  return result;
+}
+
+absl::Status Sessions::OfferRematch(const std::string& account_id,
+                                    const v1::OfferRematchRequest& request,
+                                    v1::OfferRematchResponse* response) {
+  response->Clear();
+  PARLOR_ASSIGN_OR_RETURN(RematchResult r, RematchCall(kOffer, account_id, request.game_id()));
+  *response->mutable_rematch() = std::move(r.rematch);
+  if (r.game) *response->mutable_game() = *std::move(r.game);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::AcceptRematch(const std::string& account_id,
+                                     const v1::AcceptRematchRequest& request,
+                                     v1::AcceptRematchResponse* response) {
+  response->Clear();
+  PARLOR_ASSIGN_OR_RETURN(RematchResult r, RematchCall(kAccept, account_id, request.game_id()));
+  *response->mutable_rematch() = std::move(r.rematch);
+  if (r.game) *response->mutable_game() = *std::move(r.game);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::DeclineRematch(const std::string& account_id,
+                                      const v1::DeclineRematchRequest& request,
+                                      v1::DeclineRematchResponse* response) {
+  response->Clear();
+  PARLOR_ASSIGN_OR_RETURN(RematchResult r, RematchCall(kDecline, account_id, request.game_id()));
+  *response->mutable_rematch() = std::move(r.rematch);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::GetRematch(const std::string& account_id,
+                                  const v1::GetRematchRequest& request,
+                                  v1::GetRematchResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  if (SeatOf(row, account_id) < 0) return NotSeated(row);
+  PARLOR_ASSIGN_OR_RETURN(std::optional<RematchRow> offer, table->GetRematch(row.game_id));
+  if (offer) *response->mutable_rematch() = RematchProto(*offer, clock_());
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::Nudge(const std::string& account_id, const v1::NudgeRequest& request,
+                             v1::NudgeResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  const int seat = SeatOf(row, account_id);
+  if (seat < 0) return NotSeated(row);
+  if (row.finished) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("game ", row.game_id, " has ended: there is nobody to nudge"));
+  }
+  if ((row.acting_seats >> seat & 1u) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat("it is your turn in game ", row.game_id,
+                                                      ": nobody is waiting for anyone else"));
+  }
+  const absl::Time now = clock_();
+  std::vector<NotificationRow> pushes;
+  for (const SeatRow& s : row.seats) {
+    if ((row.acting_seats >> s.seat & 1u) == 0 || s.account_id.empty() || s.forfeited ||
+        s.account_id == account_id) {
+      continue;
+    }
+    pushes.push_back(
+        Push(row, s, "nudge",
+             absl::StrCat("nudge:", row.game_id, ":", absl::ToUnixMicros(now), ":", s.seat),
+             row.seats[seat].display_name, s.deadline));
+  }
+  if (pushes.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "only computer-played seats are to act in game ", row.game_id, ": nobody to nudge"));
+  }
+  PARLOR_ASSIGN_OR_RETURN(
+      std::optional<absl::Time> next,
+      table->TryNudge(row.game_id, account_id, row.version, now, options_.nudge_period, pushes));
+  if (next) {
+    return WithRetryDelay(
+        absl::ResourceExhaustedError(absl::StrCat(
+            "game ", row.game_id, " was nudged less than ",
+            absl::FormatDuration(options_.nudge_period), " ago; the next nudge is possible at ",
+            absl::FormatTime(absl::RFC3339_sec, *next, absl::UTCTimeZone()))),
+        std::max(*next - now, absl::Seconds(1)));
+  }
+  *response->mutable_next_nudge_time() = Ts(now + options_.nudge_period);
+  return absl::OkStatus();
+}
+
+absl::Status Sessions::MarkSeen(const std::string& account_id, const v1::MarkSeenRequest& request,
+                                v1::MarkSeenResponse* response) {
+  response->Clear();
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+  if (request.version() < 0) {
+    return absl::InvalidArgumentError("version must be >= 0 (a version the caller has seen)");
+  }
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  if (SeatOf(row, account_id) < 0) return NotSeated(row);
+  if (request.version() > row.version) {
+    return absl::OutOfRangeError(
+        absl::StrCat("version ", request.version(), " is beyond the game's version ", row.version));
+  }
+  return table->MarkSeen(row.game_id, account_id, request.version(), clock_());
+}
+
+absl::Status Sessions::AddSeen(const std::string& account_id,
+                               const std::vector<v1::Game*>& games) const {
+  if (options_.table_store == nullptr) return absl::OkStatus();
+  std::vector<std::string> ids;
+  for (const v1::Game* g : games) {
+    if (g->my_seat() >= 0) ids.push_back(g->game_id());
+  }
+  if (ids.empty()) return absl::OkStatus();
+  PARLOR_ASSIGN_OR_RETURN(const auto seen, options_.table_store->SeenVersions(account_id, ids));
+  for (v1::Game* g : games) {
+    if (g->my_seat() < 0) continue;
+    auto it = seen.find(g->game_id());
+    const int64_t version = it == seen.end() ? -1 : it->second;
+    g->set_seen_version(version);
+    g->set_unseen_versions(g->version() - version);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace parlor::sessions
