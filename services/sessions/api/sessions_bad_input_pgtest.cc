@@ -432,6 +432,16 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       {"ListMyGames: unknown filter enum",
        list(alice, [](auto& r) { r.set_filter(static_cast<v1::GameFilter>(42)); }),
        StatusCode::INVALID_ARGUMENT, "filter is not a known GameFilter value"},
+      {"ListMyGames: unknown order enum",
+       list(alice, [](auto& r) { r.set_order(static_cast<v1::GameOrder>(7)); }),
+       StatusCode::INVALID_ARGUMENT, "order is not a known GameOrder value"},
+      {"ListMyGames: my-turn-first with a garbage page_token",
+       list(alice,
+            [](auto& r) {
+              r.set_order(v1::GAME_ORDER_MY_TURN_FIRST);
+              r.set_page_token("abc");
+            }),
+       StatusCode::INVALID_ARGUMENT, "page_token is malformed"},
       {"ListMyGames: negative page_size", list(alice, [](auto& r) { r.set_page_size(-1); }),
        StatusCode::INVALID_ARGUMENT, "page_size must be 0 to 100"},
       {"ListMyGames: oversized page_size", list(alice, [](auto& r) { r.set_page_size(101); }),

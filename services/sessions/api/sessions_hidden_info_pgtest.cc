@@ -452,6 +452,17 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
         r.summaries.push_back(states[s].game());
         r.bytes = Deterministic(states[s]);
         receipts.push_back(std::move(r));
+        // Players' records (public), now and then: checked like everything else received.
+        if (version % 25 == 0) {
+          v1::GetPlayerRecordsRequest records_request;
+          for (int p = 0; p < players; ++p) records_request.add_account_ids(kPlayers[p]);
+          v1::GetPlayerRecordsResponse records;
+          status = sessions_->GetPlayerRecords(Bearer(tokens[s]).get(), records_request, &records);
+          ASSERT_TRUE(status.ok()) << status.error_message();
+          Receipt rec{"GetPlayerRecords", s, version};
+          rec.bytes = Deterministic(records);
+          receipts.push_back(std::move(rec));
+        }
         for (const Any& a : states[s].legal_actions()) {
           if (std::none_of(seen_actions.begin(), seen_actions.end(), [&](const Any& b) {
                 return b.SerializeAsString() == a.SerializeAsString();
@@ -481,10 +492,19 @@ TEST_F(SessionsHiddenInfoPgTest, NoSeatEverReceivesWhatItMayNotSee) {
         // The games list carries only summaries: one seat lists at each version, in turn.
         if (version % players != s) continue;
         v1::ListMyGamesResponse listed;
-        status = sessions_->ListMyGames(Bearer(tokens[s]).get(), v1::ListMyGamesRequest(), &listed);
+        v1::ListMyGamesRequest with_last_move;
+        with_last_move.set_with_last_move(true);
+        status = sessions_->ListMyGames(Bearer(tokens[s]).get(), with_last_move, &listed);
         ASSERT_TRUE(status.ok()) << status.error_message();
         Receipt l{"ListMyGames", s, version};
         l.summaries.assign(listed.games().begin(), listed.games().end());
+        for (const v1::Game& g : listed.games()) {
+          if (g.game_id() != game_id || !g.has_last_move()) continue;
+          l.descriptions.emplace_back(g.last_move().version(), g.last_move().description());
+          if (g.last_move().has_action()) {
+            l.actions.emplace_back(g.last_move().version(), g.last_move().action());
+          }
+        }
         l.bytes = Deterministic(listed);
         receipts.push_back(std::move(l));
       }

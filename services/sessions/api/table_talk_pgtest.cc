@@ -563,6 +563,23 @@ TEST_F(TableTalkPgTest, MarkSeenKeepsTheNewestSeenVersionAndListMyGamesCountsThe
   ASSERT_TRUE(status.ok()) << status.error_message();
   const int64_t version = moved.game().version();
 
+  // The inbox's summary of the last move, when asked for: as GetHistory tells it, without a view.
+  v1::ListMyGamesRequest with_last_move;
+  with_last_move.set_with_last_move(true);
+  ASSERT_TRUE(sessions_->ListMyGames(Bearer(other.token).get(), with_last_move, &listed).ok());
+  ASSERT_EQ(listed.games_size(), 1);
+  const v1::HistoryEvent& last = listed.games(0).last_move();
+  EXPECT_EQ(last.version(), version);
+  EXPECT_EQ(last.seat(), game.acting_seats(0));
+  EXPECT_EQ(last.kind(), v1::EVENT_KIND_ACTION);
+  EXPECT_EQ(last.cause(), v1::EVENT_CAUSE_PLAYER);
+  EXPECT_FALSE(last.description().empty());
+  EXPECT_EQ(last.action().SerializeAsString(), state.legal_actions(0).SerializeAsString());
+  EXPECT_FALSE(last.has_view());
+  ASSERT_TRUE(
+      sessions_->ListMyGames(Bearer(other.token).get(), v1::ListMyGamesRequest(), &listed).ok());
+  EXPECT_FALSE(listed.games(0).has_last_move());
+
   v1::MarkSeenRequest seen;
   seen.set_game_id(game.game_id());
   seen.set_version(0);
@@ -591,6 +608,65 @@ TEST_F(TableTalkPgTest, MarkSeenKeepsTheNewestSeenVersionAndListMyGamesCountsThe
   seen.set_version(0);
   status = sessions_->MarkSeen(Bearer(carol_.token).get(), seen, &marked);
   EXPECT_EQ(status.error_code(), StatusCode::NOT_FOUND);
+}
+
+TEST_F(TableTalkPgTest, ListMyGamesPutsMyTurnFirstThenTheSoonestDeadline) {
+  // Five games an hour apart (each move has a day, so the first made has the soonest deadline);
+  // the last one ends at once.
+  std::vector<v1::Game> games;
+  for (int i = 0; i < 5; ++i) {
+    games.push_back(NewGame({alice_, bob_}, false));
+    clock_.Advance(absl::Hours(1));
+  }
+  v1::ResignRequest resign;
+  resign.set_game_id(games.back().game_id());
+  v1::ResignResponse resigned;
+  ASSERT_TRUE(sessions_->Resign(Bearer(bob_.token).get(), resign, &resigned).ok());
+  std::vector<std::string> mine, waiting;
+  for (int i = 0; i < 4; ++i) {
+    (games[i].acting_seats(0) == 0 ? mine : waiting).push_back(games[i].game_id());
+  }
+  std::vector<std::string> want = mine;
+  want.insert(want.end(), waiting.begin(), waiting.end());
+  want.push_back(games.back().game_id());
+
+  v1::ListMyGamesRequest request;
+  request.set_order(v1::GAME_ORDER_MY_TURN_FIRST);
+  v1::ListMyGamesResponse listed;
+  grpc::Status status = sessions_->ListMyGames(Bearer(alice_.token).get(), request, &listed);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  std::vector<std::string> got;
+  for (const v1::Game& g : listed.games()) got.push_back(g.game_id());
+  EXPECT_EQ(got, want);
+  EXPECT_TRUE(listed.next_page_token().empty());
+  ASSERT_EQ(listed.games_size(), 5);
+  for (size_t i = 0; i < mine.size(); ++i) EXPECT_TRUE(listed.games(static_cast<int>(i)).my_turn());
+
+  // Page by page (two a page) gives the same order.
+  got.clear();
+  request.set_page_size(2);
+  for (int page = 0; page < 5; ++page) {
+    ASSERT_TRUE(sessions_->ListMyGames(Bearer(alice_.token).get(), request, &listed).ok());
+    for (const v1::Game& g : listed.games()) got.push_back(g.game_id());
+    if (listed.next_page_token().empty()) break;
+    request.set_page_token(listed.next_page_token());
+  }
+  EXPECT_EQ(got, want);
+  // A token of one order does not continue the other.
+  v1::ListMyGamesRequest other;
+  other.set_page_size(2);
+  other.set_page_token(request.page_token());
+  status = sessions_->ListMyGames(Bearer(alice_.token).get(), other, &listed);
+  EXPECT_EQ(status.error_code(), StatusCode::INVALID_ARGUMENT);
+
+  // The filter still applies: my turn only.
+  request.Clear();
+  request.set_order(v1::GAME_ORDER_MY_TURN_FIRST);
+  request.set_filter(v1::GAME_FILTER_MY_TURN);
+  ASSERT_TRUE(sessions_->ListMyGames(Bearer(alice_.token).get(), request, &listed).ok());
+  got.clear();
+  for (const v1::Game& g : listed.games()) got.push_back(g.game_id());
+  EXPECT_EQ(got, mine);
 }
 
 }  // namespace

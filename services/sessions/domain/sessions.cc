@@ -453,6 +453,12 @@ absl::Status Sessions::ListMyGames(const std::string& account_id,
   if (!v1::GameFilter_IsValid(request.filter())) {
     return absl::InvalidArgumentError("filter is not a known GameFilter value");
   }
+  if (!v1::GameOrder_IsValid(request.order())) {
+    return absl::InvalidArgumentError("order is not a known GameOrder value");
+  }
+  if (request.order() == v1::GAME_ORDER_MY_TURN_FIRST) {
+    return ListMyGamesByTurn(account_id, request, response);
+  }
   PARLOR_ASSIGN_OR_RETURN(const ListPage page,
                           OpenPage(page_tokens_, request.page_size(), request.page_token(),
                                    absl::StrCat(account_id, "/", request.filter())));
@@ -463,6 +469,7 @@ absl::Status Sessions::ListMyGames(const std::string& account_id,
                                   response->mutable_next_page_token()));
   std::vector<v1::Game*> games;
   for (v1::Game& g : *response->mutable_games()) games.push_back(&g);
+  if (request.with_last_move()) PARLOR_RETURN_IF_ERROR(AddLastMoves(account_id, games));
   return AddSeen(account_id, games);
 }
 

@@ -236,6 +236,12 @@ class Sessions {
   };
   absl::StatusOr<RematchResult> RematchCall(int step, const std::string& account_id,
                                             const std::string& game_id);
+  // Game.last_move of the caller's games (ListMyGames' with_last_move).
+  absl::Status AddLastMoves(const std::string& account_id, const std::vector<v1::Game*>& games);
+  // ListMyGames with GAME_ORDER_MY_TURN_FIRST (domain/table.cc), after its filter is checked.
+  absl::Status ListMyGamesByTurn(const std::string& account_id,
+                                 const v1::ListMyGamesRequest& request,
+                                 v1::ListMyGamesResponse* response);
   // RESOURCE_EXHAUSTED (with a retry delay when waiting helps) when a CreateBotGame would exceed
   // one of the account's quotas.
   absl::Status CheckQuotas(const std::string& account_id);

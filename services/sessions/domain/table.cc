@@ -591,6 +591,55 @@ absl::Status Sessions::MarkSeen(const std::string& account_id, const v1::MarkSee
   return table->MarkSeen(row.game_id, account_id, request.version(), clock_());
 }
 
+absl::Status Sessions::ListMyGamesByTurn(const std::string& account_id,
+                                         const v1::ListMyGamesRequest& request,
+                                         v1::ListMyGamesResponse* response) {
+  PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
+  PARLOR_ASSIGN_OR_RETURN(
+      const ListPage page,
+      OpenPage(page_tokens_, request.page_size(), request.page_token(),
+               absl::StrCat(account_id, "/", request.filter(), "/my-turn-first")));
+  // The cursor's time holds the sort key (microseconds), as the token only carries a number.
+  std::optional<std::pair<int64_t, std::string>> after;
+  if (page.cursor) after.emplace(absl::ToUnixMicros(page.cursor->updated_at), page.cursor->game_id);
+  PARLOR_ASSIGN_OR_RETURN(
+      auto ids, table->ListGameIdsByTurn(account_id, request.filter(), after, page.size + 1));
+  const bool more = static_cast<int>(ids.size()) > page.size;
+  if (more) ids.resize(page.size);
+  // One read per game: pages are at most 100 games.
+  std::vector<GameRow> rows;
+  for (const auto& [key, game_id] : ids) {
+    PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
+    PARLOR_ASSIGN_OR_RETURN(*response->add_games(), Summary(row, SeatOf(row, account_id)));
+    rows.push_back(std::move(row));
+    // NextPageToken takes the last row's updated_at as the cursor's key.
+    rows.back().updated_at = absl::FromUnixMicros(key);
+  }
+  response->set_next_page_token(NextPageToken(page_tokens_, page, rows, more));
+  std::vector<v1::Game*> games;
+  for (v1::Game& g : *response->mutable_games()) games.push_back(&g);
+  if (request.with_last_move()) PARLOR_RETURN_IF_ERROR(AddLastMoves(account_id, games));
+  return AddSeen(account_id, games);
+}
+
+absl::Status Sessions::AddLastMoves(const std::string& account_id,
+                                    const std::vector<v1::Game*>& games) {
+  for (v1::Game* g : games) {
+    if (g->my_seat() < 0) continue;
+    v1::GetHistoryRequest request;
+    request.set_game_id(g->game_id());
+    request.set_from_version(g->version());
+    request.set_page_size(1);
+    v1::GetHistoryResponse history;
+    PARLOR_RETURN_IF_ERROR(GetHistory(account_id, request, &history));
+    if (history.events().empty()) continue;
+    v1::HistoryEvent* last = g->mutable_last_move();
+    *last = history.events(0);
+    last->clear_view();
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Sessions::AddSeen(const std::string& account_id,
                                const std::vector<v1::Game*>& games) const {
   if (options_.table_store == nullptr) return absl::OkStatus();

@@ -89,6 +89,25 @@ inline constexpr char kSeenVersions[] =
     "SELECT game_id::text, version FROM sessions.seen_versions "
     "WHERE account_id = $1::uuid AND game_id = ANY ($2::uuid[])";
 
+// ListMyGames ordered my turn first: the key is the rank (0 the caller must act, 1 waiting for
+// others, 2 finished) times 4e15, plus the game's deadline in microseconds (active games;
+// soonest first) or the time before the year 2096 since its last activity (finished games; most
+// recent first). $1 account, $2 filter (as kListMyGames), $3 whether a cursor is given, $4/$5
+// the cursor (key, game id), $6 limit.
+inline constexpr char kListMyGamesByTurn[] =
+    "SELECT k.key, k.game_id::text FROM (SELECT s.game_id, "
+    "(CASE WHEN s.status = 'finished' THEN 8000000000000000 "
+    "+ (3999999999999999 - sessions.to_us(s.updated_at)) "
+    "WHEN s.my_turn THEN coalesce(sessions.to_us(g.deadline), 3999999999999999) "
+    "ELSE 4000000000000000 + coalesce(sessions.to_us(g.deadline), 3999999999999999) END) AS key "
+    "FROM sessions.seats s JOIN sessions.games g ON g.game_id = s.game_id "
+    "WHERE s.account_id = $1::uuid "
+    "AND ($2::int = 0 OR ($2::int = 1 AND s.status = 'active' AND s.my_turn) "
+    "OR ($2::int = 2 AND s.status = 'active' AND NOT s.my_turn) OR ($2::int = 3 AND s.status = "
+    "'finished'))) k "
+    "WHERE NOT $3::boolean OR (k.key, k.game_id) > ($4::bigint, $5::uuid) "
+    "ORDER BY k.key, k.game_id LIMIT $6";
+
 }  // namespace parlor::sessions::table_sql
 
 #endif  // PARLOR_SERVICES_SESSIONS_STORE_TABLE_SQL_H_

@@ -185,6 +185,25 @@ absl::StatusOr<std::optional<absl::Time>> PgTableStore::TryNudge(
   return next;
 }
 
+absl::StatusOr<std::vector<std::pair<int64_t, std::string>>> PgTableStore::ListGameIdsByTurn(
+    absl::string_view account_id, int filter,
+    const std::optional<std::pair<int64_t, std::string>>& after, int limit) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  const std::string account(account_id);
+  absl::Status status = db_->Read("sessions.list_games_by_turn", [&](pqxx::nontransaction& txn) {
+    out.clear();
+    for (const pqxx::row& r : txn.exec_params(
+             table_sql::kListMyGamesByTurn, account, filter, after.has_value(),
+             after ? after->first : int64_t{0},
+             after ? after->second : std::string("00000000-0000-0000-0000-000000000000"), limit)) {
+      out.emplace_back(r[0].as<int64_t>(), r[1].as<std::string>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
 absl::Status PgTableStore::MarkSeen(absl::string_view game_id, absl::string_view account_id,
                                     int64_t version, absl::Time now) {
   const std::string id(game_id), account(account_id);

@@ -86,6 +86,12 @@ class PgTableStore {
                                                      absl::Time now, absl::Duration period,
                                                      const std::vector<NotificationRow>& pushes);
 
+  // The account's games for ListMyGames ordered my turn first (table_sql::kListMyGamesByTurn):
+  // (sort key, game id) pairs after the cursor, at most `limit`.
+  absl::StatusOr<std::vector<std::pair<int64_t, std::string>>> ListGameIdsByTurn(
+      absl::string_view account_id, int filter,
+      const std::optional<std::pair<int64_t, std::string>>& after, int limit);
+
   // Raises the account's seen version of the game to `version` (never lowers it).
   absl::Status MarkSeen(absl::string_view game_id, absl::string_view account_id, int64_t version,
                         absl::Time now);
