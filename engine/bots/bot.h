@@ -132,7 +132,9 @@ using PlayoutPolicy = engine::Action (*)(const engine::State& state, int seat,
                                          engine::Rng& rng);
 // The game's guided playout policy, or null when it has none (its playouts are random): Pico
 // plays the card with the best mean result of the trick against the opponent's hand; Pescado
-// takes every matching tile, best first, and keeps the dice that aim at the most promising tile.
+// takes every matching tile, best first, and keeps the dice that aim at the most promising tile;
+// KA'DICE! eliminates when it can, changes a die when that helps, and keeps the dice with the
+// best exact chance of meeting an opponent's card on the next throw.
 PlayoutPolicy PlayoutPolicyFor(const engine::Game& game);
 
 // The hard bot's own judgement of a position where a playout was cut short, on the scale of
