@@ -19,6 +19,7 @@
 #include "services/sessions/api/sessions_api.h"
 #include "services/sessions/api/stream_guard.h"
 #include "services/sessions/api/watch_hub.h"
+#include "services/sessions/domain/account_deletions.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/dispatcher.h"
 #include "services/sessions/outbox/notifications_adapter.h"
@@ -259,9 +260,13 @@ struct SessionsHandles {
   std::unique_ptr<Loop> sweeper;
   std::unique_ptr<Loop> gauges;
   std::unique_ptr<DispatchLoop> dispatch;
+  std::unique_ptr<AccountErasureStore> erasure;
+  std::unique_ptr<SessionsDeletionSink> deletion_sink;
+  std::unique_ptr<AccountDeletionFollower> deletions;
 
   ~SessionsHandles() {
     // Background work first, then the listener, then what they use.
+    deletions.reset();
     if (metrics) metrics->OnAutoPlayDue(nullptr);
     sweeper.reset();
     gauges.reset();
@@ -341,8 +346,9 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
             {.min = 0, .max = 1000000000});
   flags.String("accounts_address", &config->accounts_address,
                "accounts service host:port, polled for signed-out sessions (their watch streams "
-               "end); needs --service_token_private_key; empty = streams end only when their "
-               "token expires");
+               "end) and deleted accounts (their games resigned, seats renamed); needs "
+               "--service_token_private_key; empty = streams end only when their token expires "
+               "and deleted players' data stays");
   flags.Duration("rematch_offer_ttl", &config->rematch_offer_ttl,
                  "how long a rematch offer of a finished game stays open", absl::Minutes(1),
                  absl::Hours(30 * 24));
@@ -443,6 +449,10 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
       BlockChecker* blocks = h->blocks.get();
       options.check_blocks = [blocks](const std::vector<std::string>& ids) {
         return blocks->Check(ids);
+      };
+      // Public game lists leave out games of players the caller blocked or was blocked by.
+      options.blocked_either_way = [blocks](const std::string& id) {
+        return blocks->EitherWay(id);
       };
     }
   } else {
@@ -549,6 +559,18 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   if (config.dispatch_interval > absl::ZeroDuration()) {
     h->dispatch = std::make_unique<DispatchLoop>(h->dispatcher.get(), host.db().session_url(),
                                                  config.dispatch_interval);
+  }
+  h->erasure = std::make_unique<AccountErasureStore>(&host.db());
+  h->deletion_sink = std::make_unique<SessionsDeletionSink>(h->domain.get(), h->erasure.get());
+  absl::StatusOr<std::unique_ptr<AccountDeletionFollower>> deletions =
+      MakeAccountDeletionFollower(host,
+                                  {.accounts_address = config.accounts_address,
+                                   .service_token_private_key = config.service_token_private_key},
+                                  "sessions", h->deletion_sink.get());
+  if (!deletions.ok()) return deletions.status();
+  h->deletions = *std::move(deletions);
+  if (h->deletions != nullptr) {
+    host.WhenFirstServing([follower = h->deletions.get()] { follower->Start(); });
   }
   return std::shared_ptr<void>(h);
 }

@@ -24,6 +24,7 @@ absl::Status MatchmakingStore::Forget(const DeletedAccount& deleted) {
     txn.exec_params0(sql::kForgetPartyMembership, id);
     txn.exec_params0(sql::kForgetChallenges, id);
     txn.exec_params0(sql::kForgetNotifications, id);
+    txn.exec_params0(sql::kForgetInNotifications, id);
     return absl::OkStatus();
   });
 }

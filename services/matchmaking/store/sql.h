@@ -265,7 +265,11 @@ inline constexpr char kForgetChallenges[] =
     "(SELECT challenge_id FROM matchmaking.challenge_players WHERE account_id = $1)";
 
 inline constexpr char kForgetNotifications[] =
-    "DELETE FROM matchmaking.notification_outbox WHERE account_id = $1";
+    "DELETE FROM matchmaking.notification_outbox WHERE account_id = $1 OR from_account = $1";
+// Other players' match pushes name the remaining opponents only.
+inline constexpr char kForgetInNotifications[] =
+    "UPDATE matchmaking.notification_outbox SET other_accounts = array_remove(other_accounts, $1) "
+    "WHERE $1 = ANY(other_accounts)";
 
 }  // namespace parlor::matchmaking::sql
 

@@ -33,4 +33,24 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> BlockChecker::C
   return out;
 }
 
+absl::StatusOr<std::vector<std::string>> BlockChecker::EitherWay(const std::string& account_id) {
+  absl::StatusOr<std::string> credential = credentials_.Token(absl::Now());
+  if (!credential.ok()) return credential.status();
+  accounts::v1::ListBlocksRequest request;
+  request.set_account_id(account_id);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", *credential));
+  context.set_deadline(absl::ToChronoTime(absl::Now() + rpc_timeout_));
+  accounts::v1::ListBlocksResponse response;
+  const grpc::Status status = stub_->ListBlocks(&context, request, &response);
+  if (!status.ok()) {
+    return absl::UnavailableError(absl::StrCat("accounts.ListBlocks: ", status.error_message()));
+  }
+  std::vector<std::string> out(response.blocked_account_ids().begin(),
+                               response.blocked_account_ids().end());
+  out.insert(out.end(), response.blocked_by_account_ids().begin(),
+             response.blocked_by_account_ids().end());
+  return out;
+}
+
 }  // namespace parlor::sessions

@@ -27,6 +27,10 @@ class BlockChecker {
   absl::StatusOr<std::vector<std::pair<std::string, std::string>>> Check(
       const std::vector<std::string>& account_ids);
 
+  // Everyone `account_id` blocked or was blocked by (accounts' ListBlocks); UNAVAILABLE when
+  // accounts cannot answer.
+  absl::StatusOr<std::vector<std::string>> EitherWay(const std::string& account_id);
+
  private:
   std::unique_ptr<accounts::v1::AccountsInternalService::Stub> stub_;
   auth::ServiceTokenSource credentials_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <utility>
 
 #include "absl/strings/cord.h"
@@ -496,8 +497,26 @@ absl::Status Sessions::ListPublicGames(const std::string& account_id,
   PARLOR_ASSIGN_OR_RETURN(
       std::vector<GameRow> rows,
       store_->ListPublicGames(request.game(), finished, page.cursor, page.size + 1));
-  return FillPage(page, account_id, std::move(rows), response->mutable_games(),
-                  response->mutable_next_page_token());
+  PARLOR_RETURN_IF_ERROR(FillPage(page, account_id, std::move(rows), response->mutable_games(),
+                                  response->mutable_next_page_token()));
+  return LeaveOutBlocked(account_id, response->mutable_games());
+}
+
+absl::Status Sessions::LeaveOutBlocked(const std::string& account_id,
+                                       google::protobuf::RepeatedPtrField<v1::Game>* games) const {
+  if (!options_.blocked_either_way || games->empty()) return absl::OkStatus();
+  // A page may then hold fewer games than asked for; its token still continues after it.
+  PARLOR_ASSIGN_OR_RETURN(const std::vector<std::string> blocked,
+                          options_.blocked_either_way(account_id));
+  if (blocked.empty()) return absl::OkStatus();
+  const std::set<std::string> avoid(blocked.begin(), blocked.end());
+  auto with_blocked = [&avoid](const v1::Game& game) {
+    return std::any_of(game.seats().begin(), game.seats().end(), [&avoid](const v1::Seat& seat) {
+      return avoid.contains(seat.account_id());
+    });
+  };
+  games->erase(std::remove_if(games->begin(), games->end(), with_blocked), games->end());
+  return absl::OkStatus();
 }
 
 absl::Status Sessions::SubmitAction(const std::string& account_id,

@@ -97,6 +97,10 @@ class Sessions {
     std::function<absl::StatusOr<std::vector<std::pair<std::string, std::string>>>(
         const std::vector<std::string>& account_ids)>
         check_blocks;
+    // Everyone an account blocked or was blocked by (accounts' ListBlocks): ListPublicGames leaves
+    // their games out of the caller's list. Without it nothing is left out.
+    std::function<absl::StatusOr<std::vector<std::string>>(const std::string& account_id)>
+        blocked_either_way;
     // Chat: at most `chat_messages_per_window` messages per player and game in `chat_window`.
     int chat_messages_per_window = 10;
     absl::Duration chat_window = absl::Minutes(1);
@@ -133,6 +137,9 @@ class Sessions {
   absl::Status ListPublicGames(const std::string& account_id,
                                const v1::ListPublicGamesRequest& request,
                                v1::ListPublicGamesResponse* response);
+  // Drops the games in which someone the caller blocked, or who blocked the caller, is seated.
+  absl::Status LeaveOutBlocked(const std::string& account_id,
+                               google::protobuf::RepeatedPtrField<v1::Game>* games) const;
 
   absl::Status StartVacation(const std::string& account_id, const v1::StartVacationRequest& request,
                              v1::StartVacationResponse* response);

@@ -1065,6 +1065,40 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
               StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("private")));
 }
 
+// The stranger blocked Bob (or Bob blocked the stranger: the accounts service answers both ways
+// at once): public lists leave out Bob's games; when accounts cannot answer, the list fails
+// rather than show them.
+TEST_F(SessionsPgTest, ListPublicGamesLeavesOutGamesOfBlockedPlayers) {
+  const engine::Game& game = FirstGame();
+  v1::CreateGameRequest with_bob = TwoPlayerRequest(game, "blocked-bob");
+  with_bob.set_visibility(v1::VISIBILITY_PUBLIC);
+  Create(with_bob);
+  now_ = now_.load() + absl::Seconds(1);
+  v1::CreateGameRequest with_carol = TwoPlayerRequest(game, "carol-instead");
+  with_carol.set_visibility(v1::VISIBILITY_PUBLIC);
+  with_carol.mutable_seats(1)->set_account_id(kCarol);
+  const std::string carol_game = Create(with_carol).game_id();
+  bool accounts_up = true;
+  Sessions::Options options;
+  options.blocked_either_way =
+      [&](const std::string& account_id) -> absl::StatusOr<std::vector<std::string>> {
+    if (!accounts_up) return absl::UnavailableError("accounts.ListBlocks: connection refused");
+    if (account_id == kStranger) return std::vector<std::string>{kBob};
+    return std::vector<std::string>{};
+  };
+  Sessions blocking(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  v1::ListPublicGamesResponse listed;
+  ASSERT_THAT(blocking.ListPublicGames(kStranger, {}, &listed), IsOk());
+  ASSERT_EQ(listed.games_size(), 1);
+  EXPECT_EQ(listed.games(0).game_id(), carol_game);
+  ASSERT_THAT(blocking.ListPublicGames(kCarol, {}, &listed), IsOk());
+  EXPECT_EQ(listed.games_size(), 2);
+  accounts_up = false;
+  EXPECT_THAT(blocking.ListPublicGames(kStranger, {}, &listed),
+              StatusIs(absl::StatusCode::kUnavailable, ::testing::HasSubstr("ListBlocks")));
+}
+
 TEST_F(SessionsPgTest, ListPublicGamesPagesPublicGamesOnlyNewestFirst) {
   const engine::Game& game = FirstGame();
   std::vector<std::string> public_ids;
