@@ -193,7 +193,7 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
 
   // A replica of the domain with its own pool, sharing the test clock.
   Replica MakeReplica(RatingSource* ratings = nullptr, GameCreator* games = nullptr,
-                      MatchmakingOptions options = {}) {
+                      MatchmakingOptions options = {}, RecordSource* records = nullptr) {
     Replica r;
     r.pool = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 4}, nullptr);
     r.store = std::make_unique<MatchmakingStore>(r.pool.get());
@@ -205,7 +205,8 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
                                  .games = games,
                                  .metrics = nullptr,
                                  .clock = [clock = clock_] { return clock->Now(); },
-                                 .blocks = directory_.get()},
+                                 .blocks = directory_.get(),
+                                 .records = records},
         options);
     return r;
   }
@@ -811,6 +812,49 @@ TEST_F(MatchmakingPgTest, PlayersChooseTheTimeControlAndVisibilityTheirGameGets)
   }
   EXPECT_EQ(defaults, 1);
   EXPECT_EQ(published.time_controls(4).label(), "3-day time bank, +1 day per move");
+}
+
+// A ranked pool may require a minimum finish rate, read from sessions' players' records (the
+// real sessions service; the records are as its trigger keeps them when games end): with 80 %
+// once 10 games have ended, Ann (6 finished, 3 resigned, 1 timed out: 60 %) is refused ranked
+// play with the figures, but may queue casual; Bob (9 of 10) and Cy (only 3 games ended) may.
+TEST_F(MatchmakingPgTest, ARankedPoolMayRequireAMinimumFinishRate) {
+  const std::string ann = "00000000-0000-4000-8000-0000000000a1";
+  const std::string bob = "00000000-0000-4000-8000-0000000000b1";
+  const std::string cy = "00000000-0000-4000-8000-0000000000c1";
+  const std::string address = StartSessions();
+  ASSERT_FALSE(address.empty());
+  {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    txn.exec0(
+        "INSERT INTO sessions.player_records (account_id, finished, resigned, timed_out, "
+        "updated_at) VALUES ('" +
+        ann + "', 6, 3, 1, now()), ('" + bob + "', 9, 1, 0, now()), ('" + cy +
+        "', 0, 2, 1, now())");
+    txn.commit();
+  }
+  GrpcRecordSource records(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()),
+                           tokens_.get());
+  MatchmakingOptions options;
+  options.ranked_min_finish_percent = 80;
+  options.ranked_min_games_for_finish_rate = 10;
+  Replica r = MakeReplica(nullptr, nullptr, options, &records);
+  EXPECT_THAT(r.service->Enqueue(ann, Input("pico", true)),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("ranked play needs a finish rate of at least 80% (games "
+                                 "finished of games ended against people, once 10 have "
+                                 "ended); you finished 6 of 10 (60%; 3 resigned, 1 timed out)")));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets"), 0);
+  EXPECT_THAT(r.service->Enqueue(ann, Input("pico", false)), IsOk());
+  EXPECT_THAT(r.service->Enqueue(bob, Input("pico", true)), IsOk());
+  EXPECT_THAT(r.service->Enqueue(cy, Input("pico", true)), IsOk());
+  // Without sessions the ranked ticket is refused, not let through unchecked.
+  GrpcRecordSource down(grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials()),
+                        tokens_.get(), absl::Seconds(1));
+  Replica blind = MakeReplica(nullptr, nullptr, options, &down);
+  EXPECT_THAT(blind.service->Enqueue("00000000-0000-4000-8000-0000000000d1", Input("pico", true)),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("sessions")));
 }
 
 // Blocks through the real accounts service: Ann blocks Bob. Ann, Bob and Cy queue for casual

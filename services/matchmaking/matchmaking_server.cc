@@ -60,6 +60,7 @@ struct Installed {
   std::unique_ptr<GrpcAccountDirectory> accounts;
   std::unique_ptr<GrpcGameCreator> games;
   std::unique_ptr<RatingSource> ratings;
+  std::unique_ptr<GrpcRecordSource> records;
   std::unique_ptr<MatchmakingService> domain;
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<WatchHub> hub;
@@ -117,6 +118,13 @@ void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config) {
   flags.Duration("rating_window_unbounded_after", &config->options.matcher.unbounded_after,
                  "ranked: waiting time after which any rating is accepted", absl::ZeroDuration(),
                  absl::Hours(24 * 30));
+  flags.Int("ranked_min_finish_percent", &config->options.ranked_min_finish_percent,
+            "ranked tickets need every player to have finished at least this percentage of "
+            "their ended games against people (0 = no minimum)",
+            {.min = 0, .max = 100});
+  flags.Int("ranked_min_games_for_finish_rate", &config->options.ranked_min_games_for_finish_rate,
+            "games against people a player must have ended before the finish rate applies",
+            {.min = 1, .max = 10000});
   flags.Duration("full_table_wait", &config->options.matcher.full_table_wait,
                  "waiting time after which a smaller accepted table is formed instead of the "
                  "largest",
@@ -159,6 +167,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   installed->games = std::make_unique<GrpcGameCreator>(
       host.InternalChannel(config.sessions_address), installed->tokens.get(),
       installed->accounts.get(), GrpcGameCreator::Settings{});
+  installed->records = std::make_unique<GrpcRecordSource>(
+      host.InternalChannel(config.sessions_address), installed->tokens.get());
   if (config.ratings_address.empty()) {
     spdlog::warn(
         "matchmaking: no --ratings_address (PARLOR_RATINGS_ADDRESS); every ranked player gets the "
@@ -176,7 +186,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
                                .games = installed->games.get(),
                                .metrics = &host.metrics().registry(),
                                .clock = clock,
-                               .blocks = installed->accounts.get()},
+                               .blocks = installed->accounts.get(),
+                               .records = installed->records.get()},
       config.options);
   installed->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
   installed->hub = std::make_unique<WatchHub>(&host.workers(), config.watch_poll_interval);

@@ -113,6 +113,33 @@ absl::StatusOr<double> GrpcRatingSource::Rating(const std::string& account_id,
   return kDefault;
 }
 
+GrpcRecordSource::GrpcRecordSource(std::shared_ptr<grpc::Channel> channel,
+                                   auth::ServiceTokenSource* tokens, absl::Duration timeout)
+    : stub_(sessions::v1::SessionsInternalService::NewStub(std::move(channel))),
+      tokens_(tokens),
+      timeout_(timeout) {}
+
+absl::StatusOr<PlayerRecord> GrpcRecordSource::Record(const std::string& account_id) {
+  sessions::v1::GetPlayerRecordsRequest request;
+  request.add_account_ids(account_id);
+  grpc::ClientContext context;
+  if (absl::Status s = Prepare(context, tokens_, timeout_); !s.ok()) return s;
+  sessions::v1::GetPlayerRecordsResponse response;
+  grpc::Status status = stub_->GetPlayerRecords(&context, request, &response);
+  if (!status.ok()) {
+    return absl::UnavailableError(absl::StrCat("the sessions service did not answer (",
+                                               status.error_message(), "); retry later"));
+  }
+  PlayerRecord record;
+  for (const sessions::v1::PlayerRecord& r : response.records()) {
+    if (r.account_id() != account_id) continue;
+    record.finished = r.finished();
+    record.resigned = r.resigned();
+    record.timed_out = r.timed_out();
+  }
+  return record;
+}
+
 GrpcGameCreator::GrpcGameCreator(std::shared_ptr<grpc::Channel> channel,
                                  auth::ServiceTokenSource* tokens, AccountDirectory* accounts,
                                  Settings settings)

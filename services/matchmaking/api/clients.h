@@ -53,6 +53,20 @@ class GrpcRatingSource final : public RatingSource {
   absl::Duration timeout_;
 };
 
+// sessions.SessionsInternalService.GetPlayerRecords with the internal credential. UNAVAILABLE
+// when sessions does not answer (the ranked ticket is refused, never let through unchecked).
+class GrpcRecordSource final : public RecordSource {
+ public:
+  GrpcRecordSource(std::shared_ptr<grpc::Channel> channel, auth::ServiceTokenSource* tokens,
+                   absl::Duration timeout = absl::Seconds(5));
+  absl::StatusOr<PlayerRecord> Record(const std::string& account_id) override;
+
+ private:
+  std::unique_ptr<sessions::v1::SessionsInternalService::Stub> stub_;
+  auth::ServiceTokenSource* tokens_;
+  absl::Duration timeout_;
+};
+
 // sessions.SessionsInternalService.CreateGame with the internal credential; the match id is the
 // idempotency key, so retrying after any failure is safe.
 class GrpcGameCreator final : public GameCreator {

@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_MATCHMAKING_DOMAIN_CLIENTS_H_
 #define PARLOR_SERVICES_MATCHMAKING_DOMAIN_CLIENTS_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -49,6 +50,19 @@ class BlockSource {
   // The accounts `account_id` blocked or was blocked by, in any order.
   virtual absl::StatusOr<std::vector<std::string>> BlockedEitherWay(
       const std::string& account_id) = 0;
+};
+
+// A player's record in games against people (sessions.SessionsInternalService.
+// GetPlayerRecords): games finished, resigned and forfeited on time.
+struct PlayerRecord {
+  int64_t finished = 0;
+  int64_t resigned = 0;
+  int64_t timed_out = 0;
+};
+class RecordSource {
+ public:
+  virtual ~RecordSource() = default;
+  virtual absl::StatusOr<PlayerRecord> Record(const std::string& account_id) = 0;
 };
 
 // Creates the game for a match: sessions.CreateGame, idempotent on the match id. Returns the

@@ -280,6 +280,9 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
     std::sort(avoid.begin(), avoid.end());
     avoid.erase(std::unique(avoid.begin(), avoid.end()), avoid.end());
   }
+  if (input.ranked) {
+    if (absl::Status s = CheckFinishRates(caller, members); !s.ok()) return s;
+  }
   double rating = 0;
   if (input.ranked) {
     const std::string ladder = LadderFor(input.game, game->seat_teams);
@@ -308,6 +311,29 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
   ticket.time_control = (*time_control)->name;
   ticket.visibility = *visibility;
   return deps_.store->InsertTicket(ticket);
+}
+
+absl::Status MatchmakingService::CheckFinishRates(const std::string& caller,
+                                                  const std::vector<std::string>& members) {
+  if (options_.ranked_min_finish_percent <= 0 || deps_.records == nullptr) {
+    return absl::OkStatus();
+  }
+  for (const std::string& member : members) {
+    absl::StatusOr<PlayerRecord> r = deps_.records->Record(member);
+    if (!r.ok()) return r.status();
+    const int64_t ended = r->finished + r->resigned + r->timed_out;
+    if (ended < options_.ranked_min_games_for_finish_rate) continue;
+    // finished / ended < percent / 100, in integers.
+    if (r->finished * 100 >= options_.ranked_min_finish_percent * ended) continue;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "ranked play needs a finish rate of at least ", options_.ranked_min_finish_percent,
+        "% (games finished of games ended against people, once ",
+        options_.ranked_min_games_for_finish_rate, " have ended); ",
+        member == caller ? "you" : absl::StrCat("party member ", member), " finished ", r->finished,
+        " of ", ended, " (", r->finished * 100 / ended, "%; ", r->resigned, " resigned, ",
+        r->timed_out, " timed out): finish casual games to raise it"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<TicketRow> MatchmakingService::GetTicket(const std::string& caller,

@@ -38,6 +38,11 @@ struct MatchmakingOptions {
   int claim_batch_tickets = 1000;
   // Batches of one pool claimed at once (each on its own database connection).
   int claim_parallelism = 2;
+  // Ranked tickets need every player's finish rate (games finished / games ended, in games
+  // against people) to be at least this many percent once they have ended
+  // `ranked_min_games_for_finish_rate` games (0: no minimum). Checked at Enqueue.
+  int ranked_min_finish_percent = 0;
+  int ranked_min_games_for_finish_rate = 10;
 };
 
 // The ratings service's ladder of a ticket, derived as services/ratings/model/ladder.h derives a
@@ -106,6 +111,9 @@ class MatchmakingService {
     Clock clock;
     // Blocks between players, read at enqueue (null: nobody is blocked).
     BlockSource* blocks = nullptr;
+    // Players' records, read at a ranked enqueue when a minimum finish rate is set (null: not
+    // checked).
+    RecordSource* records = nullptr;
   };
 
   MatchmakingService(Deps deps, MatchmakingOptions options);
@@ -152,6 +160,10 @@ class MatchmakingService {
 
   // Where this replica starts claiming a pool's batches (differs between replicas and passes).
   size_t NextStart();
+
+  // A ranked ticket's players' finish rates against options_.ranked_min_finish_percent:
+  // FAILED_PRECONDITION naming the first player below it.
+  absl::Status CheckFinishRates(const std::string& caller, const std::vector<std::string>& members);
 
   Deps deps_;
   MatchmakingOptions options_;

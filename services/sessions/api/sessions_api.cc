@@ -513,6 +513,7 @@ PARLOR_SESSIONS_UNARY(GetHistory, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListPublicGames, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(StartVacation, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(EndVacation, Access::kPlayer, )
+PARLOR_SESSIONS_UNARY(GetPlayerRecords, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(SendChatMessage, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListChatMessages, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ReportChatMessage, Access::kPlayer, )
@@ -610,6 +611,16 @@ grpc::ServerUnaryReactor* SessionsInternalApi::CreateGame(grpc::CallbackServerCo
                    [this](const CallContext&, const v1::CreateGameRequest& request,
                           v1::CreateGameResponse* response) -> absl::Status {
                      return sessions_->CreateGame(request, response);
+                   });
+}
+
+grpc::ServerUnaryReactor* SessionsInternalApi::GetPlayerRecords(
+    grpc::CallbackServerContext* context, const v1::GetPlayerRecordsRequest* request,
+    v1::GetPlayerRecordsResponse* response) {
+  return rpc_->Run(context, Access::kService, request, response,
+                   [this](const CallContext&, const v1::GetPlayerRecordsRequest& request,
+                          v1::GetPlayerRecordsResponse* response) -> absl::Status {
+                     return sessions_->GetPlayerRecords("", request, response);
                    });
 }
 

@@ -61,6 +61,9 @@ class SessionsApi final : public v1::SessionsService::CallbackService {
   grpc::ServerUnaryReactor* ListPublicGames(grpc::CallbackServerContext* context,
                                             const v1::ListPublicGamesRequest* request,
                                             v1::ListPublicGamesResponse* response) override;
+  grpc::ServerUnaryReactor* GetPlayerRecords(grpc::CallbackServerContext* context,
+                                             const v1::GetPlayerRecordsRequest* request,
+                                             v1::GetPlayerRecordsResponse* response) override;
   grpc::ServerUnaryReactor* StartVacation(grpc::CallbackServerContext* context,
                                           const v1::StartVacationRequest* request,
                                           v1::StartVacationResponse* response) override;
@@ -113,6 +116,9 @@ class SessionsInternalApi final : public v1::SessionsInternalService::CallbackSe
   grpc::ServerUnaryReactor* CreateGame(grpc::CallbackServerContext* context,
                                        const v1::CreateGameRequest* request,
                                        v1::CreateGameResponse* response) override;
+  grpc::ServerUnaryReactor* GetPlayerRecords(grpc::CallbackServerContext* context,
+                                             const v1::GetPlayerRecordsRequest* request,
+                                             v1::GetPlayerRecordsResponse* response) override;
 
  private:
   Sessions* sessions_;

@@ -300,6 +300,14 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       return FirstOfStream<decltype(reader), v1::WatchMyGamesResponse>(reader, *context);
     };
   };
+  auto records = [this](std::string token, std::vector<std::string> ids) {
+    return [this, token, ids] {
+      v1::GetPlayerRecordsRequest request;
+      for (const std::string& id : ids) request.add_account_ids(id);
+      v1::GetPlayerRecordsResponse response;
+      return sessions_->GetPlayerRecords(Bearer(token).get(), request, &response);
+    };
+  };
   auto vacation = [this](std::string token, int64_t seconds, int32_t nanos) {
     return [this, token, seconds, nanos] {
       v1::StartVacationRequest request;
@@ -680,6 +688,19 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
        },
        StatusCode::FAILED_PRECONDITION, "no vacation is running"},
 
+      // GetPlayerRecords.
+      {"GetPlayerRecords: no token", records("", {kAlice}), StatusCode::UNAUTHENTICATED, ""},
+      {"GetPlayerRecords: no account ids", records(alice, {}), StatusCode::INVALID_ARGUMENT,
+       "account_ids: between 1 and 100 account ids (got 0)"},
+      {"GetPlayerRecords: more than 100",
+       records(alice, std::vector<std::string>(101, kAlice)), StatusCode::INVALID_ARGUMENT,
+       "account_ids: between 1 and 100 account ids (got 101)"},
+      {"GetPlayerRecords: not a UUID", records(alice, {kAlice, "alice"}),
+       StatusCode::INVALID_ARGUMENT,
+       "account_ids[1]: an account id is a lower-case UUID, got \"alice\""},
+      {"GetPlayerRecords: upper-case UUID",
+       records(alice, {"00000000-0000-4000-8000-00000000A11C"}), StatusCode::INVALID_ARGUMENT,
+       "account_ids[0]: an account id is a lower-case UUID"},
 
       // CreateBotGame.
       {"CreateBotGame: missing request_id", bot_game(alice, [](auto& r) { r.clear_request_id(); }),

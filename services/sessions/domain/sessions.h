@@ -145,6 +145,11 @@ class Sessions {
                              v1::StartVacationResponse* response);
   absl::Status EndVacation(const std::string& account_id, const v1::EndVacationRequest& request,
                            v1::EndVacationResponse* response);
+  // Public: any caller (a player, or a service with an empty account_id).
+  absl::Status GetPlayerRecords(const std::string& account_id,
+                                const v1::GetPlayerRecordsRequest& request,
+                                v1::GetPlayerRecordsResponse* response);
+
   // Table talk (domain/table.cc).
   absl::Status SendChatMessage(const std::string& account_id,
                                const v1::SendChatMessageRequest& request,

@@ -1492,6 +1492,66 @@ TEST_F(SessionsPgTest, TimeBanksRunDownGrowPerMoveUpToTheStartAndTimeOutWhenEmpt
   EXPECT_LE(bank_of(third), 1800);
 }
 
+// Players' records, kept in the transaction that ends each game against people: a resignation,
+// a ranked timeout and the games the others finished; games against the computer do not count.
+TEST_F(SessionsPgTest, PlayerRecordsCountFinishedResignedAndTimedOutGames) {
+  // Alice resigns a casual game: she resigned it, Bob finished it.
+  v1::Game resigned = Create(TwoPlayerRequest(FirstGame(), "record-resign"));
+  v1::ResignRequest resign;
+  resign.set_game_id(resigned.game_id());
+  v1::ResignResponse after_resign;
+  ASSERT_THAT(sessions_->Resign(kAlice, resign, &after_resign), IsOk());
+  ASSERT_EQ(after_resign.game().status(), v1::GAME_STATUS_FINISHED);
+  // A ranked game: whoever must act lets the deadline pass and forfeits.
+  v1::Game ranked = Create(TwoPlayerRequest(FirstGame(), "record-timeout", /*ranked=*/true));
+  ASSERT_EQ(ranked.acting_seats_size(), 1) << "the test needs a game with one seat acting";
+  const std::string late = ActingAccount(ranked);
+  const std::string other = late == kAlice ? kBob : kAlice;
+  now_ = now_.load() + absl::Hours(25);
+  ASSERT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+  // Carol resigns a game against the computer: not a game against people.
+  v1::CreateBotGameRequest bot;
+  bot.set_request_id("record-bot");
+  bot.set_game(FirstGame().name());
+  bot.set_num_players(FirstGame().info().min_players);
+  v1::CreateBotGameResponse bot_game;
+  ASSERT_THAT(sessions_->CreateBotGame(kCarol, bot, &bot_game), IsOk());
+  resign.set_game_id(bot_game.game().game_id());
+  ASSERT_THAT(sessions_->Resign(kCarol, resign, &after_resign), IsOk());
+
+  v1::GetPlayerRecordsRequest request;
+  for (const char* id : {kAlice, kBob, kCarol}) request.add_account_ids(id);
+  v1::GetPlayerRecordsResponse records;
+  ASSERT_THAT(sessions_->GetPlayerRecords(kCarol, request, &records), IsOk());
+  ASSERT_EQ(records.records_size(), 3);
+  auto record_of = [&](const std::string& id) {
+    for (const v1::PlayerRecord& r : records.records()) {
+      if (r.account_id() == id) return r;
+    }
+    return v1::PlayerRecord();
+  };
+  const v1::PlayerRecord alice = record_of(kAlice);
+  EXPECT_EQ(alice.resigned(), 1);
+  EXPECT_EQ(alice.timed_out(), late == kAlice ? 1 : 0);
+  EXPECT_EQ(alice.finished(), late == kAlice ? 0 : 1);
+  const v1::PlayerRecord timed = record_of(late);
+  const v1::PlayerRecord finisher = record_of(other);
+  EXPECT_EQ(timed.timed_out(), 1);
+  EXPECT_EQ(finisher.timed_out(), 0);
+  const v1::PlayerRecord bob = record_of(kBob);
+  EXPECT_EQ(bob.resigned(), 0);
+  EXPECT_EQ(bob.finished() + bob.timed_out(), 2);
+  EXPECT_DOUBLE_EQ(bob.finish_rate(), bob.finished() / 2.0);
+  EXPECT_DOUBLE_EQ(alice.finish_rate(), alice.finished() / 2.0);
+  // Carol's game against the computer left no record: all zero, a finish rate of 1.
+  EXPECT_EQ(records.records(2).account_id(), kCarol);
+  EXPECT_EQ(records.records(2).finished() + records.records(2).resigned() +
+                records.records(2).timed_out(),
+            0);
+  EXPECT_DOUBLE_EQ(records.records(2).finish_rate(), 1.0);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.player_records"), 2);
+}
+
 // Idempotency keys are kept for the retention window (a retry within it gets the first answer)
 // and deleted by the sweeper in batches after it; a retry after that gets ABORTED, never a
 // second application.

@@ -245,6 +245,37 @@ absl::Status FakeSessionsStore::ChangeVacation(absl::string_view account_id,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<PlayerRecordRow>> FakeSessionsStore::GetPlayerRecords(
+    const std::vector<std::string>& account_ids) {
+  absl::ReaderMutexLock lock(&mu_);
+  // As the trigger of migration 0007 counts them: finished games with a match id.
+  std::vector<PlayerRecordRow> records;
+  for (const std::string& account : account_ids) {
+    PlayerRecordRow r{account, 0, 0, 0};
+    bool any = false;
+    for (const auto& [id, game] : games_) {
+      const int seat = SeatOfAccount(game, account);
+      if (!game.finished || game.match_id.empty() || seat < 0) continue;
+      any = true;
+      if (!game.seats[seat].forfeited) {
+        ++r.finished;
+        continue;
+      }
+      bool timed_out = false;
+      auto log = logs_.find(id);
+      if (log != logs_.end()) {
+        for (const LogRow& row : log->second) {
+          timed_out = timed_out || (row.seat == seat && row.kind == LogRow::Kind::kForfeit &&
+                                    row.cause == LogRow::Cause::kTimeout);
+        }
+      }
+      ++(timed_out ? r.timed_out : r.resigned);
+    }
+    if (any) records.push_back(r);
+  }
+  return records;
+}
+
 std::vector<NotificationRow> FakeSessionsStore::notifications() const {
   absl::ReaderMutexLock lock(&mu_);
   return notifications_;

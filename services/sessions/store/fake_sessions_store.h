@@ -38,6 +38,8 @@ class FakeSessionsStore : public SessionsStore {
                                                absl::Time day_ago) override;
   absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id) override;
   absl::Status ChangeVacation(absl::string_view account_id, const VacationChange& change) override;
+  absl::StatusOr<std::vector<PlayerRecordRow>> GetPlayerRecords(
+      const std::vector<std::string>& account_ids) override;
 
   // What was written.
   std::vector<NotificationRow> notifications() const;

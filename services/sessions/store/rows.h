@@ -133,6 +133,15 @@ struct NewGame {
   std::string notify_payload;
 };
 
+// A player's record in games against people (sessions.player_records, kept by a trigger in the
+// transaction that ends each game).
+struct PlayerRecordRow {
+  std::string account_id;
+  int64_t finished = 0;
+  int64_t resigned = 0;
+  int64_t timed_out = 0;
+};
+
 enum class ListFilter { kAll = 0, kMyTurn = 1, kWaiting = 2, kFinished = 3 };
 
 struct ListCursor {

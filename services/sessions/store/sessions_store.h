@@ -108,6 +108,11 @@ class SessionsStore {
   };
   virtual absl::Status ChangeVacation(absl::string_view account_id,
                                       const VacationChange& change) = 0;
+
+  // The records of those of `account_ids` that have one (a player without a finished game
+  // against people has none).
+  virtual absl::StatusOr<std::vector<PlayerRecordRow>> GetPlayerRecords(
+      const std::vector<std::string>& account_ids) = 0;
 };
 
 }  // namespace parlor::sessions

@@ -263,6 +263,11 @@ inline constexpr char kStartVacation[] =
     "ends_at = EXCLUDED.ends_at WHERE sessions.vacations.ends_at <= EXCLUDED.started_at "
     "RETURNING account_id";
 
+// Players' records ($1 account ids).
+inline constexpr char kSelectPlayerRecords[] =
+    "SELECT account_id::text, finished, resigned, timed_out FROM sessions.player_records "
+    "WHERE account_id = ANY($1::uuid[])";
+
 // The account's active games, for a vacation's change ($1 account).
 inline constexpr char kSelectActiveGamesOf[] =
     "SELECT game_id::text FROM sessions.seats WHERE account_id = $1::uuid AND status = 'active' "

@@ -684,6 +684,22 @@ absl::StatusOr<bool> PgSessionsStore::MatchExists(absl::string_view match_key) {
   return exists;
 }
 
+absl::StatusOr<std::vector<PlayerRecordRow>> PgSessionsStore::GetPlayerRecords(
+    const std::vector<std::string>& account_ids) {
+  std::vector<PlayerRecordRow> records;
+  absl::Status status = db_->Read("sessions.player_records", [&](pqxx::nontransaction& txn) {
+    records.clear();
+    for (const pqxx::row& r :
+         txn.exec_params(sql::kSelectPlayerRecords, PgTextArray(account_ids))) {
+      records.push_back(PlayerRecordRow{r[0].as<std::string>(), r[1].as<int64_t>(),
+                                        r[2].as<int64_t>(), r[3].as<int64_t>()});
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return records;
+}
+
 absl::StatusOr<PgSessionsStore::AccountUsage> PgSessionsStore::GetAccountUsage(
     absl::string_view account_id, absl::Time hour_ago, absl::Time day_ago) {
   AccountUsage usage;
