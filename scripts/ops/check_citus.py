@@ -18,7 +18,8 @@ applies migrations/sessions/*.sql; the constraints are read from its catalog. Ci
 not installed or run here.
 
 The plan may drop constraints before distributing (`ALTER TABLE t DROP CONSTRAINT c;` in
-distribute.sql); those are left out of the check. Prints every table's verdict and fails on any
+distribute.sql); those are left out of the check, and primary keys it adds (`ALTER TABLE t ADD
+PRIMARY KEY (...);`) are checked instead. Prints every table's verdict and fails on any
 refusal.
 usage: scripts/ops/check_citus.py
 """
@@ -42,6 +43,12 @@ def distribute_sql():
 def dropped_constraints(sql):
     """{(table, constraint)} the plan drops before distributing."""
     return set(re.findall(r"ALTER TABLE ([\w.]+) DROP CONSTRAINT (\w+);", sql))
+
+
+def added_primary_keys(sql):
+    """[(table, [columns])] of the primary keys the plan adds (after dropping the old ones)."""
+    return [(t, [c.strip() for c in cols.split(",")])
+            for t, cols in re.findall(r"ALTER TABLE ([\w.]+) ADD PRIMARY KEY \(([\w, ]+)\);", sql)]
 
 
 def plan(sql):
@@ -72,7 +79,8 @@ def schema(conninfo, dropped):
         name, columns = line.split("\t")
         tables[name] = {"columns": columns.split(","), "unique": [], "fks": []}
     for line in psql(conninfo, """
-        SELECT i.indrelid::regclass, CASE WHEN i.indisprimary THEN 'PRIMARY KEY'
+        SELECT i.indrelid::regclass, coalesce(con.conname, ''),
+               CASE WHEN i.indisprimary THEN 'PRIMARY KEY'
                WHEN con.contype = 'u' THEN 'UNIQUE' ELSE 'UNIQUE INDEX ' || i.indexrelid::regclass END,
                coalesce((SELECT string_agg(a.attname, ',' ORDER BY k.ord)
                          FROM unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
@@ -81,8 +89,13 @@ def schema(conninfo, dropped):
         JOIN pg_namespace n ON n.oid = c.relnamespace
         LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid AND con.contype IN ('p', 'u')
         WHERE n.nspname = 'sessions' AND i.indisunique""").splitlines():
-        table, kind, columns = line.split("\t")
+        table, name, kind, columns = line.split("\t")
+        if (table, name) in dropped:
+            continue
         tables[table]["unique"].append((kind, columns.split(",") if columns else []))
+    for table, columns in added_primary_keys(distribute_sql()):
+        if table in tables:
+            tables[table]["unique"].append(("PRIMARY KEY", columns))
     for line in psql(conninfo, """
         SELECT con.conrelid::regclass, con.conname, con.confrelid::regclass,
                (SELECT string_agg(a.attname, ',' ORDER BY k.ord) FROM unnest(con.conkey)
