@@ -1,3 +1,6 @@
+// KA'DICE!'s rules: the cards, the game's metadata, rounds, turns, card wars, legal actions and
+// their checks, applying them and the outcome. Action codes and messages, texts and views:
+// kadice_view.cc; the snapshot: kadice_snapshot.cc.
 #include "engine/games/kadice/kadice.h"
 
 #include <algorithm>
@@ -8,60 +11,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kadice/kadice_state.pb.h"
-#include "parlor/games/v1/kadice.pb.h"
+#include "engine/games/kadice/kadice_internal.h"
 
 namespace parlor::games::kadice {
 namespace {
 
 using engine::Action;
-using ::parlor::engine::kadice::KadiceState_Event;
-using ::parlor::engine::kadice::KadiceState_Player;
-using StateProto = ::parlor::engine::kadice::KadiceState;
-
-constexpr int kRollBase = 100;
-constexpr int kSetDieBase = 200;
-constexpr int kShiftDieBase = 300;
-constexpr int kEliminateBase = 400;
-constexpr int kHoldBase = 500;
-constexpr uint32_t kAllDice = (1u << kNumDice) - 1;
-
-// The subsets of {0..n-1} sorted by size, then lexicographically by their sorted elements.
-template <int kBits>
-struct SubsetOrder {
-  std::array<uint8_t, 1 << kBits> rank_of{};
-  std::array<uint8_t, 1 << kBits> mask_at{};
-
-  static constexpr bool Before(uint32_t a, uint32_t b) {
-    const int size_a = std::popcount(a), size_b = std::popcount(b);
-    if (size_a != size_b) return size_a < size_b;
-    // Same size: compare sorted element lists lexicographically.
-    while (a != 0 && b != 0) {
-      const int low_a = std::countr_zero(a), low_b = std::countr_zero(b);
-      if (low_a != low_b) return low_a < low_b;
-      a &= a - 1;
-      b &= b - 1;
-    }
-    return false;
-  }
-
-  constexpr SubsetOrder() {
-    constexpr int n = 1 << kBits;
-    for (int i = 0; i < n; ++i) mask_at[i] = static_cast<uint8_t>(i);
-    // Insertion sort: small and constexpr-friendly.
-    for (int i = 1; i < n; ++i) {
-      for (int j = i; j > 0 && Before(mask_at[j], mask_at[j - 1]); --j) {
-        const uint8_t t = mask_at[j];
-        mask_at[j] = mask_at[j - 1];
-        mask_at[j - 1] = t;
-      }
-    }
-    for (int i = 0; i < n; ++i) rank_of[mask_at[i]] = static_cast<uint8_t>(i);
-  }
-};
-
-constexpr SubsetOrder<5> kDiceSubsets;
-constexpr SubsetOrder<4> kSeatSubsets;
+using internal::kAllDice;
+using internal::kEliminateBase;
+using internal::kHoldBase;
+using internal::kRollBase;
+using internal::SeatListWords;
+using internal::SeatName;
 
 constexpr const char* kCardNames[kNumCards] = {
     "SINGLE PAIR 1",  "SINGLE PAIR 2", "SINGLE PAIR 3", "SINGLE PAIR 4", "SINGLE PAIR 5",
@@ -71,28 +32,8 @@ constexpr const char* kCardNames[kNumCards] = {
 
 bool IsSinglePair(int card) { return card >= kSinglePair1 && card <= kSinglePair6; }
 int WildNumber(int card) { return card - kSinglePair1 + 1; }
-
-std::string SeatName(int seat) { return absl::StrCat("seat ", seat); }
-
 std::string DiceString(const Dice& dice) {
   return absl::StrCat("[", dice[0], ",", dice[1], ",", dice[2], ",", dice[3], ",", dice[4], "]");
-}
-
-// "die 3", "dice 0, 1".
-std::string DiceList(uint32_t mask) {
-  std::vector<int> items;
-  for (uint32_t m = mask; m != 0; m &= m - 1) items.push_back(std::countr_zero(m));
-  return absl::StrCat(items.size() == 1 ? "die " : "dice ", absl::StrJoin(items, ", "));
-}
-
-// "seat 1, seat 2 and seat 3".
-std::string SeatListWords(uint32_t mask) {
-  std::vector<std::string> names;
-  for (uint32_t m = mask; m != 0; m &= m - 1) names.push_back(SeatName(std::countr_zero(m)));
-  if (names.size() <= 1) return absl::StrJoin(names, "");
-  const std::string last = names.back();
-  names.pop_back();
-  return absl::StrCat(absl::StrJoin(names, ", "), " and ", last);
 }
 
 // Why `dice` do not meet `card`'s requirement: "needs two 5s; your dice [4,4,1,2,6] show none".
@@ -134,10 +75,6 @@ std::string UnmetReason(int card, const Dice& dice) {
 }
 
 absl::Status Refuse(absl::string_view message) { return absl::FailedPreconditionError(message); }
-
-const StateProto::Player* FindPlayer(const StateProto& proto, int seat) {
-  return seat >= 0 && seat < proto.players_size() ? &proto.players(seat) : nullptr;
-}
 
 }  // namespace
 
@@ -187,60 +124,6 @@ bool IsFiveOfAKind(const Dice& dice) {
   return dice[0] == dice[1] && dice[1] == dice[2] && dice[2] == dice[3] && dice[3] == dice[4];
 }
 
-// ---- Action codes ----------------------------------------------------------------------------
-
-int SubsetRank5(uint32_t mask) { return kDiceSubsets.rank_of[mask & 31]; }
-uint32_t SubsetFromRank5(int rank) { return kDiceSubsets.mask_at[rank & 31]; }
-int SubsetRank4(uint32_t mask) { return kSeatSubsets.rank_of[mask & 15]; }
-uint32_t SubsetFromRank4(int rank) { return kSeatSubsets.mask_at[rank & 15]; }
-
-Action RollAction(uint32_t release_mask) { return kRollBase + SubsetRank5(release_mask); }
-Action SetDieAction(int die, int value) { return kSetDieBase + 10 * die + value; }
-Action ShiftDieAction(int die, ShiftDirection direction) {
-  return kShiftDieBase + 10 * die + direction;
-}
-Action EliminateAction(uint32_t target_mask) { return kEliminateBase + SubsetRank4(target_mask); }
-Action HoldAction(uint32_t dice_mask) { return kHoldBase + SubsetRank5(dice_mask); }
-
-absl::StatusOr<DecodedAction> DecodeAction(Action action) {
-  auto bad = [action]() {
-    return absl::InvalidArgumentError(
-        absl::StrCat("action code ", action, " is no KA'DICE action"));
-  };
-  if (action < kRollBase || action >= kHoldBase + 32) return bad();
-  const int kind = static_cast<int>(action / 100);
-  const int payload = static_cast<int>(action % 100);
-  DecodedAction decoded;
-  switch (kind) {
-    case 1:
-      if (payload >= 32) return bad();
-      decoded.kind = kRoll;
-      decoded.mask = SubsetFromRank5(payload);
-      return decoded;
-    case 2:
-      if (payload / 10 >= kNumDice || payload % 10 < 1 || payload % 10 > 6) return bad();
-      decoded.kind = kSetDie;
-      decoded.die = payload / 10;
-      decoded.value = payload % 10;
-      return decoded;
-    case 3:
-      if (payload / 10 >= kNumDice || payload % 10 > 1) return bad();
-      decoded.kind = kShiftDie;
-      decoded.die = payload / 10;
-      decoded.value = payload % 10;
-      return decoded;
-    case 4:
-      if (payload >= 16) return bad();
-      decoded.kind = kEliminate;
-      decoded.mask = SubsetFromRank4(payload);
-      return decoded;
-    default:
-      decoded.kind = kHold;
-      decoded.mask = SubsetFromRank5(payload);
-      return decoded;
-  }
-}
-
 // ---- Game ------------------------------------------------------------------------------------
 
 KadiceGame::KadiceGame()
@@ -263,126 +146,6 @@ KadiceGame::KadiceGame()
               100, 30, 500)},
           .action_kinds = {"roll", "set_die", "shift_die", "eliminate", "hold"},
       }) {}
-
-const google::protobuf::Descriptor* KadiceGame::ActionDescriptor() const {
-  return v1::KadiceAction::descriptor();
-}
-
-const google::protobuf::Descriptor* KadiceGame::ViewDescriptor() const {
-  return v1::KadiceView::descriptor();
-}
-
-namespace {
-
-// A list of distinct indices in [0, limit) as a bit mask; INVALID_ARGUMENT naming `field`.
-absl::StatusOr<uint32_t> IndexList(const google::protobuf::RepeatedField<int32_t>& items, int limit,
-                                   absl::string_view field, absl::string_view what) {
-  uint32_t mask = 0;
-  for (int32_t item : items) {
-    if (item < 0 || item >= limit) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ": ", what, " ", item, " is outside 0-", limit - 1));
-    }
-    if (mask >> item & 1u) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(field, ": ", what, " ", item, " is listed twice"));
-    }
-    mask |= 1u << item;
-  }
-  return mask;
-}
-
-absl::Status CheckDieIndex(int die, absl::string_view field) {
-  if (die < 0 || die >= kNumDice) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": die ", die, " is outside 0-4"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::StatusOr<Action> KadiceGame::ActionFromProto(const google::protobuf::Message& message) const {
-  if (message.GetDescriptor() != v1::KadiceAction::descriptor()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("action: expected parlor.games.v1.KadiceAction; got ",
-                     message.GetDescriptor()->full_name()));
-  }
-  const auto& action = static_cast<const v1::KadiceAction&>(message);
-  switch (action.action_case()) {
-    case v1::KadiceAction::kRoll: {
-      absl::StatusOr<uint32_t> mask =
-          IndexList(action.roll().release(), kNumDice, "roll.release", "die");
-      if (!mask.ok()) return mask.status();
-      return RollAction(*mask);
-    }
-    case v1::KadiceAction::kSetDie: {
-      const v1::KadiceSetDie& set = action.set_die();
-      if (absl::Status s = CheckDieIndex(set.die(), "set_die.die"); !s.ok()) return s;
-      if (set.value() < 1 || set.value() > 6) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("set_die.value: ", set.value(), " is outside 1-6"));
-      }
-      return SetDieAction(set.die(), set.value());
-    }
-    case v1::KadiceAction::kShiftDie: {
-      const v1::KadiceShiftDie& shift = action.shift_die();
-      if (absl::Status s = CheckDieIndex(shift.die(), "shift_die.die"); !s.ok()) return s;
-      if (shift.direction() == v1::KADICE_SHIFT_DIRECTION_UP)
-        return ShiftDieAction(shift.die(), kUp);
-      if (shift.direction() == v1::KADICE_SHIFT_DIRECTION_DOWN) {
-        return ShiftDieAction(shift.die(), kDown);
-      }
-      return absl::InvalidArgumentError("shift_die.direction: must be UP or DOWN");
-    }
-    case v1::KadiceAction::kEliminate: {
-      absl::StatusOr<uint32_t> mask =
-          IndexList(action.eliminate().targets(), kMaxPlayers, "eliminate.targets", "seat");
-      if (!mask.ok()) return mask.status();
-      if (*mask == 0) {
-        return absl::InvalidArgumentError("eliminate.targets: name at least one card to eliminate");
-      }
-      return EliminateAction(*mask);
-    }
-    case v1::KadiceAction::kHold: {
-      absl::StatusOr<uint32_t> mask = IndexList(action.hold().dice(), kNumDice, "hold.dice", "die");
-      if (!mask.ok()) return mask.status();
-      return HoldAction(*mask);
-    }
-    default:
-      return absl::InvalidArgumentError(
-          "action: set one of roll, set_die, shift_die, eliminate, hold");
-  }
-}
-
-std::unique_ptr<google::protobuf::Message> KadiceGame::ActionToProto(Action code) const {
-  auto proto = std::make_unique<v1::KadiceAction>();
-  absl::StatusOr<DecodedAction> action = DecodeAction(code);
-  if (!action.ok()) return proto;
-  auto add_all = [](uint32_t mask, google::protobuf::RepeatedField<int32_t>* out) {
-    for (uint32_t m = mask; m != 0; m &= m - 1) out->Add(std::countr_zero(m));
-  };
-  switch (action->kind) {
-    case kRoll:
-      add_all(action->mask, proto->mutable_roll()->mutable_release());
-      break;
-    case kSetDie:
-      proto->mutable_set_die()->set_die(action->die);
-      proto->mutable_set_die()->set_value(action->value);
-      break;
-    case kShiftDie:
-      proto->mutable_shift_die()->set_die(action->die);
-      proto->mutable_shift_die()->set_direction(
-          action->value == kUp ? v1::KADICE_SHIFT_DIRECTION_UP : v1::KADICE_SHIFT_DIRECTION_DOWN);
-      break;
-    case kEliminate:
-      add_all(action->mask, proto->mutable_eliminate()->mutable_targets());
-      break;
-    case kHold:
-      add_all(action->mask, proto->mutable_hold()->mutable_dice());
-      break;
-  }
-  return proto;
-}
 
 int64_t KadiceGame::MaxMoves(int num_players, const engine::Options& options) const {
   // Per turn at most: Roll, then for each of at most two rolls (turn roll, bonus roll) five
@@ -988,151 +751,9 @@ std::string KadiceState::EndReasonImpl() const {
   return "no player has cards left";
 }
 
-std::string KadiceState::ActionToStringImpl(int, Action code) const {
-  absl::StatusOr<DecodedAction> action = DecodeAction(code);
-  if (!action.ok()) return absl::StrCat("invalid action ", code);
-  switch (action->kind) {
-    case kRoll:
-      return action->mask == 0 ? "roll" : absl::StrCat("roll, releasing ", DiceList(action->mask));
-    case kSetDie:
-      return absl::StrCat("set die ", action->die, " to ", action->value);
-    case kShiftDie:
-      return absl::StrCat("shift die ", action->die, action->value == kUp ? " up" : " down");
-    case kEliminate:
-      return absl::StrCat("eliminate the card of ", SeatListWords(action->mask));
-    case kHold:
-      return action->mask == 0 ? "hold no dice" : absl::StrCat("hold ", DiceList(action->mask));
-  }
-  return "";
-}
-
 int KadiceState::ActionKindImpl(Action code) const {
   absl::StatusOr<DecodedAction> action = DecodeAction(code);
   return action.ok() ? action->kind : 0;
-}
-
-namespace {
-
-v1::KadiceCard CardProto(int card) {
-  return card < 0 ? v1::KADICE_CARD_UNSPECIFIED : static_cast<v1::KadiceCard>(card + 1);
-}
-
-}  // namespace
-
-std::unique_ptr<google::protobuf::Message> KadiceState::ViewImpl(
-    const engine::Viewer& viewer) const {
-  auto view = std::make_unique<v1::KadiceView>();
-  const bool all = viewer.kind == engine::Viewer::Kind::kAll;
-  view->set_viewer_seat(viewer.kind == engine::Viewer::Kind::kSeat ? viewer.seat : -1);
-  view->set_reveal_all(all);
-  // Over by the rules or by a forfeit: every viewer sees the outcome's ranks and reason.
-  const engine::State::Ending ending = GetEnding();
-  const bool over = ending.over;
-  view->set_phase(over                          ? v1::KADICE_PHASE_GAME_OVER
-                  : phase_ == Phase::kAwaitRoll ? v1::KADICE_PHASE_AWAIT_ROLL
-                                                : v1::KADICE_PHASE_DECIDE);
-  view->set_round(round_);
-  view->set_max_rounds(max_rounds_);
-  view->set_dealer(dealer_);
-  view->set_current_seat(over ? -1 : current_);
-  const std::vector<int>& ranks = ending.ranks;
-  view->set_end_reason(ending.reason);
-  view->set_game_over(over);
-  for (int rank : ranks) view->add_ranks(rank);
-  for (int seat : ending.forfeited_seats) view->add_forfeited_seats(seat);
-  for (int s = 0; s < num_players(); ++s) {
-    const Player& p = players_[s];
-    v1::KadicePlayer* out = view->add_players();
-    out->set_seat(s);
-    out->set_active_card(CardProto(p.active));
-    out->set_deck_size(p.deck_size());
-    out->set_cards_left(p.cards_left());
-    for (int i = 0; i < p.discard_size; ++i) out->add_discard(CardProto(p.discard[i]));
-    for (int8_t d : p.dice) out->add_dice(d);
-    for (int d = 0; d < kNumDice; ++d) {
-      if (p.held >> d & 1u) out->add_held_dice(d);
-    }
-    out->set_ghost(p.ghost);
-    out->set_ghost_round(p.ghost_round);
-    out->set_turns_taken(p.turns_taken);
-    out->set_finished(p.finished);
-    out->set_immune(p.immune);
-    out->set_round_shift_used(p.round_shift_used);
-    out->set_eligible(!over && Eligible(s));
-    out->set_forfeited(IsForfeited(s));
-    // The deck order is hidden from everyone, its owner included (rules 4).
-    if (all) {
-      for (int i = p.deck_top; i < kNumCards; ++i) out->add_deck_order(CardProto(p.deck[i]));
-    }
-    if (!ranks.empty()) out->set_rank(ranks[s]);
-  }
-  if (!over) {
-    v1::KadiceTurn* turn = view->mutable_turn();
-    turn->set_seat(current_);
-    for (int d = 0; d < kNumDice; ++d) {
-      if (rolled_mask_ >> d & 1u) turn->add_rolled_dice(d);
-      if (set_mask_ >> d & 1u) turn->add_set_dice(d);
-    }
-    turn->set_five_of_a_kind(five_of_a_kind_);
-    turn->set_turn_shift_used(turn_shift_used_);
-    turn->set_bonus_roll_next(bonus_pending_);
-  }
-  for (const Event& e : events_) {
-    v1::KadiceEvent* out = view->add_events();
-    switch (e.kind) {
-      case Event::kRollOff: {
-        v1::KadiceRollOff* roll_off = out->mutable_roll_off();
-        roll_off->set_card(CardProto(e.card));
-        for (uint32_t m = e.participants; m != 0; m &= m - 1) {
-          roll_off->add_participants(std::countr_zero(m));
-        }
-        // Rebuild the rolls from the dice in throw order: the tied seats throw one more die.
-        uint32_t tied = e.participants;
-        int dice_each = 1;
-        size_t next = 0;
-        while (next < e.dice.size()) {
-          v1::KadiceRollOffRound* roll = roll_off->add_rounds();
-          int best = -1;
-          uint32_t best_seats = 0;
-          for (uint32_t m = tied; m != 0; m &= m - 1) {
-            v1::KadiceRollOffThrow* thrown = roll->add_throws();
-            const int s = std::countr_zero(m);
-            thrown->set_seat(s);
-            int total = 0;
-            for (int d = 0; d < dice_each && next < e.dice.size(); ++d) {
-              thrown->add_dice(e.dice[next]);
-              total += e.dice[next++];
-            }
-            thrown->set_total(total);
-            if (total > best) {
-              best = total;
-              best_seats = 1u << s;
-            } else if (total == best) {
-              best_seats |= 1u << s;
-            }
-          }
-          tied = best_seats;
-          dice_each = std::min(dice_each + 1, kNumDice);
-        }
-        roll_off->set_winner(e.seat);
-        roll_off->set_decided_by_lot(e.flag);
-        break;
-      }
-      case Event::kGhostRoll: {
-        v1::KadiceGhostRoll* ghost = out->mutable_ghost_roll();
-        ghost->set_seat(e.seat);
-        for (int8_t d : e.dice) ghost->add_dice(d);
-        ghost->set_matched(e.flag);
-        ghost->set_revived_card(CardProto(e.card));
-        break;
-      }
-      case Event::kRoundStart:
-        out->mutable_round_start()->set_round(e.round);
-        out->mutable_round_start()->set_dealer(e.seat);
-        break;
-    }
-  }
-  return view;
 }
 
 double KadiceState::Heuristic(int seat) const {
@@ -1166,246 +787,6 @@ double KadiceState::Heuristic(int seat) const {
     value += 2.0 * hits;
   }
   return value;
-}
-
-void KadiceState::ResampleHiddenImpl(int, engine::Rng& rng) {
-  // Nobody sees any deck's order: every player's remaining deck is reshuffled.
-  for (int s = 0; s < num_players(); ++s) {
-    Player& p = players_[s];
-    rng.Shuffle(std::span<int8_t>(p.deck.data() + p.deck_top, p.deck.data() + kNumCards));
-  }
-}
-
-// ---- State: snapshot -------------------------------------------------------------------------
-
-void KadiceState::SaveImpl(google::protobuf::Any* out) const {
-  StateProto proto;
-  proto.set_round(round_);
-  proto.set_dealer(dealer_);
-  proto.set_phase(static_cast<int>(phase_));
-  proto.set_current(current_);
-  proto.set_last_player(last_player_);
-  proto.set_rolled_mask(rolled_mask_);
-  proto.set_set_mask(set_mask_);
-  proto.set_five_of_a_kind(five_of_a_kind_);
-  proto.set_turn_shift_used(turn_shift_used_);
-  proto.set_bonus_pending(bonus_pending_);
-  proto.set_end_reason(static_cast<int>(end_reason_));
-  proto.set_ghost_moments(ghost_moments_);
-  for (int s = 0; s < num_players(); ++s) {
-    const Player& p = players_[s];
-    KadiceState_Player* out_player = proto.add_players();
-    for (int i = p.deck_top; i < kNumCards; ++i) out_player->add_deck(p.deck[i]);
-    out_player->set_active(p.active);
-    for (int i = 0; i < p.discard_size; ++i) out_player->add_discard(p.discard[i]);
-    for (int8_t d : p.dice) out_player->add_dice(d);
-    out_player->set_held(p.held);
-    out_player->set_ghost(p.ghost);
-    out_player->set_ghost_round(p.ghost_round);
-    out_player->set_ghost_moment(p.ghost_moment);
-    out_player->set_turns_taken(p.turns_taken);
-    out_player->set_finished(p.finished);
-    out_player->set_immune(p.immune);
-    out_player->set_round_shift_used(p.round_shift_used);
-  }
-  for (const Event& e : events_) {
-    KadiceState_Event* out_event = proto.add_events();
-    out_event->set_kind(e.kind);
-    out_event->set_seat(e.seat);
-    out_event->set_card(e.card);
-    out_event->set_flag(e.flag);
-    out_event->set_participants(e.participants);
-    out_event->set_round(e.round);
-    for (int8_t d : e.dice) out_event->add_dice(d);
-  }
-  out->PackFrom(proto);
-}
-
-absl::Status KadiceState::LoadImpl(const google::protobuf::Any& in) {
-  StateProto proto;
-  if (!in.UnpackTo(&proto)) {
-    return absl::InvalidArgumentError("state is not a parlor.engine.kadice.KadiceState");
-  }
-  auto bad = [](absl::string_view what) { return absl::InvalidArgumentError(what); };
-  const int n = num_players();
-  if (proto.players_size() != n) {
-    return bad(
-        absl::StrCat("players: ", proto.players_size(), " players for a ", n, "-player game"));
-  }
-  if (proto.round() < 1 || proto.round() > max_rounds_) {
-    return bad(absl::StrCat("round: ", proto.round(), " is outside 1-", max_rounds_));
-  }
-  if (proto.dealer() < 0 || proto.dealer() >= n) return bad("dealer: no such seat");
-  if (proto.phase() < 0 || proto.phase() > 2) return bad("phase: unknown phase");
-  if (proto.last_player() < -1 || proto.last_player() >= n) return bad("last_player: no such seat");
-  if (proto.rolled_mask() > kAllDice || proto.set_mask() > kAllDice) {
-    return bad("rolled_mask/set_mask: only dice 0-4 exist");
-  }
-  if (proto.end_reason() < 0 || proto.end_reason() > 2) return bad("end_reason: unknown reason");
-  if ((proto.end_reason() != 0) != (proto.phase() == 2)) {
-    return bad("end_reason: must be set exactly when the game is over");
-  }
-  if (proto.ghost_moments() < 0 || proto.ghost_moments() > 10000) {
-    return bad("ghost_moments: out of range");
-  }
-  std::array<Player, kMaxPlayers> players{};
-  for (int s = 0; s < n; ++s) {
-    const KadiceState_Player& in_player = *FindPlayer(proto, s);
-    Player& p = players[s];
-    const std::string where = absl::StrCat("players[", s, "]: ");
-    uint32_t cards_seen = 0;
-    auto take = [&](int card) -> bool {
-      if (card < 0 || card >= kNumCards || (cards_seen >> card & 1u)) return false;
-      cards_seen |= 1u << card;
-      return true;
-    };
-    if (in_player.deck_size() > kNumCards) return bad(absl::StrCat(where, "deck too large"));
-    p.deck_top = static_cast<int8_t>(kNumCards - in_player.deck_size());
-    for (int i = 0; i < in_player.deck_size(); ++i) {
-      if (!take(in_player.deck(i))) return bad(absl::StrCat(where, "deck: bad or repeated card"));
-      p.deck[p.deck_top + i] = static_cast<int8_t>(in_player.deck(i));
-    }
-    if (in_player.active() != -1) {
-      if (!take(in_player.active()))
-        return bad(absl::StrCat(where, "active: bad or repeated card"));
-    }
-    p.active = static_cast<int8_t>(in_player.active());
-    if (in_player.discard_size() > kNumCards) return bad(absl::StrCat(where, "discard too large"));
-    for (int i = 0; i < in_player.discard_size(); ++i) {
-      if (!take(in_player.discard(i))) {
-        return bad(absl::StrCat(where, "discard: bad or repeated card"));
-      }
-      p.discard[i] = static_cast<int8_t>(in_player.discard(i));
-    }
-    p.discard_size = static_cast<int8_t>(in_player.discard_size());
-    if (cards_seen != (1u << kNumCards) - 1) {
-      return bad(absl::StrCat(where, "deck, active card and discard pile must hold the 17 cards"));
-    }
-    if (in_player.dice_size() != kNumDice) return bad(absl::StrCat(where, "dice: need 5 values"));
-    for (int d = 0; d < kNumDice; ++d) {
-      if (in_player.dice(d) < 0 || in_player.dice(d) > 6) {
-        return bad(absl::StrCat(where, "dice: values are 0-6"));
-      }
-      p.dice[d] = static_cast<int8_t>(in_player.dice(d));
-    }
-    if (in_player.held() > kAllDice || std::popcount(in_player.held()) > kMaxHeld) {
-      return bad(absl::StrCat(where, "held: at most 4 of dice 0-4"));
-    }
-    p.held = static_cast<uint8_t>(in_player.held());
-    for (int d = 0; d < kNumDice; ++d) {
-      if ((p.held >> d & 1u) && p.dice[d] == 0) {
-        return bad(absl::StrCat(where, "held: a held die must have a value"));
-      }
-    }
-    p.ghost = in_player.ghost();
-    if (in_player.ghost_round() < 0 || in_player.ghost_round() > proto.round()) {
-      return bad(absl::StrCat(where, "ghost_round: out of range"));
-    }
-    p.ghost_round = static_cast<int16_t>(in_player.ghost_round());
-    if (in_player.ghost_moment() < 0 || in_player.ghost_moment() > proto.ghost_moments()) {
-      return bad(absl::StrCat(where, "ghost_moment: out of range"));
-    }
-    p.ghost_moment = static_cast<int16_t>(in_player.ghost_moment());
-    if (in_player.turns_taken() < 0 || in_player.turns_taken() > kMaxTurnsPerRound) {
-      return bad(absl::StrCat(where, "turns_taken: outside 0-3"));
-    }
-    p.turns_taken = static_cast<int8_t>(in_player.turns_taken());
-    p.finished = in_player.finished();
-    p.immune = in_player.immune();
-    p.round_shift_used = in_player.round_shift_used();
-    if (p.ghost != (p.active < 0 && p.deck_size() == 0)) {
-      return bad(absl::StrCat(where, "ghost: a ghost is exactly a player with no card left"));
-    }
-    if (p.ghost && p.held != 0) return bad(absl::StrCat(where, "held: a ghost holds no dice"));
-    if (p.ghost && p.ghost_moment == 0) return bad(absl::StrCat(where, "ghost_moment: missing"));
-    if (p.immune && p.active != kTwoPairs) {
-      return bad(absl::StrCat(where, "immune: only an active 2 PAIRS can be immune"));
-    }
-  }
-  int non_ghosts = 0;
-  for (int s = 0; s < n; ++s) non_ghosts += players[s].ghost ? 0 : 1;
-  const Phase phase = static_cast<Phase>(proto.phase());
-  if (phase != Phase::kGameOver) {
-    if (non_ghosts < 2) return bad("players: a running game has at least two players with cards");
-    uint32_t active_cards = 0;
-    for (int s = 0; s < n; ++s) {
-      if (players[s].active < 0) continue;
-      if (active_cards >> players[s].active & 1u) return bad("players: duplicate active cards");
-      active_cards |= 1u << players[s].active;
-    }
-    const int current = proto.current();
-    if (current < 0 || current >= n) return bad("current: no such seat");
-    const Player& c = players[current];
-    if (c.ghost || c.active < 0 || c.finished) return bad("current: this player may not play now");
-    if (phase == Phase::kAwaitRoll && c.turns_taken >= kMaxTurnsPerRound) {
-      return bad("current: has no turn left");
-    }
-    if (phase == Phase::kDecide && c.turns_taken == 0) return bad("current: has not rolled");
-    if (phase == Phase::kAwaitRoll &&
-        (proto.rolled_mask() != 0 || proto.set_mask() != 0 || proto.five_of_a_kind() ||
-         proto.turn_shift_used() || proto.bonus_pending())) {
-      return bad("turn marks: must be clear before the roll");
-    }
-    if (phase == Phase::kDecide) {
-      if ((proto.set_mask() & ~proto.rolled_mask()) != 0 && !proto.five_of_a_kind()) {
-        return bad("set_mask: only rolled dice can be set");
-      }
-      for (int d = 0; d < kNumDice; ++d) {
-        if (c.dice[d] == 0) return bad("dice: the current player's dice must have values");
-      }
-      if (proto.rolled_mask() == 0) return bad("rolled_mask: nothing rolled");
-    }
-    if (proto.bonus_pending() && (c.active != kSmallStraight || c.turns_taken != 1)) {
-      return bad("bonus_pending: only on SMALL STRAIGHT's first turn");
-    }
-    if (proto.turn_shift_used() && c.active != kThreeOfAKind) {
-      return bad("turn_shift_used: only 3 OF A KIND shifts once per turn");
-    }
-  } else if (proto.rolled_mask() != 0 || proto.set_mask() != 0 || proto.five_of_a_kind() ||
-             proto.turn_shift_used() || proto.bonus_pending() || proto.current() != -1) {
-    return bad("turn marks: a finished game has no turn in progress");
-  }
-  if (proto.events_size() > 64) return bad("events: too many");
-  std::vector<Event> events;
-  for (const KadiceState_Event& in_event : proto.events()) {
-    Event e;
-    if (in_event.kind() < 1 || in_event.kind() > 3) return bad("events: unknown kind");
-    e.kind = static_cast<Event::Kind>(in_event.kind());
-    if (in_event.seat() < 0 || in_event.seat() >= n) return bad("events: no such seat");
-    e.seat = static_cast<int8_t>(in_event.seat());
-    if (in_event.card() < -1 || in_event.card() >= kNumCards) return bad("events: no such card");
-    e.card = static_cast<int8_t>(in_event.card());
-    e.flag = in_event.flag();
-    if (in_event.participants() >= (1u << n)) return bad("events: no such participant");
-    e.participants = static_cast<uint8_t>(in_event.participants());
-    if (in_event.round() < 0 || in_event.round() > max_rounds_) return bad("events: bad round");
-    e.round = static_cast<int16_t>(in_event.round());
-    // A roll-off throws at most 1 + 2 + 3 + 4 + 5 * 46 dice per participant.
-    if (in_event.dice_size() > kMaxPlayers * 240) return bad("events: too many dice");
-    for (int32_t d : in_event.dice()) {
-      if (d < 1 || d > 6) return bad("events: dice are 1-6");
-      e.dice.push_back(static_cast<int8_t>(d));
-    }
-    if (e.kind == Event::kGhostRoll && e.dice.size() != kNumDice) {
-      return bad("events: a ghost roll has five dice");
-    }
-    events.push_back(std::move(e));
-  }
-  players_ = players;
-  round_ = static_cast<int16_t>(proto.round());
-  dealer_ = static_cast<int8_t>(proto.dealer());
-  phase_ = phase;
-  current_ = static_cast<int8_t>(proto.current());
-  last_player_ = static_cast<int8_t>(proto.last_player());
-  rolled_mask_ = static_cast<uint8_t>(proto.rolled_mask());
-  set_mask_ = static_cast<uint8_t>(proto.set_mask());
-  five_of_a_kind_ = proto.five_of_a_kind();
-  turn_shift_used_ = proto.turn_shift_used();
-  bonus_pending_ = proto.bonus_pending();
-  end_reason_ = static_cast<EndReason>(proto.end_reason());
-  ghost_moments_ = static_cast<int16_t>(proto.ghost_moments());
-  events_ = std::move(events);
-  return absl::OkStatus();
 }
 
 void Register(engine::Registry& registry) { registry.Add(std::make_unique<KadiceGame>()); }
