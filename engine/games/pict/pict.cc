@@ -1,3 +1,6 @@
+// Pict's rules: the game's metadata, action codes, the board, legal actions and their checks,
+// painting, brushing and filling, scoring and the outcome. Views and action messages:
+// pict_view.cc; the snapshot: pict_snapshot.cc.
 #include "engine/games/pict/pict.h"
 
 #include <algorithm>
@@ -5,17 +8,21 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "parlor/games/v1/pict.pb.h"
-#include "pict/pict_state.pb.h"
+#include "engine/games/pict/pict_internal.h"
 
 namespace parlor::games::pict {
 namespace {
 
 using engine::Action;
-namespace v1 = ::parlor::games::v1;
+using internal::ColourName;
+using internal::Decode;
+using internal::Decoded;
+using internal::FilledMask;
+using internal::PaletteMask;
+using internal::SeatName;
+using internal::SquareText;
+
+using engine::Action;
 
 constexpr int kPaintCodeMin = 100000;
 constexpr int kPaintCodeEnd = 400000;
@@ -25,25 +32,8 @@ constexpr uint16_t kFullCanvas = 0xFFFF;
 
 // ---- Squares and colours -----------------------------------------------------------------------
 
-std::string SquareText(int row, int col) { return absl::StrCat("(", row, ",", col, ")"); }
 std::string PaletteText(int index) { return SquareText(index / 3, index % 3); }
 std::string CanvasText(int index) { return SquareText(index / 4, index % 4); }
-
-const char* ColourName(Colour colour) {
-  switch (colour) {
-    case kRed:
-      return "red";
-    case kYellow:
-      return "yellow";
-    case kBlue:
-      return "blue";
-    case kEmpty:
-      break;
-  }
-  return "no colour";
-}
-
-std::string SeatName(int seat) { return absl::StrCat("seat ", seat); }
 
 constexpr bool PaletteAdjacent(int a, int b) {
   const int dr = a / 3 - b / 3, dc = a % 3 - b % 3;
@@ -84,60 +74,10 @@ absl::Status NotConnectedError(const int* squares, int count) {
 // ---- Codes
 // ---------------------------------------------------------------------------------------
 
-struct Decoded {
-  enum class Kind : uint8_t { kInvalid, kPaint, kBrush, kSkipBrush, kFill };
-  Kind kind = Kind::kInvalid;
-  // Paint.
-  int count = 0;
-  int squares[3] = {0, 0, 0};  // palette indices, ascending
-  int shift_row = 0;
-  int shift_col = 0;
-  // Brush and Fill.
-  int row = 0;
-  int col = 0;
-  Colour colour = kEmpty;
-};
-
 constexpr Action EncodePaint(int count, const int* squares, int shift_row, int shift_col) {
   int code = count;
   for (int i = 0; i < 3; ++i) code = code * 10 + (i < count ? squares[i] : 0);
   return (code * 10 + shift_row + 2) * 10 + shift_col + 2;
-}
-
-Decoded Decode(Action code) {
-  Decoded d;
-  if (code == kSkipBrush) {
-    d.kind = Decoded::Kind::kSkipBrush;
-    return d;
-  }
-  if (code >= kFillCodeMin && code < kBrushCodeEnd) {
-    const bool fill = code < kSkipBrush;
-    d.row = static_cast<int>(code / 100 % 10);
-    d.col = static_cast<int>(code / 10 % 10);
-    const int colour = static_cast<int>(code % 10);
-    const int limit = fill ? kPaletteSize : kCanvasSize;
-    if (d.row >= limit || d.col >= limit || colour < kRed || colour > kBlue) return d;
-    d.colour = static_cast<Colour>(colour);
-    d.kind = fill ? Decoded::Kind::kFill : Decoded::Kind::kBrush;
-    return d;
-  }
-  if (code >= kPaintCodeMin && code < kPaintCodeEnd) {
-    d.count = static_cast<int>(code / 100000);
-    d.squares[0] = static_cast<int>(code / 10000 % 10);
-    d.squares[1] = static_cast<int>(code / 1000 % 10);
-    d.squares[2] = static_cast<int>(code / 100 % 10);
-    const int r = static_cast<int>(code / 10 % 10), c = static_cast<int>(code % 10);
-    if (r > 5 || c > 5) return d;
-    for (int i = 0; i < 3; ++i) {
-      if (d.squares[i] >= kPaletteSquares) return d;
-      if (i >= d.count && d.squares[i] != 0) return d;
-      if (i > 0 && i < d.count && d.squares[i] <= d.squares[i - 1]) return d;
-    }
-    d.shift_row = r - 2;
-    d.shift_col = c - 2;
-    d.kind = Decoded::Kind::kPaint;
-  }
-  return d;
 }
 
 // Every Paint that fits an empty canvas from a full palette, in code order (which is the rules
@@ -258,6 +198,64 @@ int BestSingleScore(const std::array<Colour, kCanvasSquares>& canvas, int s) {
   return best;
 }
 
+}  // namespace
+
+namespace internal {
+
+std::string SquareText(int row, int col) { return absl::StrCat("(", row, ",", col, ")"); }
+
+const char* ColourName(Colour colour) {
+  switch (colour) {
+    case kRed:
+      return "red";
+    case kYellow:
+      return "yellow";
+    case kBlue:
+      return "blue";
+    case kEmpty:
+      break;
+  }
+  return "no colour";
+}
+
+std::string SeatName(int seat) { return absl::StrCat("seat ", seat); }
+
+Decoded Decode(Action code) {
+  Decoded d;
+  if (code == kSkipBrush) {
+    d.kind = Decoded::Kind::kSkipBrush;
+    return d;
+  }
+  if (code >= kFillCodeMin && code < kBrushCodeEnd) {
+    const bool fill = code < kSkipBrush;
+    d.row = static_cast<int>(code / 100 % 10);
+    d.col = static_cast<int>(code / 10 % 10);
+    const int colour = static_cast<int>(code % 10);
+    const int limit = fill ? kPaletteSize : kCanvasSize;
+    if (d.row >= limit || d.col >= limit || colour < kRed || colour > kBlue) return d;
+    d.colour = static_cast<Colour>(colour);
+    d.kind = fill ? Decoded::Kind::kFill : Decoded::Kind::kBrush;
+    return d;
+  }
+  if (code >= kPaintCodeMin && code < kPaintCodeEnd) {
+    d.count = static_cast<int>(code / 100000);
+    d.squares[0] = static_cast<int>(code / 10000 % 10);
+    d.squares[1] = static_cast<int>(code / 1000 % 10);
+    d.squares[2] = static_cast<int>(code / 100 % 10);
+    const int r = static_cast<int>(code / 10 % 10), c = static_cast<int>(code % 10);
+    if (r > 5 || c > 5) return d;
+    for (int i = 0; i < 3; ++i) {
+      if (d.squares[i] >= kPaletteSquares) return d;
+      if (i >= d.count && d.squares[i] != 0) return d;
+      if (i > 0 && i < d.count && d.squares[i] <= d.squares[i - 1]) return d;
+    }
+    d.shift_row = r - 2;
+    d.shift_col = c - 2;
+    d.kind = Decoded::Kind::kPaint;
+  }
+  return d;
+}
+
 uint16_t FilledMask(const std::array<Colour, kCanvasSquares>& canvas) {
   uint16_t mask = 0;
   for (int s = 0; s < kCanvasSquares; ++s) {
@@ -274,63 +272,7 @@ uint16_t PaletteMask(const std::array<Colour, kPaletteSquares>& palette) {
   return mask;
 }
 
-// ---- Protos
-// ----------------------------------------------------------------------------------------
-
-v1::PictColour ToProtoColour(Colour colour) { return static_cast<v1::PictColour>(colour); }
-
-void SetSquare(int row, int col, v1::PictSquare* out) {
-  out->set_row(row);
-  out->set_col(col);
-}
-
-v1::PictAction ToProtoAction(Action code) {
-  v1::PictAction out;
-  const Decoded d = Decode(code);
-  switch (d.kind) {
-    case Decoded::Kind::kPaint: {
-      v1::PictPaint* paint = out.mutable_paint();
-      for (int i = 0; i < d.count; ++i) {
-        v1::PictStroke* stroke = paint->add_strokes();
-        const int r = d.squares[i] / 3, c = d.squares[i] % 3;
-        SetSquare(r, c, stroke->mutable_palette());
-        SetSquare(r + d.shift_row, c + d.shift_col, stroke->mutable_canvas());
-      }
-      break;
-    }
-    case Decoded::Kind::kBrush:
-      SetSquare(d.row, d.col, out.mutable_brush()->mutable_target());
-      out.mutable_brush()->set_colour(ToProtoColour(d.colour));
-      break;
-    case Decoded::Kind::kSkipBrush:
-      out.mutable_skip_brush();
-      break;
-    case Decoded::Kind::kFill:
-      SetSquare(d.row, d.col, out.mutable_fill()->mutable_at());
-      out.mutable_fill()->set_colour(ToProtoColour(d.colour));
-      break;
-    case Decoded::Kind::kInvalid:
-      break;
-  }
-  return out;
-}
-
-void CanvasToProto(const std::array<Colour, kCanvasSquares>& canvas,
-                   google::protobuf::RepeatedField<int>* out) {
-  for (Colour k : canvas) out->Add(ToProtoColour(k));
-}
-
-std::string DeterministicBytes(const google::protobuf::Message& message) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  message.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return bytes;
-}
-
-}  // namespace
+}  // namespace internal
 
 // ---- Codes (public helpers) --------------------------------------------------------------------
 
@@ -413,80 +355,6 @@ PictGame::PictGame()
                    false)},
           .action_kinds = {"paint", "brush", "skip_brush", "fill"},
       }) {}
-
-const google::protobuf::Descriptor* PictGame::ActionDescriptor() const {
-  return v1::PictAction::descriptor();
-}
-
-const google::protobuf::Descriptor* PictGame::ViewDescriptor() const {
-  return v1::PictView::descriptor();
-}
-
-absl::StatusOr<Action> PictGame::ActionFromProto(const google::protobuf::Message& message) const {
-  const v1::PictAction* action = dynamic_cast<const v1::PictAction*>(&message);
-  v1::PictAction copy;
-  if (action == nullptr) {
-    if (message.GetDescriptor()->full_name() != v1::PictAction::descriptor()->full_name() ||
-        !copy.ParseFromString(message.SerializeAsString())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("action: pict expects a parlor.games.v1.PictAction; got ",
-                       message.GetDescriptor()->full_name()));
-    }
-    action = &copy;
-  }
-  switch (action->action_case()) {
-    case v1::PictAction::kPaint: {
-      std::vector<Stroke> strokes;
-      strokes.reserve(action->paint().strokes_size());
-      for (int i = 0; i < action->paint().strokes_size(); ++i) {
-        const v1::PictStroke& s = action->paint().strokes(i);
-        if (!s.has_palette() || !s.has_canvas()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "paint.strokes[", i, "].", s.has_palette() ? "canvas" : "palette", " is missing"));
-        }
-        strokes.push_back(
-            {s.palette().row(), s.palette().col(), s.canvas().row(), s.canvas().col()});
-      }
-      return PaintCode(strokes);
-    }
-    case v1::PictAction::kBrush: {
-      const v1::PictBrush& brush = action->brush();
-      if (!brush.has_target()) return absl::InvalidArgumentError("brush.target is missing");
-      const int row = brush.target().row(), col = brush.target().col();
-      if (row < 0 || row >= kCanvasSize || col < 0 || col >= kCanvasSize) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("canvas square ", SquareText(row, col), " is outside the 4×4 canvas"));
-      }
-      if (brush.colour() < v1::PICT_COLOUR_RED || brush.colour() > v1::PICT_COLOUR_BLUE) {
-        return absl::InvalidArgumentError("the paintbrush needs a colour");
-      }
-      return BrushCode(row, col, static_cast<Colour>(brush.colour()));
-    }
-    case v1::PictAction::kSkipBrush:
-      return kSkipBrush;
-    case v1::PictAction::kFill: {
-      const v1::PictFill& fill = action->fill();
-      if (!fill.has_at()) return absl::InvalidArgumentError("fill.at is missing");
-      const int row = fill.at().row(), col = fill.at().col();
-      if (row < 0 || row >= kPaletteSize || col < 0 || col >= kPaletteSize) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("palette square ", SquareText(row, col), " is outside the 3×3 palette"));
-      }
-      if (fill.colour() < v1::PICT_COLOUR_RED || fill.colour() > v1::PICT_COLOUR_BLUE) {
-        return absl::InvalidArgumentError("a Fill needs a colour: red, yellow or blue");
-      }
-      return FillCode(row, col, static_cast<Colour>(fill.colour()));
-    }
-    case v1::PictAction::ACTION_NOT_SET:
-      break;
-  }
-  return absl::InvalidArgumentError(
-      "a PictAction must hold one of paint, brush, skip_brush or fill");
-}
-
-std::unique_ptr<google::protobuf::Message> PictGame::ActionToProto(Action action) const {
-  return std::make_unique<v1::PictAction>(ToProtoAction(action));
-}
 
 int64_t PictGame::MaxMoves(int, const engine::Options& options) const {
   // RULES.md "Length of a game": at most 31 Paints (16 + 15 squares placed), 27 Fills (three
@@ -776,98 +644,6 @@ std::string PictState::EndReasonImpl() const {
                       board_.score[0], "–", board_.score[1]);
 }
 
-std::string PictState::ActionToStringImpl(int seat, Action action) const {
-  const Decoded d = Decode(action);
-  switch (d.kind) {
-    case Decoded::Kind::kPaint: {
-      std::vector<std::string> strokes;
-      for (int i = 0; i < d.count; ++i) {
-        const int r = d.squares[i] / 3, c = d.squares[i] % 3;
-        strokes.push_back(
-            absl::StrCat(SquareText(r, c), "→", SquareText(r + d.shift_row, c + d.shift_col)));
-      }
-      return absl::StrCat("paint ", absl::StrJoin(strokes, ", "));
-    }
-    case Decoded::Kind::kBrush:
-      return absl::StrCat("brush ", SeatName(1 - std::clamp(seat, 0, 1)), "'s canvas square ",
-                          SquareText(d.row, d.col), " ", ColourName(d.colour));
-    case Decoded::Kind::kSkipBrush:
-      return "skip the paintbrush";
-    case Decoded::Kind::kFill:
-      return absl::StrCat("fill ", SquareText(d.row, d.col), " ", ColourName(d.colour));
-    case Decoded::Kind::kInvalid:
-      break;
-  }
-  return absl::StrCat("not a Pict action (code ", action, ")");
-}
-
-std::unique_ptr<google::protobuf::Message> PictState::ViewImpl(const engine::Viewer&) const {
-  // Pict hides nothing: every viewer gets the whole table.
-  auto view = std::make_unique<v1::PictView>();
-  view->set_empty_palette_start(empty_palette_start_);
-  view->set_paintbrushes(paintbrushes_);
-  view->set_first_player(board_.first_player);
-  // Over by the rules or by a forfeit: every viewer sees the outcome's ranks and reason.
-  const engine::State::Ending ending = GetEnding();
-  switch (ending.over ? Phase::kOver : board_.phase) {
-    case Phase::kPainting:
-      view->set_phase(v1::PICT_PHASE_PAINTING);
-      break;
-    case Phase::kFilling:
-      view->set_phase(v1::PICT_PHASE_FILLING);
-      break;
-    case Phase::kOver:
-      view->set_phase(v1::PICT_PHASE_OVER);
-      break;
-  }
-  view->set_opening_fill(board_.opening_fill);
-  view->set_to_move(ending.over ? -1 : board_.to_move);
-  view->set_brush_step(!ending.over && board_.brush_step);
-  view->set_game_over(ending.over);
-  for (int rank : ending.ranks) view->add_ranks(rank);
-  view->set_end_reason(ending.reason);
-  for (int seat : ending.forfeited_seats) view->add_forfeited_seats(seat);
-  view->set_phase_starter(board_.phase_starter);
-  view->set_previous_painting_starter(board_.previous_painting_starter);
-  for (Colour k : board_.palette) view->add_palette(ToProtoColour(k));
-  for (int seat = 0; seat < 2; ++seat) {
-    v1::PictPlayer* player = view->add_players();
-    player->set_seat(seat);
-    player->set_score(board_.score[seat]);
-    player->set_paintbrushes_left(board_.paintbrushes_left[seat]);
-    CanvasToProto(board_.canvas[seat], player->mutable_canvas());
-    player->set_filled_squares(std::popcount(FilledMask(board_.canvas[seat])));
-  }
-  for (const Move& move : history_) {
-    v1::PictMove* out = view->add_history();
-    out->set_seat(move.seat);
-    *out->mutable_action() = ToProtoAction(move.action);
-    for (uint8_t i = 0; i < move.num_chains; ++i) {
-      const Chain& chain = move.chains[i];
-      v1::PictChain* c = out->add_chains();
-      switch (chain.shape) {
-        case Chain::Shape::kHorizontal:
-          c->set_shape(v1::PICT_CHAIN_SHAPE_HORIZONTAL);
-          break;
-        case Chain::Shape::kVertical:
-          c->set_shape(v1::PICT_CHAIN_SHAPE_VERTICAL);
-          break;
-        case Chain::Shape::kLone:
-          c->set_shape(v1::PICT_CHAIN_SHAPE_LONE);
-          break;
-      }
-      c->set_colour(ToProtoColour(chain.colour));
-      SetSquare(chain.first / 4, chain.first % 4, c->mutable_first());
-      SetSquare(chain.last / 4, chain.last % 4, c->mutable_last());
-      c->set_length(chain.length);
-    }
-    out->set_turn_score(move.turn_score);
-    out->set_bonus(move.bonus);
-  }
-  view->set_finisher(board_.finisher);
-  return view;
-}
-
 int PictState::ActionKindImpl(Action action) const {
   switch (Decode(action).kind) {
     case Decoded::Kind::kBrush:
@@ -881,81 +657,6 @@ int PictState::ActionKindImpl(Action action) const {
       break;
   }
   return kKindPaint;
-}
-
-namespace {
-
-engine::pict::PictState SnapshotOf(const Board& board, const std::vector<Move>& history) {
-  engine::pict::PictState out;
-  out.set_first_player(board.first_player);
-  for (const Move& move : history) {
-    engine::pict::PictStateMove* m = out.add_moves();
-    m->set_seat(move.seat);
-    m->set_action(move.action);
-  }
-  for (Colour k : board.palette) out.add_palette(ToProtoColour(k));
-  CanvasToProto(board.canvas[0], out.mutable_canvas_seat0());
-  CanvasToProto(board.canvas[1], out.mutable_canvas_seat1());
-  for (int seat = 0; seat < 2; ++seat) {
-    out.add_scores(board.score[seat]);
-    out.add_paintbrushes_left(board.paintbrushes_left[seat]);
-  }
-  out.set_phase(board.phase == Phase::kPainting  ? v1::PICT_PHASE_PAINTING
-                : board.phase == Phase::kFilling ? v1::PICT_PHASE_FILLING
-                                                 : v1::PICT_PHASE_OVER);
-  out.set_opening_fill(board.opening_fill);
-  out.set_to_move(board.to_move);
-  out.set_brush_step(board.brush_step);
-  out.set_phase_starter(board.phase_starter);
-  out.set_previous_painting_starter(board.previous_painting_starter);
-  out.set_finisher(board.finisher);
-  return out;
-}
-
-}  // namespace
-
-void PictState::SaveImpl(google::protobuf::Any* out) const {
-  out->PackFrom(SnapshotOf(board_, history_));
-}
-
-absl::Status PictState::LoadImpl(const google::protobuf::Any& in) {
-  engine::pict::PictState snapshot;
-  if (!in.Is<engine::pict::PictState>() || !in.UnpackTo(&snapshot)) {
-    return absl::InvalidArgumentError("the snapshot is not a parlor.engine.pict.PictState");
-  }
-  if (snapshot.first_player() < 0 || snapshot.first_player() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("first_player is ", snapshot.first_player(), "; it must be 0 or 1"));
-  }
-  const int64_t bound = game().MaxMoves(2, options());
-  if (snapshot.moves_size() > bound) {
-    return absl::InvalidArgumentError(absl::StrCat("the snapshot holds ", snapshot.moves_size(),
-                                                   " moves; a game has at most ", bound));
-  }
-  // Rebuild the position from the moves, refusing any move the rules refuse, then require every
-  // stored field to be exactly what the moves produce.
-  PictState rebuilt(*this);
-  rebuilt.StartBoard(snapshot.first_player());
-  for (int i = 0; i < snapshot.moves_size(); ++i) {
-    const engine::pict::PictStateMove& m = snapshot.moves(i);
-    if (m.seat() < 0 || m.seat() > 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("move ", i, " names seat ", m.seat(), ", which does not exist"));
-    }
-    if (absl::Status s = rebuilt.Check(m.seat(), m.action()); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("move ", i, " (code ", m.action(), ") is not legal: ", s.message()));
-    }
-    rebuilt.Play(m.seat(), m.action());
-  }
-  if (DeterministicBytes(SnapshotOf(rebuilt.board_, rebuilt.history_)) !=
-      DeterministicBytes(snapshot)) {
-    return absl::InvalidArgumentError(
-        "the stored position does not match the one its moves produce");
-  }
-  board_ = rebuilt.board_;
-  history_ = std::move(rebuilt.history_);
-  return absl::OkStatus();
 }
 
 double PictState::Heuristic(int seat) const {
