@@ -3,8 +3,9 @@
 # Generates C++ (and, with GRPC, gRPC service stubs) for the given .proto files into the build
 # tree, keeping their path relative to ROOT, and builds them into a static library. Imports are
 # resolved against protos/ and engine/games/ so a game's private state proto can import its
-# public proto.
-set(PARLOR_PROTO_IMPORT_DIRS "${CMAKE_SOURCE_DIR}/protos" "${CMAKE_SOURCE_DIR}/engine/games")
+# public proto, and against protos-test/ (the public protos of test-only games, engine/GAMES.md).
+set(PARLOR_PROTO_IMPORT_DIRS "${CMAKE_SOURCE_DIR}/protos" "${CMAKE_SOURCE_DIR}/engine/games"
+    "${CMAKE_SOURCE_DIR}/protos-test")
 set(PARLOR_PROTO_OUT_DIR "${CMAKE_BINARY_DIR}/gen")
 
 function(parlor_proto_library target)
