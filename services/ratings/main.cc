@@ -16,6 +16,7 @@
 
 #include "absl/time/time.h"
 #include "services/common/db/pool.h"
+#include "services/ratings/model/game_ladders.h"
 #include "services/ratings/ratings_server.h"
 #include "services/ratings/store/pg_ratings_store.h"
 
@@ -49,7 +50,7 @@ int AddSeason(int argc, char** argv) {
   parlor::DbPool db(options, nullptr);
   parlor::ratings::PgRatingsStore store(&db);
   const parlor::ratings::model::LadderRegistry ladders =
-      parlor::ratings::model::LadderRegistry::Default();
+      parlor::ratings::model::LaddersForGames(parlor::engine::AllGames());
   parlor::ratings::RatingsService service(&ladders, &store, nullptr, [] { return absl::Now(); },
                                           {});
   if (absl::Status s = service.AddSeason(season_id, display_name, start_time); !s.ok()) {

@@ -2,6 +2,7 @@
 
 #include "services/common/core/crypto.h"
 #include "services/ratings/api/ratings_api.h"
+#include "services/ratings/model/game_ladders.h"
 #include "services/ratings/store/pg_ratings_store.h"
 
 namespace parlor::ratings {
@@ -60,7 +61,7 @@ void AddRatingsFlags(Flags& flags, RatingsConfig* config) {
 }
 
 model::LadderRegistry ConfiguredLadders(const RatingsConfig& config) {
-  model::LadderRegistry defaults = model::LadderRegistry::Default();
+  const model::LadderRegistry defaults = model::LaddersForGames(config.games());
   model::LadderRegistry out;
   for (model::LadderSpec spec : defaults.ladders()) {
     spec.season_reset.pull = config.season_reset_pull_percent / 100.0;

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "engine/core/registry.h"
+#include "engine/games/all_games.h"
 #include "services/common/core/flags.h"
 #include "services/common/deletions/account_deletions.h"
 #include "services/common/server.h"
@@ -28,11 +30,14 @@ struct RatingsConfig {
   // Run the leaderboard refresher (off in tests that refresh by hand).
   bool refresh_boards = true;
   AccountDeletionSettings deletions;  // where deleted accounts are learnt
+  // The games whose ladders are rated (derived from their metadata, model/game_ladders.h). Test
+  // builds of the service pass engine::AllGamesWithTestGames.
+  engine::Registry (*games)() = &engine::AllGames;
 };
 
 ServiceHost::Identity RatingsIdentity();
 void AddRatingsFlags(Flags& flags, RatingsConfig* config);
-// The ladders with the configured season reset and idle growth.
+// The ladders of config.games, with the configured season reset and idle growth.
 model::LadderRegistry ConfiguredLadders(const RatingsConfig& config);
 
 // Builds store, domain and gRPC services on `host` and registers them. The returned holder keeps

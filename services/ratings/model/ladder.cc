@@ -163,16 +163,47 @@ absl::StatusOr<std::vector<Rating>> Rate(const LadderSpec& ladder,
   return RateWengLin(ladder, participants);
 }
 
-LadderRegistry LadderRegistry::Default() {
+std::vector<LadderSpec> DerivedLadders(const GameFacts& game) {
+  std::vector<LadderSpec> out;
+  if (game.max_players <= 2) {
+    out.push_back(Glicko2Ladder(game.game, game.game));
+  } else {
+    out.push_back(
+        WengLinLadder(game.game, game.game, game.min_players, game.max_players, /*teams=*/false));
+  }
+  if (game.has_teams) {
+    out.push_back(WengLinLadder(absl::StrCat(game.game, "-teams"), game.game, game.min_players,
+                                game.max_players, /*teams=*/true));
+  }
+  return out;
+}
+
+LadderOverrides ParlorLadderOverrides() {
+  LadderOverrides out;
+  out["picadice"] = {Glicko2Ladder("picadice-duel", "picadice"),
+                     WengLinLadder("picadice-doubles", "picadice", 4, 4, /*teams=*/true),
+                     WengLinLadder("picadice-multi", "picadice", 3, 4, /*teams=*/false)};
+  return out;
+}
+
+LadderRegistry LadderRegistry::Derive(const std::vector<GameFacts>& games,
+                                      const LadderOverrides& overrides) {
   LadderRegistry r;
-  r.Add(Glicko2Ladder("pico", "pico"));
-  r.Add(Glicko2Ladder("pict", "pict"));
-  r.Add(Glicko2Ladder("picadice-duel", "picadice"));
-  r.Add(WengLinLadder("picadice-doubles", "picadice", 4, 4, /*teams=*/true));
-  r.Add(WengLinLadder("picadice-multi", "picadice", 3, 4, /*teams=*/false));
-  r.Add(WengLinLadder("pescado", "pescado", 2, 4, /*teams=*/false));
-  r.Add(WengLinLadder("kadice", "kadice", 2, 4, /*teams=*/false));
+  for (const GameFacts& game : games) {
+    auto it = overrides.find(game.game);
+    const std::vector<LadderSpec> ladders =
+        it != overrides.end() ? it->second : DerivedLadders(game);
+    for (const LadderSpec& spec : ladders) r.Add(spec);
+  }
   return r;
+}
+
+LadderRegistry LadderRegistry::Default() {
+  return Derive({{.game = "pico", .min_players = 2, .max_players = 2},
+                 {.game = "pict", .min_players = 2, .max_players = 2},
+                 {.game = "picadice", .min_players = 2, .max_players = 4, .has_teams = true},
+                 {.game = "pescado", .min_players = 2, .max_players = 4},
+                 {.game = "kadice", .min_players = 2, .max_players = 4}});
 }
 
 void LadderRegistry::Add(LadderSpec spec) { ladders_.push_back(std::move(spec)); }

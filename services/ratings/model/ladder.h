@@ -2,6 +2,8 @@
 #define PARLOR_SERVICES_RATINGS_MODEL_LADDER_H_
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,16 @@ namespace parlor::ratings::model {
 // A ladder is (game, mode): one pool of players compared with one rating model. Its name is
 // derived from a finished game (the game id, how many seats, how seats form teams), so the
 // sessions service never has to know ladder names.
+//
+// The ladders themselves derive from each game's metadata (player counts, teams: GameFacts,
+// filled from the engine's registry by game_ladders.h), so a game registered in the engine is
+// ranked with no edit here:
+//   two players, no teams          one Glicko-2 ladder named after the game
+//   more players possible, no teams  one Weng-Lin ladder named after the game (min..max seats)
+//   teams                          the ladder above for tables without teams, and a Weng-Lin
+//                                  ladder "<game>-teams" for two teams
+// unless the game has an override (LadderOverrides), whose ladders replace the derived ones.
+// Today's ladders, Picadice's being its override:
 //
 //   game      seats  teams        ladder             model
 //   pico      2      none         pico               Glicko-2
@@ -110,6 +122,24 @@ struct Participant {
 absl::StatusOr<std::vector<Rating>> Rate(const LadderSpec& ladder,
                                          const std::vector<Participant>& participants);
 
+// What a game's ladders derive from: its engine metadata (engine::GameInfo), without depending on
+// the engine.
+struct GameFacts {
+  std::string game;  // engine game id
+  int min_players = 2;
+  int max_players = 2;
+  bool has_teams = false;
+};
+
+// Per game id, ladders that replace the derived ones (a game whose modes are different games to
+// its players).
+using LadderOverrides = std::map<std::string, std::vector<LadderSpec>, std::less<>>;
+
+// The ladders derived from one game's facts (the table above), without overrides.
+std::vector<LadderSpec> DerivedLadders(const GameFacts& game);
+// Parlor's one override: Picadice's duel, doubles and free-for-all are separate ladders.
+LadderOverrides ParlorLadderOverrides();
+
 // The shape of a finished game, from which its ladder is derived.
 struct GameShape {
   std::string game;  // engine game id: "pico", "picadice", ...
@@ -119,7 +149,13 @@ struct GameShape {
 
 class LadderRegistry {
  public:
-  // The ladders listed above with Parlor's parameters.
+  // Every game's ladders: its override when it has one, else the derived ones, in the order
+  // of `games`.
+  static LadderRegistry Derive(const std::vector<GameFacts>& games,
+                               const LadderOverrides& overrides = ParlorLadderOverrides());
+  // The ladders listed above with Parlor's parameters: Derive over the five shipped games' facts,
+  // for tools and tests without the engine (the services derive them from the engine's registry
+  // with game_ladders.h; a test checks that both agree).
   static LadderRegistry Default();
 
   void Add(LadderSpec spec);
