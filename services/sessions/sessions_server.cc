@@ -1,5 +1,6 @@
 #include "services/sessions/sessions_server.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -10,9 +11,6 @@
 #include "engine/games/all_games.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
-#include "prometheus/counter.h"
-#include "prometheus/gauge.h"
-#include "prometheus/histogram.h"
 #include "services/common/core/crypto.h"
 #include "services/sessions/api/block_checker.h"
 #include "services/sessions/api/revocation_poller.h"
@@ -24,170 +22,34 @@
 #include "services/sessions/outbox/dispatcher.h"
 #include "services/sessions/outbox/notifications_adapter.h"
 #include "services/sessions/outbox/ratings_reporter.h"
+#include "services/sessions/store/change_listener.h"
 #include "services/sessions/store/store.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor::sessions {
 namespace {
 
-// The service's domain metrics on the host's registry.
-class SessionsMetrics final : public SessionsObserver, public DispatcherObserver {
- public:
-  explicit SessionsMetrics(prometheus::Registry& registry)
-      : games_(prometheus::BuildGauge()
-                   .Name("parlor_sessions_games")
-                   .Help("Games by game and status")
-                   .Register(registry)),
-        actions_(prometheus::BuildCounter()
-                     .Name("parlor_sessions_actions_total")
-                     .Help("SubmitAction calls by game and result (the gRPC code's name, as on "
-                           "parlor_rpc_*)")
-                     .Register(registry)),
-        commit_(
-            prometheus::BuildHistogram()
-                .Name("parlor_sessions_commit_duration_seconds")
-                .Help("Time to apply and commit one SubmitAction transaction")
-                .Register(registry)
-                .Add({}, prometheus::Histogram::BucketBoundaries{0.0005, 0.001, 0.002, 0.005, 0.01,
-                                                                 0.02, 0.05, 0.1, 0.25, 1})),
-        streams_(prometheus::BuildGauge()
-                     .Name("parlor_sessions_watch_streams")
-                     .Help("Open WatchGame and WatchMyGames streams on this replica")
-                     .Register(registry)
-                     .Add({})),
-        watch_refused_(prometheus::BuildCounter()
-                           .Name("parlor_sessions_watch_refused_total")
-                           .Help("WatchGame and WatchMyGames streams refused at open, by the "
-                                 "limit that refused them")
-                           .Register(registry)),
-        watch_ended_(prometheus::BuildCounter()
-                         .Name("parlor_sessions_watch_ended_total")
-                         .Help("Watch streams the server ended early, by reason (token_expired, "
-                               "signed_out, fell_behind, overloaded)")
-                         .Register(registry)),
-        watch_reads_(prometheus::BuildCounter()
-                         .Name("parlor_sessions_watch_pages_read_total")
-                         .Help("Reads done for watch streams, each at most one page of events "
-                               "(the streams' catch-up and live work)")
-                         .Register(registry)
-                         .Add({})),
-        timeouts_(prometheus::BuildCounter()
-                      .Name("parlor_sessions_timeouts_total")
-                      .Help("Deadlines that passed, by game and the policy applied")
-                      .Register(registry)),
-        outbox_(prometheus::BuildGauge()
-                    .Name("parlor_sessions_outbox_pending")
-                    .Help("Outbox rows not yet delivered, by kind")
-                    .Register(registry)),
-        outbox_age_(prometheus::BuildGauge()
-                        .Name("parlor_sessions_outbox_oldest_age_seconds")
-                        .Help("Age of the oldest outbox row not yet delivered, by kind (0 when "
-                              "none is pending)")
-                        .Register(registry)),
-        notifications_failed_(prometheus::BuildCounter()
-                                  .Name("parlor_sessions_notifications_failed_total")
-                                  .Help("Push notifications the adapter did not accept (each is "
-                                        "retried with backoff), by adapter")
-                                  .Register(registry)),
-        quota_refused_(prometheus::BuildCounter()
-                           .Name("parlor_sessions_quota_refused_total")
-                           .Help("CreateBotGame calls refused by a per-account quota, by quota")
-                           .Register(registry)),
-        batch_size_(
-            prometheus::BuildHistogram()
-                .Name("parlor_sessions_group_commit_batch_size")
-                .Help("Moves committed together in one SubmitAction group commit "
-                      "transaction")
-                .Register(registry)
-                .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128})) {}
-
-  void GroupCommitted(size_t moves) { batch_size_.Observe(static_cast<double>(moves)); }
-
-  void ActionResult(absl::string_view game, absl::string_view result) override {
-    actions_.Add({{"game", std::string(game)}, {"result", std::string(result)}}).Increment();
-  }
-  void CommitDuration(absl::Duration d) override { commit_.Observe(absl::ToDoubleSeconds(d)); }
-  void Timeout(absl::string_view game, absl::string_view policy) override {
-    timeouts_.Add({{"game", std::string(game)}, {"policy", std::string(policy)}}).Increment();
-  }
-  void QuotaRefused(absl::string_view quota) override {
-    quota_refused_.Add({{"quota", std::string(quota)}}).Increment();
-  }
-  void AutoPlayDue() override {
-    std::lock_guard<std::mutex> lock(wake_mu_);
-    if (wake_sweeper_) wake_sweeper_();
-  }
-  // Set once the sweeper runs (cleared before it stops).
-  void OnAutoPlayDue(std::function<void()> wake) {
-    std::lock_guard<std::mutex> lock(wake_mu_);
-    wake_sweeper_ = std::move(wake);
-  }
-  void Streams(int delta) { streams_.Increment(delta); }
-  void WatchRefused(const char* reason) { watch_refused_.Add({{"reason", reason}}).Increment(); }
-  void WatchEnded(const char* reason) { watch_ended_.Add({{"reason", reason}}).Increment(); }
-  void WatchRead() { watch_reads_.Increment(); }
-  void NotificationFailed(absl::string_view adapter) override {
-    notifications_failed_.Add({{"adapter", std::string(adapter)}}).Increment();
-  }
-  // The adapter's series exists (at 0) from the start, so rate() sees the first failure.
-  // Zero-valued series for every game (timeouts by policy; moves accepted and refused as
-  // illegal), so that their panels and any rule over them have data before the first event.
-  void DeclareTimeouts(const engine::Registry& games) {
+// The games and outbox gauges, from the store at `now`.
+void RefreshGauges(SessionsMetrics& metrics, GameStore& store, OutboxStore& outbox,
+                   const engine::Registry& games, absl::Time now) {
+  absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> counts =
+      store.CountGames();
+  if (counts.ok()) {
     for (const engine::Game* game : games.games()) {
-      for (const char* policy : {"bot", "forfeit"}) {
-        timeouts_.Add({{"game", std::string(game->name())}, {"policy", policy}});
-      }
-      for (const char* result : {"OK", "INVALID_ARGUMENT", "FAILED_PRECONDITION"}) {
-        actions_.Add({{"game", std::string(game->name())}, {"result", result}});
+      for (const char* status : {"active", "finished"}) {
+        auto it = counts->find({game->name(), status});
+        metrics.SetGames(game->name(), status, it == counts->end() ? 0 : it->second);
       }
     }
   }
-  void AdapterInUse(absl::string_view adapter) {
-    notifications_failed_.Add({{"adapter", std::string(adapter)}});
-  }
-
-  void RefreshGauges(GameStore& store, OutboxStore& outbox, const engine::Registry& games,
-                     absl::Time now) {
-    absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> counts =
-        store.CountGames();
-    if (counts.ok()) {
-      for (const engine::Game* game : games.games()) {
-        for (const char* status : {"active", "finished"}) {
-          auto it = counts->find({game->name(), status});
-          games_.Add({{"game", game->name()}, {"status", status}})
-              .Set(it == counts->end() ? 0.0 : static_cast<double>(it->second));
-        }
-      }
-    }
-    absl::StatusOr<OutboxStore::Health> health = outbox.GetHealth();
-    if (health.ok()) {
-      for (const auto& [kind, backlog] : {std::pair{"notification", health->notifications},
-                                          std::pair{"result", health->results}}) {
-        outbox_.Add({{"kind", kind}}).Set(static_cast<double>(backlog.pending));
-        outbox_age_.Add({{"kind", kind}})
-            .Set(backlog.pending > 0 ? std::max(0.0, absl::ToDoubleSeconds(now - backlog.oldest))
-                                     : 0.0);
-      }
+  absl::StatusOr<OutboxStore::Health> health = outbox.GetHealth();
+  if (health.ok()) {
+    for (const auto& [kind, backlog] :
+         {std::pair{"notification", health->notifications}, std::pair{"result", health->results}}) {
+      metrics.SetOutbox(kind, backlog.pending, now - backlog.oldest);
     }
   }
-
- private:
-  std::mutex wake_mu_;
-  std::function<void()> wake_sweeper_;
-  prometheus::Family<prometheus::Gauge>& games_;
-  prometheus::Family<prometheus::Counter>& actions_;
-  prometheus::Histogram& commit_;
-  prometheus::Gauge& streams_;
-  prometheus::Family<prometheus::Counter>& watch_refused_;
-  prometheus::Family<prometheus::Counter>& watch_ended_;
-  prometheus::Counter& watch_reads_;
-  prometheus::Family<prometheus::Counter>& timeouts_;
-  prometheus::Family<prometheus::Gauge>& outbox_;
-  prometheus::Family<prometheus::Gauge>& outbox_age_;
-  prometheus::Family<prometheus::Counter>& notifications_failed_;
-  prometheus::Family<prometheus::Counter>& quota_refused_;
-  prometheus::Histogram& batch_size_;
-};
+}
 
 // A background loop: runs `tick` every `interval` until stopped, and at once after Wake().
 class Loop {
@@ -239,13 +101,13 @@ class Loop {
 }  // namespace
 
 struct SessionsHandles {
+  std::atomic<SessionsMetrics*> batch_metrics{nullptr};
   std::unique_ptr<engine::Registry> games;
   std::unique_ptr<GameStore> store;
   std::unique_ptr<PgTableStore> table;
   std::unique_ptr<BlockChecker> blocks;
   std::unique_ptr<GroupCommitter> committer;
   std::unique_ptr<OutboxStore> outbox;
-  std::unique_ptr<SessionsMetrics> metrics;
   std::unique_ptr<Sessions> domain;
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<WatchHub> hub;
@@ -267,7 +129,7 @@ struct SessionsHandles {
   ~SessionsHandles() {
     // Background work first, then the listener, then what they use.
     deletions.reset();
-    if (metrics) metrics->OnAutoPlayDue(nullptr);
+    if (domain) domain->OnAutoPlayDue(nullptr);
     sweeper.reset();
     gauges.reset();
     dispatch.reset();
@@ -405,8 +267,6 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   h->games = std::make_unique<engine::Registry>(engine::AllGames());
   h->store = std::make_unique<GameStore>(&host.db());
   h->outbox = std::make_unique<OutboxStore>(&host.db());
-  h->metrics = std::make_unique<SessionsMetrics>(host.metrics().registry());
-  h->metrics->DeclareTimeouts(*h->games);
   Sessions::Options options;
   if (!config.page_token_secret.empty()) {
     options.page_token_secret = config.page_token_secret;
@@ -426,13 +286,16 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   options.max_bot_games_per_hour = config.max_bot_games_per_hour;
   options.max_actions_per_day = config.max_actions_per_day;
   options.idempotency_key_retention = config.idempotency_key_retention;
+  // Set once the domain (which owns the metrics) exists; the committer commits nothing before.
+  std::atomic<SessionsMetrics*>* batch_metrics = &h->batch_metrics;
   if (config.group_commit_threads > 0) {
-    SessionsMetrics* metrics = h->metrics.get();
     h->committer = std::make_unique<GroupCommitter>(
-        h->store.get(),
-        GroupCommitter::Options{.threads = config.group_commit_threads,
-                                .max_batch = config.group_commit_max_batch,
-                                .on_batch = [metrics](size_t n) { metrics->GroupCommitted(n); }});
+        h->store.get(), GroupCommitter::Options{.threads = config.group_commit_threads,
+                                                .max_batch = config.group_commit_max_batch,
+                                                .on_batch = [batch_metrics](size_t n) {
+                                                  SessionsMetrics* m = batch_metrics->load();
+                                                  if (m != nullptr) m->GroupCommitted(n);
+                                                }});
     options.group_committer = h->committer.get();
   }
   h->table = std::make_unique<PgTableStore>(&host.db());
@@ -458,8 +321,10 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   } else {
     spdlog::warn("no --accounts_address: chat cannot honour blocks");
   }
-  h->domain =
-      std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options, h->metrics.get());
+  h->domain = std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options,
+                                         &host.metrics().registry());
+  SessionsMetrics* metrics = &h->domain->metrics();
+  h->batch_metrics = metrics;
   std::optional<auth::TokenVerifier> access;
   if (!host.config().access_token_public_key.empty()) {
     absl::StatusOr<auth::TokenVerifier> verifier = auth::TokenVerifier::Create(
@@ -468,13 +333,11 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     access = *std::move(verifier);
   }
   h->authenticator = std::make_unique<Authenticator>(std::move(access), std::nullopt);
-  h->hub = std::make_unique<WatchHub>(host.db().session_url());  // LISTEN: not via a pooler
+  // LISTEN: a direct connection, not via a pooler.
+  h->hub = std::make_unique<WatchHub>(std::make_unique<PgChangeFeed>(host.db().session_url()));
   h->hub->Start();
-  SessionsMetrics* metrics = h->metrics.get();
   h->guard = std::make_unique<StreamGuard>(
-      config.streams, [] { return absl::Now(); },
-      StreamGuard::Observer{.refused = [metrics](const char* r) { metrics->WatchRefused(r); },
-                            .ended = [metrics](const char* r) { metrics->WatchEnded(r); }});
+      config.streams, [] { return absl::Now(); }, metrics);
   h->guard->Start();
   if (!config.accounts_address.empty()) {
     absl::StatusOr<auth::TokenSigner> signer =
@@ -501,10 +364,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
                      .workers = h->stream_pool.get(),
                      .guard = h->guard.get(),
                      .authenticator = h->authenticator.get(),
-                     .clock = [] { return absl::Now(); },
-                     .on_stream_count = [metrics](int delta) { metrics->Streams(delta); },
-                     .on_ended = [metrics](const char* r) { metrics->WatchEnded(r); },
-                     .on_read = [metrics] { metrics->WatchRead(); }};
+                     .clock = [] { return absl::Now(); }};
   h->api = std::make_unique<SessionsApi>(h->domain.get(), &host.rpc(), std::move(streams));
   h->internal_api = std::make_unique<SessionsInternalApi>(h->domain.get(), &host.rpc());
   host.AddService(h->api.get(), "parlor.sessions.v1.SessionsService");
@@ -518,14 +378,14 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
       spdlog::warn("sweeper: idempotency keys: {}", forgotten.status().ToString());
   });
   if (config.sweep_interval > absl::ZeroDuration()) {
-    h->metrics->OnAutoPlayDue([sweeper = h->sweeper.get()] { sweeper->Wake(); });
+    domain->OnAutoPlayDue([sweeper = h->sweeper.get()] { sweeper->Wake(); });
   }
   GameStore* store = h->store.get();
   const engine::Registry* games = h->games.get();
   OutboxStore* outbox = h->outbox.get();
   h->gauges = std::make_unique<Loop>("gauges", config.gauge_interval,
                                      [metrics, store, outbox, games, clock] {
-                                       metrics->RefreshGauges(*store, *outbox, *games, clock());
+                                       RefreshGauges(*metrics, *store, *outbox, *games, clock());
                                      });
   if (!config.notifications_address.empty()) {
     absl::StatusOr<auth::TokenSigner> signer =
@@ -552,13 +412,13 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     h->reporter = std::make_unique<RatingsReporter>(host.InternalChannel(config.ratings_address),
                                                     *std::move(signer), absl::Seconds(10));
   }
-  metrics->AdapterInUse(h->push->Name());
   h->dispatcher =
       std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(), h->reporter.get(), clock,
-                                         OutboxDispatcher::Options{.observer = metrics});
+                                         OutboxDispatcher::Options{.metrics = metrics});
   if (config.dispatch_interval > absl::ZeroDuration()) {
-    h->dispatch = std::make_unique<DispatchLoop>(h->dispatcher.get(), host.db().session_url(),
-                                                 config.dispatch_interval);
+    h->dispatch = std::make_unique<DispatchLoop>(
+        h->dispatcher.get(), std::make_unique<PgChangeFeed>(host.db().session_url()),
+        config.dispatch_interval);
   }
   h->erasure = std::make_unique<AccountErasureStore>(&host.db());
   h->deletion_sink = std::make_unique<SessionsDeletionSink>(h->domain.get(), h->erasure.get());

@@ -153,7 +153,7 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     state_->catching_up = catching_up;
     state_->resume = std::move(resume);
     state_->deps.guard->Attach(guard_id, state_);
-    if (state_->deps.on_stream_count) state_->deps.on_stream_count(+1);
+    state_->deps.sessions->metrics().StreamsChanged(+1);
   }
 
   void OnWriteDone(bool ok) override {
@@ -183,7 +183,7 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     }
     if (subscription_ != 0) st->deps.hub->Unsubscribe(subscription_);
     st->deps.guard->Release(st->guard_id);
-    if (st->deps.on_stream_count) st->deps.on_stream_count(-1);
+    st->deps.sessions->metrics().StreamsChanged(-1);
     delete this;
   }
 
@@ -241,7 +241,7 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     st->more = false;
     if (!st->deps.workers->TrySubmit([st] { RunRead(st); })) {
       st->reading = false;
-      if (st->deps.on_ended) st->deps.on_ended(kEndedOverloaded);
+      st->deps.sessions->metrics().WatchEnded(kEndedOverloaded);
       FinishLocked(st.get(), grpc::Status(grpc::StatusCode::UNAVAILABLE,
                                           "server overloaded; reconnect with " + st->resume));
     }
@@ -259,7 +259,7 @@ class StreamReactor : public grpc::ServerWriteReactor<Response> {
     std::vector<Response> messages;
     bool more = false;
     absl::Status status = st->reader->Read(&messages, &more);
-    if (st->deps.on_read) st->deps.on_read();
+    st->deps.sessions->metrics().WatchRead();
     std::lock_guard<std::recursive_mutex> lock(st->mu);
     st->reading = false;
     if (st->catching_up) {

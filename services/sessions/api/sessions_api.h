@@ -23,12 +23,8 @@ struct StreamDeps {
   StreamGuard* guard = nullptr;
   const Authenticator* authenticator = nullptr;
   std::function<absl::Time()> clock;
-  // Called with +1 / -1 as streams open and close (the watch_streams gauge).
-  std::function<void(int)> on_stream_count;
-  // A stream ended by the server for `reason` (besides those the guard ends).
-  std::function<void(const char*)> on_ended;
-  // A stream read (at most a page of events) was done.
-  std::function<void()> on_read;
+  // The streams count themselves in sessions->metrics(): open streams, reads, and those the
+  // server ends (besides those the guard ends).
 };
 
 // gRPC transport for parlor.sessions.v1.SessionsService: proto in, domain call, proto out. Unary

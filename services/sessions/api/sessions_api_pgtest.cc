@@ -1,5 +1,6 @@
-// The sessions service end to end through the real transport: two replicas (ServiceHost +
-// sessions) on one fresh PostgreSQL database, called through real gRPC channels.
+// The sessions service end to end through the real transport: two replicas (the shared
+// TestServer running sessions) on one fresh PostgreSQL database, called through real gRPC
+// channels.
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -13,12 +14,11 @@
 #include "engine/games/all_games.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/unknown_field_set.h"
-#include "grpcpp/create_channel.h"
-#include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "pqxx/pqxx"
 #include "services/common/core/token.h"
+#include "services/common/testing/test_server.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/sessions_server.h"
 #include "tests/pg/pg_test_database.h"
@@ -40,8 +40,7 @@ struct TestClock {
 };
 
 struct Replica {
-  std::unique_ptr<ServiceHost> host;
-  std::shared_ptr<void> installed;
+  std::unique_ptr<parlor::testing::TestServer> server;
   std::unique_ptr<SessionsService::Stub> sessions;
   std::unique_ptr<SessionsInternalService::Stub> internal;
 };
@@ -50,25 +49,10 @@ class SessionsApiPgTest : public parlor::testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    access_keys_ = auth::GenerateKeyPair();
-    service_keys_ = auth::GenerateKeyPair();
     for (int i = 0; i < 2; ++i) StartReplica(&replicas_[i]);
   }
 
   void StartReplica(Replica* r) {
-    ServerConfig server;
-    server.listen_host = "127.0.0.1";
-    server.grpc_port = 0;
-    server.metrics_port = 0;
-    server.db_url = db_url();
-    server.worker_threads = 4;
-    server.drain_timeout = absl::Milliseconds(200);
-    server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
-    server.access_token_public_key = access_keys_.public_key;
-    server.service_token_public_key = service_keys_.public_key;
-    auto host = ServiceHost::Create(SessionsIdentity(), server);
-    ASSERT_TRUE(host.ok()) << host.status();
-    r->host = *std::move(host);
     SessionsConfig config;
     config.page_token_secret = "test-secret";
     config.sweep_interval = absl::ZeroDuration();  // swept explicitly with the test clock
@@ -76,39 +60,25 @@ class SessionsApiPgTest : public parlor::testing::PgTest {
     // The outboxes stay as the moves left them (the bad-input test compares the database
     // before and after); the dispatcher has its own test.
     config.dispatch_interval = absl::ZeroDuration();
-    auto installed =
-        InstallSessions(*r->host, config, [clock = clock_] { return clock->now.load(); });
-    ASSERT_TRUE(installed.ok()) << installed.status();
-    r->installed = *std::move(installed);
-    absl::Status started = r->host->Start();
-    ASSERT_TRUE(started.ok()) << started;
-    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", r->host->grpc_port()),
-                                       grpc::InsecureChannelCredentials());
-    r->sessions = SessionsService::NewStub(channel);
-    r->internal = SessionsInternalService::NewStub(channel);
+    auto server = parlor::testing::TestServer::Start(
+        SessionsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
+        [&config, clock = clock_](ServiceHost& host) {
+          return InstallSessions(host, config, [clock] { return clock->now.load(); });
+        });
+    ASSERT_TRUE(server.ok()) << server.status();
+    r->server = *std::move(server);
+    r->sessions = SessionsService::NewStub(r->server->channel());
+    r->internal = SessionsInternalService::NewStub(r->server->channel());
   }
 
   void TearDown() override {
-    for (Replica& r : replicas_) {
-      if (r.host != nullptr) r.host->Shutdown();
-      r.installed.reset();
-      r.host.reset();
-    }
+    for (Replica& r : replicas_) r.server.reset();
   }
 
-  std::string PlayerToken(const std::string& account) {
-    auto signer = auth::TokenSigner::Create(auth::TokenKind::kAccess, access_keys_.private_key);
-    return *signer->Sign(account, "s", absl::Now(), absl::Minutes(15));
-  }
-  std::string ServiceToken() {
-    auto signer = auth::TokenSigner::Create(auth::TokenKind::kService, service_keys_.private_key);
-    return *signer->Sign("matchmaking", "", absl::Now(), absl::Minutes(5));
-  }
+  std::string PlayerToken(const std::string& account) { return keys_.PlayerToken(account); }
+  std::string ServiceToken() { return keys_.ServiceToken(); }
   static std::unique_ptr<grpc::ClientContext> With(const std::string& token, int seconds = 20) {
-    auto context = std::make_unique<grpc::ClientContext>();
-    if (!token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", token));
-    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(seconds));
-    return context;
+    return parlor::testing::Bearer(token, absl::Seconds(seconds));
   }
 
   std::string Digest() {
@@ -159,8 +129,7 @@ class SessionsApiPgTest : public parlor::testing::PgTest {
   }
 
   std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
-  auth::KeyPairBase64 access_keys_;
-  auth::KeyPairBase64 service_keys_;
+  parlor::testing::TestKeys keys_;
   Replica replicas_[2];
   engine::Registry registry_ = engine::AllGames();
 };
@@ -531,7 +500,7 @@ TEST_F(SessionsApiPgTest, DeadlinesWithAnInjectedClockAndTheMetrics) {
   const engine::Game& game = *registry_.games().front();
   v1::Game created = CreateGame(game, "m", replicas_[0]);
   clock_->now = clock_->now.load() + absl::Hours(25);
-  auto swept = SweepNow(replicas_[0].installed);
+  auto swept = SweepNow(replicas_[0].server->installed());
   ASSERT_TRUE(swept.ok()) << swept.status();
   EXPECT_EQ(*swept, 1);
   v1::GetGameRequest get;
@@ -540,7 +509,7 @@ TEST_F(SessionsApiPgTest, DeadlinesWithAnInjectedClockAndTheMetrics) {
   ASSERT_TRUE(replicas_[1].sessions->GetGame(With(PlayerToken(kAlice)).get(), get, &state).ok());
   EXPECT_GE(state.game().version(), 1);  // the computer moved for the timed-out player
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a gauge refresh
-  const std::string metrics = replicas_[0].host->metrics().Serialize();
+  const std::string metrics = replicas_[0].server->host().metrics().Serialize();
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_timeouts_total{game=\"" + game.name() +
                                  "\",policy=\"bot\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_watch_streams"));

@@ -15,10 +15,10 @@ absl::Status Exhausted(const std::string& message, absl::Duration retry) {
 
 }  // namespace
 
-StreamGuard::StreamGuard(StreamLimits limits, Clock clock, Observer observer)
+StreamGuard::StreamGuard(StreamLimits limits, Clock clock, SessionsMetrics* metrics)
     : limits_(limits),
       clock_(std::move(clock)),
-      observer_(std::move(observer)),
+      metrics_(metrics),
       opens_(limits.opens_per_account) {}
 
 StreamGuard::~StreamGuard() { Stop(); }
@@ -80,7 +80,7 @@ absl::StatusOr<int64_t> StreamGuard::Admit(const auth::Claims& caller, bool catc
     }
   }
   if (refused != nullptr) {
-    if (observer_.refused) observer_.refused(refused);
+    if (metrics_ != nullptr) metrics_->WatchRefused(refused);
     return status;
   }
   std::lock_guard<std::mutex> lock(mu_);
@@ -88,7 +88,7 @@ absl::StatusOr<int64_t> StreamGuard::Admit(const auth::Claims& caller, bool catc
   if (static_cast<int64_t>(entries_.size()) >= limits_.max_streams ||
       per_account_[caller.subject] >= limits_.max_streams_per_account ||
       (catching_up && catching_up_ >= limits_.max_catching_up)) {
-    if (observer_.refused) observer_.refused(kRefusedAccountStreams);
+    if (metrics_ != nullptr) metrics_->WatchRefused(kRefusedAccountStreams);
     return Exhausted("too many watch streams at once; retry in a few seconds", absl::Seconds(2));
   }
   const int64_t id = next_id_++;
@@ -249,7 +249,7 @@ void StreamGuard::CheckNow() {
     } else {
       d.reason = d.stream->Tick(now);
     }
-    if (d.reason != nullptr && observer_.ended) observer_.ended(d.reason);
+    if (d.reason != nullptr && metrics_ != nullptr) metrics_->WatchEnded(d.reason);
   }
 }
 

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "services/common/core/rate_limit.h"
 #include "services/common/core/token.h"
+#include "services/sessions/domain/sessions_metrics.h"
 
 namespace parlor::sessions {
 
@@ -78,13 +79,9 @@ class GuardedStream {
 class StreamGuard {
  public:
   using Clock = std::function<absl::Time()>;
-  // Metric hooks: a refusal at open, a stream ended by the guard (reason constants above).
-  struct Observer {
-    std::function<void(const char*)> refused;
-    std::function<void(const char*)> ended;
-  };
-
-  StreamGuard(StreamLimits limits, Clock clock, Observer observer = {});
+  // `metrics` (may be null) counts a refusal at open and a stream ended by the guard (reason
+  // constants above).
+  StreamGuard(StreamLimits limits, Clock clock, SessionsMetrics* metrics = nullptr);
   ~StreamGuard();
   StreamGuard(const StreamGuard&) = delete;
   StreamGuard& operator=(const StreamGuard&) = delete;
@@ -139,7 +136,7 @@ class StreamGuard {
 
   const StreamLimits limits_;
   const Clock clock_;
-  const Observer observer_;
+  SessionsMetrics* const metrics_;
   RateLimiter opens_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -1,42 +1,28 @@
 #include "services/sessions/api/watch_hub.h"
 
+#include <utility>
 #include <vector>
-
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 
 namespace parlor::sessions {
 
-bool ParseGameChange(absl::string_view payload, GameChange* out) {
-  std::vector<absl::string_view> parts = absl::StrSplit(payload, absl::MaxSplits(':', 2));
-  if (parts.size() != 3 || parts[0].empty()) return false;
-  out->game_id = std::string(parts[0]);
-  if (!absl::SimpleAtoi(parts[1], &out->version)) return false;
-  out->accounts.clear();
-  for (absl::string_view a : absl::StrSplit(parts[2], ',', absl::SkipEmpty())) {
-    out->accounts.emplace_back(a);
-  }
-  out->resync = false;
-  return true;
-}
-
-WatchHub::WatchHub(std::string listen_db_url)
-    : listener_(
-          std::move(listen_db_url),
-          [this](const std::string& payload) {
-            GameChange change;
-            if (ParseGameChange(payload, &change)) Dispatch(change);
-          },
-          [this] { Resync(); }) {}
+WatchHub::WatchHub(std::unique_ptr<ChangeFeed> feed) : feed_(std::move(feed)) {}
 
 WatchHub::~WatchHub() { Stop(); }
 
-void WatchHub::Start() { listener_.Start(); }
+void WatchHub::Start() {
+  feed_->Start([this](const GameChange& change) {
+    if (change.resync) {
+      Resync();
+    } else {
+      Dispatch(change);
+    }
+  });
+}
 
-void WatchHub::Stop() { listener_.Stop(); }
+void WatchHub::Stop() { feed_->Stop(); }
 
 void WatchHub::Resync() {
-  // Anything committed while the listener was disconnected: every stream re-reads.
+  // Anything committed while the feed was disconnected: every stream re-reads.
   GameChange resync;
   resync.resync = true;
   std::vector<std::shared_ptr<Entry>> all;

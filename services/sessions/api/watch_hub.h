@@ -9,39 +9,25 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
-#include "services/sessions/store/change_listener.h"
+#include "services/sessions/store/change_feed.h"
 
 namespace parlor::sessions {
 
-// One committed change, as announced on the NOTIFY channel: "<game_id>:<version>:<accounts>".
-struct GameChange {
-  std::string game_id;
-  int64_t version = 0;
-  std::vector<std::string> accounts;
-  // True for a synthetic "you may have missed something" after the listener reconnected.
-  bool resync = false;
-};
-
-// Parses a NOTIFY payload; false when malformed.
-bool ParseGameChange(absl::string_view payload, GameChange* out);
-
-// Fans the committed changes the replica's ChangeListener hears out to in-process
-// subscribers (the WatchGame / WatchMyGames streams). Subscribers are called on the listener
-// thread and must only queue work. After a lost connection it reconnects and calls every
-// subscriber with `resync = true`, so streams re-read from their last version and miss nothing.
+// Fans the committed changes of the replica's ChangeFeed (the store's LISTEN) out to in-process
+// subscribers (the WatchGame / WatchMyGames streams). Subscribers are called on the feed's
+// thread and must only queue work. When the feed reports a resync (its connection came back),
+// every subscriber is called with `resync = true`, so streams re-read from their last version
+// and miss nothing.
 class WatchHub {
  public:
   using Callback = std::function<void(const GameChange&)>;
 
-  // `listen_db_url`: the connection string of the replica's LISTEN connection (a direct
-  // connection to PostgreSQL, also when the pool goes through PgBouncer).
-  explicit WatchHub(std::string listen_db_url);
+  explicit WatchHub(std::unique_ptr<ChangeFeed> feed);
   ~WatchHub();
   WatchHub(const WatchHub&) = delete;
   WatchHub& operator=(const WatchHub&) = delete;
 
-  // Starts the listener and waits (up to 10 s) for LISTEN to be in place.
+  // Starts the feed and waits (up to 10 s) for it to be in place.
   void Start();
   void Stop();
 
@@ -52,7 +38,7 @@ class WatchHub {
 
   // Number of live subscriptions (streams).
   int64_t subscribers() const;
-  // Delivers a change as if it had been NOTIFYed (the listener calls this).
+  // Delivers a change as if the feed had reported it.
   void Dispatch(const GameChange& change);
 
  private:
@@ -69,7 +55,7 @@ class WatchHub {
   std::multimap<std::string, int64_t> by_game_;
   std::multimap<std::string, int64_t> by_account_;
   // Last: stopped (by its destructor) before the subscriptions it dispatches to go away.
-  ChangeListener listener_;
+  std::unique_ptr<ChangeFeed> feed_;
 };
 
 }  // namespace parlor::sessions

@@ -175,14 +175,29 @@ v1::EventCause EventCauseOf(LogRow::Cause cause) {
 }
 
 Sessions::Sessions(SessionsStore* store, const engine::Registry* games,
-                   std::function<absl::Time()> clock, Options options, SessionsObserver* observer)
+                   std::function<absl::Time()> clock, Options options,
+                   prometheus::Registry* registry)
     : store_(store),
       games_(games),
       clock_(std::move(clock)),
       options_(std::move(options)),
-      observer_(observer != nullptr ? observer : &null_observer_),
+      metrics_(registry),
       page_tokens_(options_.page_token_secret),
-      states_(options_.state_cache_entries) {}
+      states_(options_.state_cache_entries) {
+  std::vector<std::string> names;
+  for (const engine::Game* game : games_->games()) names.emplace_back(game->name());
+  metrics_.DeclareGames(names);
+}
+
+void Sessions::OnAutoPlayDue(std::function<void()> wake) {
+  std::lock_guard<std::mutex> lock(wake_mu_);
+  wake_sweeper_ = std::move(wake);
+}
+
+void Sessions::AutoPlayDue() {
+  std::lock_guard<std::mutex> lock(wake_mu_);
+  if (wake_sweeper_) wake_sweeper_();
+}
 
 absl::Status Sessions::ValidateGameId(absl::string_view game_id) {
   return sessions::ValidateGameId(game_id);
@@ -283,7 +298,7 @@ absl::StatusOr<Sessions::Created> Sessions::Create(CreateSpec spec) {
   row.notify_payload = std::move(m.notify_payload);
   Created out;
   PARLOR_ASSIGN_OR_RETURN(GameRow stored, store_->CreateGame(row, spec.match_key, &out.created));
-  if (out.created && LeavesAutoPlayDue(stored)) observer_->AutoPlayDue();
+  if (out.created && LeavesAutoPlayDue(stored)) AutoPlayDue();
   PARLOR_ASSIGN_OR_RETURN(out.game, Summary(stored, -1));
   return out;
 }
@@ -381,14 +396,14 @@ absl::Status Sessions::CheckQuotas(const std::string& account_id) {
                                              : absl::Seconds(1));
   };
   if (options_.max_active_games > 0 && usage.active_games >= options_.max_active_games) {
-    observer_->QuotaRefused("active_games");
+    metrics_.QuotaRefused("active_games");
     return absl::ResourceExhaustedError(
         absl::StrCat("you have ", usage.active_games, " games in progress, the most allowed (",
                      options_.max_active_games, "); finish or resign one before starting another"));
   }
   if (options_.max_bot_games_per_hour > 0 &&
       usage.bot_games_last_hour >= options_.max_bot_games_per_hour) {
-    observer_->QuotaRefused("games_per_hour");
+    metrics_.QuotaRefused("games_per_hour");
     return WithRetryDelay(absl::ResourceExhaustedError(absl::StrCat(
                               "you have started ", usage.bot_games_last_hour,
                               " games against the computer in the last hour, the most allowed (",
@@ -396,7 +411,7 @@ absl::Status Sessions::CheckQuotas(const std::string& account_id) {
                           wait_until(usage.oldest_bot_game_in_hour, absl::Hours(1)));
   }
   if (options_.max_actions_per_day > 0 && usage.actions_last_day >= options_.max_actions_per_day) {
-    observer_->QuotaRefused("actions_per_day");
+    metrics_.QuotaRefused("actions_per_day");
     return WithRetryDelay(absl::ResourceExhaustedError(absl::StrCat(
                               "your games of the last 24 hours hold ", usage.actions_last_day,
                               " moves, the most allowed (", options_.max_actions_per_day,
@@ -551,7 +566,7 @@ struct Sessions::SubmitCall {
   // not the key the first stored; a second transaction, with a fresh snapshot, finds it.
   bool stale = false;
   bool rechecked = false;
-  // The committed change left automatic play due at once (see SessionsObserver::AutoPlayDue).
+  // The committed change left automatic play due at once (see OnAutoPlayDue).
   bool auto_play_due = false;
 };
 
@@ -589,14 +604,14 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
     return DecideSubmit(*self, locked, stored);
   };
   auto finish = [this, call, response, done = std::move(done)](absl::Status status) {
-    observer_->ActionResult(call->game_name.empty() ? "unknown" : call->game_name,
-                            GrpcCodeName(static_cast<grpc::StatusCode>(status.code())));
+    metrics_.ActionResult(call->game_name.empty() ? "unknown" : call->game_name,
+                          GrpcCodeName(static_cast<grpc::StatusCode>(status.code())));
     if (status.ok()) {
       if (call->committed) {
         states_.Put(call->request->game_id(), call->committed_version, std::move(call->committed));
       }
-      observer_->CommitDuration(absl::Now() - call->started);
-      if (call->auto_play_due) observer_->AutoPlayDue();
+      metrics_.CommitDuration(absl::Now() - call->started);
+      if (call->auto_play_due) AutoPlayDue();
       *response = std::move(call->answer);
     }
     done(std::move(status));
@@ -675,7 +690,7 @@ absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignReq
           auto_play_due = m.ok() && m->has_value() && LeavesAutoPlayDue((*m)->after);
           return m;
         });
-    if (status.ok() && auto_play_due) observer_->AutoPlayDue();
+    if (status.ok() && auto_play_due) AutoPlayDue();
     if (!status.ok() || !changed) return status;
     if (attempt == kAttempts) {
       return absl::AbortedError("the game kept changing while you resigned; try again");

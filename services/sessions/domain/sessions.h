@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,9 +15,11 @@
 #include "absl/time/time.h"
 #include "engine/core/registry.h"
 #include "parlor/sessions/v1/sessions.pb.h"
+#include "prometheus/registry.h"
 #include "services/common/core/page_token.h"
 #include "services/sessions/domain/moves.h"
 #include "services/sessions/domain/requests.h"
+#include "services/sessions/domain/sessions_metrics.h"
 #include "services/sessions/store/group_commit.h"
 #include "services/sessions/store/sessions_store.h"
 #include "services/sessions/store/table_store.h"
@@ -27,24 +30,6 @@ namespace parlor::sessions {
 // How a log entry is shown in GetHistory and WatchGame.
 v1::EventKind EventKindOf(LogRow::Kind kind);
 v1::EventCause EventCauseOf(LogRow::Cause cause);
-
-// Counters the domain reports (the api layer backs them with Prometheus).
-class SessionsObserver {
- public:
-  virtual ~SessionsObserver() = default;
-  // result: the gRPC code's name (GrpcCodeName: "OK", "INVALID_ARGUMENT", ...).
-  virtual void ActionResult(absl::string_view /*game*/, absl::string_view /*result*/) {}
-  virtual void CommitDuration(absl::Duration /*d*/) {}
-  // policy: "bot" (casual) or "forfeit" (ranked).
-  virtual void Timeout(absl::string_view /*game*/, absl::string_view /*policy*/) {}
-  // A CreateBotGame refused by a per-account quota: "active_games", "games_per_hour" or
-  // "actions_per_day".
-  virtual void QuotaRefused(absl::string_view /*quota*/) {}
-  // A change has committed that left automatic play (a computer or forfeited seat) due at once:
-  // it stopped at its per-request bound. Run the sweeper now rather than at its next interval,
-  // or the player waits that long for the computer's move.
-  virtual void AutoPlayDue() {}
-};
 
 // The sessions domain: validation, the engine, time controls and the timeout policy, over the
 // store. Every public method blocks (it runs transactions); call it from a worker pool.
@@ -110,8 +95,19 @@ class Sessions {
     absl::Duration nudge_period = absl::Hours(24);
   };
 
+  // `registry` may be null (unit tests): then nothing is counted.
   Sessions(SessionsStore* store, const engine::Registry* games, std::function<absl::Time()> clock,
-           Options options, SessionsObserver* observer = nullptr);
+           Options options, prometheus::Registry* registry = nullptr);
+
+  // The service's metrics (sessions_metrics.h): the domain counts moves, timeouts and quota
+  // refusals; the watch streams, the outbox dispatcher and the server's gauges count the rest.
+  SessionsMetrics& metrics() { return metrics_; }
+
+  // `wake` is called when a committed change left automatic play (a computer or forfeited seat)
+  // due at once: it stopped at its per-request bound, and the sweeper should run now rather than
+  // at its next interval, or the player waits that long for the computer's move. Null: nobody
+  // is told. Thread-safe.
+  void OnAutoPlayDue(std::function<void()> wake);
 
   // SessionsInternalService.CreateGame (a service caller).
   absl::Status CreateGame(const v1::CreateGameRequest& request, v1::CreateGameResponse* response);
@@ -277,6 +273,8 @@ class Sessions {
                         std::string* next_page_token) const;
   // The sweeper (sweeper.cc): one due game at `now`; returns whether it changed.
   absl::StatusOr<bool> SweepGame(const std::string& game_id, absl::Time now);
+  // Tells OnAutoPlayDue's callback, if any.
+  void AutoPlayDue();
   // Each player seat of a new game shows its player's running vacation (its clock then starts
   // paused).
   absl::Status ShowVacations(std::vector<SeatRow>& seats, absl::Time now);
@@ -285,8 +283,9 @@ class Sessions {
   const engine::Registry* games_;
   std::function<absl::Time()> clock_;
   Options options_;
-  SessionsObserver* observer_;
-  SessionsObserver null_observer_;
+  SessionsMetrics metrics_;
+  std::mutex wake_mu_;
+  std::function<void()> wake_sweeper_;
   PageTokens page_tokens_;
   // The engine state of each recently changed game's newest committed version (never handed out
   // for any other version); used through a clone, as State is not safe to share between threads.

@@ -1660,24 +1660,23 @@ TEST_F(SessionsPgTest, ResigningTheLastPlayerEndsABotGameAtOnceByTheForfeitRules
 }
 
 // One request plays at most auto_moves_per_request computer moves; the computer seat left waiting
-// is due at once, the observer is told so (the server then runs its sweeper at once rather than
-// at its next interval), and each sweep plays another bounded chunk until the player must act.
+// is due at once, OnAutoPlayDue's callback is told so (the server then runs its sweeper at once
+// rather than at its next interval), and each sweep plays another bounded chunk until the player
+// must act.
 TEST_F(SessionsPgTest, ComputerPlayIsBoundedPerRequestAndTheSweeperPlaysOn) {
   Sessions::Options options;
   options.auto_moves_per_request = 2;
   options.auto_play_budget = absl::Hours(1);
-  struct DueCounter : SessionsObserver {
-    void AutoPlayDue() override { ++due; }
-    int due = 0;
-  } observer;
   Sessions bounded(
-      store_.get(), registry_.get(), [this] { return now_.load(); }, options, &observer);
+      store_.get(), registry_.get(), [this] { return now_.load(); }, options);
+  std::atomic<int> due{0};
+  bounded.OnAutoPlayDue([&due] { ++due; });
   v1::CreateBotGameResponse created;
   // Who acts first is drawn from the game's secret seed; this test needs a game the computer
   // starts (the player starts one in four).
   int due_before_create = 0;
   for (int attempt = 0; attempt < 20; ++attempt) {
-    due_before_create = observer.due;
+    due_before_create = due;
     ASSERT_THAT(
         bounded.CreateBotGame(
             kCarol, BotGameRequest(absl::StrCat("paced-", attempt), "kadice", 4, 3), &created),
@@ -1686,7 +1685,7 @@ TEST_F(SessionsPgTest, ComputerPlayIsBoundedPerRequestAndTheSweeperPlaysOn) {
   }
   EXPECT_EQ(created.game().version(), 2);
   EXPECT_FALSE(created.game().my_turn());
-  EXPECT_EQ(observer.due, due_before_create + 1);
+  EXPECT_EQ(due, due_before_create + 1);
   v1::GetGameRequest get;
   get.set_game_id(created.game().game_id());
   v1::GetGameResponse state;
@@ -1695,7 +1694,7 @@ TEST_F(SessionsPgTest, ComputerPlayIsBoundedPerRequestAndTheSweeperPlaysOn) {
   for (; sweeps < 1000; ++sweeps) {
     ASSERT_THAT(bounded.GetGame(kCarol, get, &state), IsOk());
     if (state.game().my_turn() || state.game().status() == v1::GAME_STATUS_FINISHED) break;
-    const int due_before = observer.due;
+    const int due_before = due;
     ASSERT_THAT(bounded.Sweep(), parlor::testing::IsOkAndHolds(1));
     ASSERT_THAT(bounded.GetGame(kCarol, get, &state), IsOk());
     EXPECT_GT(state.game().version(), version);
@@ -1703,7 +1702,7 @@ TEST_F(SessionsPgTest, ComputerPlayIsBoundedPerRequestAndTheSweeperPlaysOn) {
     version = state.game().version();
     // Told again exactly when the computer still has moves left.
     const bool more = !state.game().my_turn() && state.game().status() != v1::GAME_STATUS_FINISHED;
-    EXPECT_EQ(observer.due, due_before + (more ? 1 : 0));
+    EXPECT_EQ(due, due_before + (more ? 1 : 0));
   }
   EXPECT_GE(sweeps, 1);
   EXPECT_TRUE(state.game().my_turn());

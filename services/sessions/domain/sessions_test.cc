@@ -11,36 +11,30 @@
 #include "engine/games/all_games.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "prometheus/registry.h"
 #include "services/common/testing/status_matchers.h"
 #include "services/sessions/store/fake_sessions_store.h"
+#include "services/sessions/testing/metric_value.h"
 
 namespace parlor::sessions {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Pair;
 
 constexpr char kAlice[] = "00000000-0000-4000-8000-00000000a11c";
-
-// Records what the domain reports.
-class RecordingObserver : public SessionsObserver {
- public:
-  void ActionResult(absl::string_view game, absl::string_view result) override {
-    results.emplace_back(std::string(game), std::string(result));
-  }
-  void Timeout(absl::string_view game, absl::string_view policy) override {
-    timeouts.emplace_back(std::string(game), std::string(policy));
-  }
-  std::vector<std::pair<std::string, std::string>> results;
-  std::vector<std::pair<std::string, std::string>> timeouts;
-};
 
 class SessionsTest : public ::testing::Test {
  protected:
   SessionsTest()
       : registry_(engine::AllGames()),
         sessions_(
-            &store_, &registry_, [this] { return now_; }, Sessions::Options{}, &observer_) {}
+            &store_, &registry_, [this] { return now_; }, Sessions::Options{}, &metrics_) {}
+
+  // parlor_sessions_actions_total for Pico and `result`.
+  double Actions(const std::string& result) const {
+    return testing::MetricValue(metrics_, "parlor_sessions_actions_total",
+                                {{"game", "pico"}, {"result", result}});
+  }
 
   v1::CreateBotGameResponse NewBotGame(const std::string& request_id) {
     v1::CreateBotGameRequest create;
@@ -69,15 +63,17 @@ class SessionsTest : public ::testing::Test {
   absl::Time now_ = absl::FromUnixSeconds(1'800'000'000);
   FakeSessionsStore store_;
   engine::Registry registry_;
-  RecordingObserver observer_;
+  prometheus::Registry metrics_;
   Sessions sessions_;
 };
 
 TEST_F(SessionsTest, AGameAgainstTheComputerIsPlayedToItsEndAndItsResultReported) {
   const std::string id = NewBotGame("r1").game().game_id();
   v1::Game game;
+  int submitted = 0;
   for (int move = 0; move < 500; ++move) {
     now_ += absl::Seconds(1);
+    ++submitted;
     v1::SubmitActionResponse answer;
     ASSERT_THAT(
         sessions_.SubmitAction(kAlice, FirstLegalMove(id, absl::StrCat("k", move)), &answer),
@@ -89,10 +85,10 @@ TEST_F(SessionsTest, AGameAgainstTheComputerIsPlayedToItsEndAndItsResultReported
   EXPECT_FALSE(game.seed().empty());
   ASSERT_EQ(store_.results().size(), 1u);
   EXPECT_THAT(store_.results()[0].payload_json, HasSubstr(id));
-  for (const auto& [name, result] : observer_.results) {
-    EXPECT_EQ(name, "pico");
-    EXPECT_EQ(result, "OK");
-  }
+  // Every move counted as accepted, none refused.
+  EXPECT_EQ(Actions("OK"), submitted);
+  EXPECT_EQ(Actions("INVALID_ARGUMENT"), 0);
+  EXPECT_EQ(Actions("FAILED_PRECONDITION"), 0);
   v1::GetHistoryRequest history;
   history.set_game_id(id);
   v1::GetHistoryResponse events;
@@ -115,7 +111,8 @@ TEST_F(SessionsTest, ARetryGetsTheFirstAnswerAndAnotherRequestUnderTheKeyIsRefus
   EXPECT_THAT(sessions_.SubmitAction(kAlice, other, &again),
               testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                 HasSubstr("idempotency_key was already used")));
-  EXPECT_THAT(observer_.results.back(), Pair("pico", "INVALID_ARGUMENT"));
+  EXPECT_EQ(Actions("OK"), 2);
+  EXPECT_EQ(Actions("INVALID_ARGUMENT"), 1);
 }
 
 TEST_F(SessionsTest, AStaleExpectedVersionIsAbortedNamingTheCurrentOne) {
@@ -159,7 +156,12 @@ TEST_F(SessionsTest, APlayerPastTheDeadlineGetsTheTimeoutBotsMoveAndItIsCounted)
   absl::StatusOr<int> changed = sessions_.Sweep();
   ASSERT_THAT(changed, testing::IsOk());
   EXPECT_EQ(*changed, 1);
-  EXPECT_THAT(observer_.timeouts, ::testing::ElementsAre(Pair("pico", "bot")));
+  EXPECT_EQ(testing::MetricValue(metrics_, "parlor_sessions_timeouts_total",
+                                 {{"game", "pico"}, {"policy", "bot"}}),
+            1);
+  EXPECT_EQ(testing::MetricValue(metrics_, "parlor_sessions_timeouts_total",
+                                 {{"game", "pico"}, {"policy", "forfeit"}}),
+            0);
   absl::StatusOr<v1::Game> game = sessions_.GameSummary(kAlice, created.game().game_id());
   ASSERT_THAT(game, testing::IsOk());
   EXPECT_GT(game->version(), version);

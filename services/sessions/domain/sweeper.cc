@@ -76,8 +76,8 @@ absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time 
         auto_play_due = LeavesAutoPlayDue(d->mutation.after);
         return std::optional<Mutation>(std::move(d->mutation));
       }));
-  for (const std::string& kind : timeouts) observer_->Timeout(game_name, kind);
-  if (auto_play_due) observer_->AutoPlayDue();
+  for (const std::string& kind : timeouts) metrics_.Timeout(game_name, kind);
+  if (auto_play_due) AutoPlayDue();
   return wrote;
 }
 

@@ -363,6 +363,45 @@ constexpr int kOffer = 0;
 constexpr int kAccept = 1;
 constexpr int kDecline = 2;
 
+// DeclineRematch on the locked offer: the pending offer declined, nothing for a retry.
+absl::Status DeclineStep(const GameRow& row, const std::string& account_id, bool pending,
+                         const std::optional<RematchRow>& locked,
+                         std::optional<PgTableStore::RematchChange>* change) {
+  if (!pending) {
+    if (locked && locked->declined_by == account_id) return absl::OkStatus();  // a retry
+    return absl::FailedPreconditionError(
+        absl::StrCat("no rematch offer of game ", row.game_id,
+                     " is pending (none was made, it was declined, or it expired)"));
+  }
+  PgTableStore::RematchChange c;
+  c.offer = *locked;
+  c.offer.declined_by = account_id;
+  *change = std::move(c);
+  return absl::OkStatus();
+}
+
+// A new offer by `account_id` (none yet, or the last one was declined or expired); the other
+// players are told.
+PgTableStore::RematchChange NewOffer(const GameRow& row, const std::string& account_id,
+                                     absl::Time now, absl::Duration ttl) {
+  PgTableStore::RematchChange c;
+  c.offer.game_id = row.game_id;
+  c.offer.offered_by = account_id;
+  c.offer.accepted_by = {account_id};
+  c.offer.offered_at = now;
+  c.offer.expires_at = now + ttl;
+  const int from = SeatOf(row, account_id);
+  const std::string from_name = from >= 0 ? row.seats[from].display_name : "";
+  for (const SeatRow& s : row.seats) {
+    if (s.account_id.empty() || s.account_id == account_id) continue;
+    c.pushes.push_back(
+        Push(row, s, "rematch_offer",
+             absl::StrCat("rematch:", row.game_id, ":", absl::ToUnixMicros(now), ":", s.seat),
+             from_name, c.offer.expires_at));
+  }
+  return c;
+}
+
 // One rematch RPC's change of the locked offer: *change stays empty when nothing changes (a
 // retry, or an offer every player accepted already).
 absl::Status RematchStepFor(int step, const GameRow& row, const std::string& account_id,
@@ -381,46 +420,18 @@ absl::Status RematchStepFor(int step, const GameRow& row, const std::string& acc
     }
     return absl::OkStatus();
   }
-  const bool mine = locked && std::find(locked->accepted_by.begin(), locked->accepted_by.end(),
-                                        account_id) != locked->accepted_by.end();
-  if (step == kDecline) {
-    if (!pending) {
-      if (locked && locked->declined_by == account_id) return absl::OkStatus();  // a retry
-      return absl::FailedPreconditionError(
-          absl::StrCat("no rematch offer of game ", row.game_id,
-                       " is pending (none was made, it was declined, or it expired)"));
-    }
-    PgTableStore::RematchChange c;
-    c.offer = *locked;
-    c.offer.declined_by = account_id;
-    *change = std::move(c);
-    return absl::OkStatus();
-  }
+  if (step == kDecline) return DeclineStep(row, account_id, pending, locked, change);
   if (!pending) {
     if (step == kAccept) {
       return absl::FailedPreconditionError(absl::StrCat(
           "no rematch offer of game ", row.game_id,
           " is pending (none was made, it was declined, or it expired); offer one instead"));
     }
-    // A new offer (none yet, or the last one was declined or expired); the others are told.
-    PgTableStore::RematchChange c;
-    c.offer.game_id = row.game_id;
-    c.offer.offered_by = account_id;
-    c.offer.accepted_by = {account_id};
-    c.offer.offered_at = now;
-    c.offer.expires_at = now + ttl;
-    const int from = SeatOf(row, account_id);
-    const std::string from_name = from >= 0 ? row.seats[from].display_name : "";
-    for (const SeatRow& s : row.seats) {
-      if (s.account_id.empty() || s.account_id == account_id) continue;
-      c.pushes.push_back(
-          Push(row, s, "rematch_offer",
-               absl::StrCat("rematch:", row.game_id, ":", absl::ToUnixMicros(now), ":", s.seat),
-               from_name, c.offer.expires_at));
-    }
-    *change = std::move(c);
+    *change = NewOffer(row, account_id, now, ttl);
     return absl::OkStatus();
   }
+  const bool mine = std::find(locked->accepted_by.begin(), locked->accepted_by.end(), account_id) !=
+                    locked->accepted_by.end();
   if (mine) return absl::OkStatus();  // a retry, or offering one's own pending offer again
   // Accepting (or offering what the others offered).
   PgTableStore::RematchChange c;

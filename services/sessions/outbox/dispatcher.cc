@@ -7,7 +7,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "curl/curl.h"
-#include "pqxx/pqxx"
 #include "services/common/core/logging.h"
 #include "spdlog/spdlog.h"
 
@@ -74,7 +73,9 @@ OutboxDispatcher::OutboxDispatcher(PgSessionsStore* store, PushAdapter* push,
       push_(push),
       reporter_(reporter),
       clock_(std::move(clock)),
-      options_(options) {}
+      options_(options) {
+  if (options_.metrics != nullptr) options_.metrics->DeclareAdapter(push_->Name());
+}
 
 absl::Time OutboxDispatcher::RetryAt(absl::Time now, int attempts) const {
   absl::Duration backoff = absl::Seconds(1);
@@ -100,7 +101,7 @@ absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::DrainOnce() {
       sent.push_back(n.id);
     } else {
       failures.push_back({n.id, RetryAt(clock_(), n.attempts), delivered.ToString()});
-      if (options_.observer != nullptr) options_.observer->NotificationFailed(push_->Name());
+      if (options_.metrics != nullptr) options_.metrics->NotificationFailed(push_->Name());
     }
   }
   // A failed settlement leaves the rows claimed: they are delivered again after the lease.
@@ -151,27 +152,18 @@ absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::Drain() {
   return total;
 }
 
-namespace {
-
-// Counts announcements on the sessions channel; the payload does not matter here.
-class Announcements final : public pqxx::notification_receiver {
- public:
-  explicit Announcements(pqxx::connection& c) : pqxx::notification_receiver(c, "parlor_sessions") {}
-  void operator()(const std::string&, int) override { ++count; }
-  int count = 0;
-};
-
-constexpr absl::Duration kPollSlice = absl::Milliseconds(100);
-
-}  // namespace
-
-DispatchLoop::DispatchLoop(OutboxDispatcher* dispatcher, std::string db_url,
+DispatchLoop::DispatchLoop(OutboxDispatcher* dispatcher, std::unique_ptr<ChangeFeed> feed,
                            absl::Duration interval, absl::Duration coalesce)
-    : dispatcher_(dispatcher),
-      db_url_(std::move(db_url)),
-      interval_(interval),
-      coalesce_(coalesce),
-      thread_([this] { Run(); }) {}
+    : dispatcher_(dispatcher), feed_(std::move(feed)), interval_(interval), coalesce_(coalesce) {
+  feed_->Start([this](const GameChange&) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      announced_ = true;
+    }
+    cv_.notify_all();
+  });
+  thread_ = std::thread([this] { Run(); });
+}
 
 DispatchLoop::~DispatchLoop() {
   {
@@ -180,6 +172,7 @@ DispatchLoop::~DispatchLoop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  feed_->Stop();
 }
 
 void DispatchLoop::Wake() {
@@ -190,62 +183,30 @@ void DispatchLoop::Wake() {
   cv_.notify_all();
 }
 
+DispatchLoop::Cause DispatchLoop::WaitForWork() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_),
+               [this] { return stop_ || woken_ || announced_; });
+  if (stop_) return Cause::kStop;
+  if (std::exchange(woken_, false)) return Cause::kWoken;
+  return announced_ ? Cause::kAnnounced : Cause::kInterval;
+}
+
+bool DispatchLoop::Coalesce() {
+  std::unique_lock<std::mutex> lock(mu_);
+  return !cv_.wait_for(lock, absl::ToChronoMilliseconds(coalesce_), [this] { return stop_; });
+}
+
 void DispatchLoop::Run() {
-  std::unique_ptr<pqxx::connection> connection;
-  std::unique_ptr<Announcements> announcements;
-  auto drop_listener = [&] {
-    announcements.reset();
-    connection.reset();
-  };
   for (;;) {
-    if (connection == nullptr) {
-      try {
-        connection = std::make_unique<pqxx::connection>(db_url_);
-        announcements = std::make_unique<Announcements>(*connection);
-      } catch (const std::exception& e) {
-        spdlog::warn("outbox dispatcher: no LISTEN connection ({}); draining every {}", e.what(),
-                     absl::FormatDuration(interval_));
-        drop_listener();
-      }
-    }
-    // Wait for an announcement, a Wake, the interval, or stop.
-    const absl::Time until = absl::Now() + interval_;
-    bool announced = false;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        if (stop_) return;
-        if (std::exchange(woken_, false)) break;
-        if (connection == nullptr) {
-          cv_.wait_for(lock, absl::ToChronoMilliseconds(std::min(kPollSlice, until - absl::Now())));
-          if (stop_) return;
-        }
-      }
-      if (connection != nullptr) {
-        try {
-          announcements->count = 0;
-          connection->await_notification(0, absl::ToInt64Microseconds(kPollSlice));
-          if (announcements->count > 0) announced = true;
-        } catch (const std::exception& e) {
-          spdlog::warn("outbox dispatcher: LISTEN connection lost: {}", e.what());
-          drop_listener();
-        }
-      }
-      if (announced || absl::Now() >= until) break;
-    }
-    if (announced) {
-      // Let the burst that woke us finish, then take its rows in a few batches.
-      std::unique_lock<std::mutex> lock(mu_);
-      if (cv_.wait_for(lock, absl::ToChronoMilliseconds(coalesce_), [this] { return stop_; })) {
-        return;
-      }
-    }
-    if (connection != nullptr) {
-      try {
-        connection->get_notifs();  // those that arrived meanwhile are covered by this drain
-      } catch (const std::exception&) {
-        drop_listener();
-      }
+    const Cause cause = WaitForWork();
+    if (cause == Cause::kStop) return;
+    // Let the burst that announced itself finish, then take its rows in a few batches.
+    if (cause == Cause::kAnnounced && !Coalesce()) return;
+    {
+      // The announcements so far are covered by this drain.
+      std::lock_guard<std::mutex> lock(mu_);
+      announced_ = false;
     }
     absl::StatusOr<OutboxDispatcher::Drained> drained = dispatcher_->Drain();
     if (!drained.ok()) {

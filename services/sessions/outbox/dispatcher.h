@@ -12,6 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "services/sessions/domain/sessions_metrics.h"
+#include "services/sessions/store/change_feed.h"
 #include "services/sessions/store/outbox_store.h"
 #include "services/sessions/store/store.h"
 
@@ -71,14 +73,6 @@ class ResultReporter {
   virtual absl::Status Report(const GameRow& game) = 0;
 };
 
-// What the dispatcher reports (the server backs it with Prometheus).
-class DispatcherObserver {
- public:
-  virtual ~DispatcherObserver() = default;
-  // One notification the adapter did not accept (it is retried later).
-  virtual void NotificationFailed(absl::string_view /*adapter*/) {}
-};
-
 // Drains the notification and result outboxes: claims due rows (with a lease, so every replica
 // can run one), delivers them, and marks them sent or schedules a retry with exponential backoff
 // (1 s, 2 s, 4 s ... capped at `max_backoff`). A claimed batch is settled in one statement per
@@ -91,7 +85,9 @@ class OutboxDispatcher {
     int batch = 500;
     // Batches one Drain() call takes at most (it stops early once the outboxes are empty).
     int max_batches = 20;
-    DispatcherObserver* observer = nullptr;
+    // Counts the notifications the adapter did not accept (they are retried later); may be
+    // null. The adapter's series is declared (at 0) at construction.
+    SessionsMetrics* metrics = nullptr;
   };
   // `reporter` may be null: result rows then stay held in the outbox.
   OutboxDispatcher(PgSessionsStore* store, PushAdapter* push, ResultReporter* reporter,
@@ -121,15 +117,14 @@ class OutboxDispatcher {
   Options options_;
 };
 
-// Runs a dispatcher on its own thread: drains as soon as a state change is announced on the
-// sessions NOTIFY channel (its own LISTEN connection), waiting `coalesce` first so that a burst
-// of moves is delivered in a few batches rather than one transaction per move, and at least every
-// `interval` (retries fall due without any announcement). Without a LISTEN connection (the
-// database is away) it drains every `interval` and reconnects.
+// Runs a dispatcher on its own thread: drains as soon as the store's change feed announces a
+// state change, waiting `coalesce` first so that a burst of moves is delivered in a few batches
+// rather than one transaction per move, and at least every `interval` (retries fall due without
+// any announcement; while the feed is disconnected, the interval is all there is).
 class DispatchLoop {
  public:
-  DispatchLoop(OutboxDispatcher* dispatcher, std::string db_url, absl::Duration interval,
-               absl::Duration coalesce = absl::Milliseconds(50));
+  DispatchLoop(OutboxDispatcher* dispatcher, std::unique_ptr<ChangeFeed> feed,
+               absl::Duration interval, absl::Duration coalesce = absl::Milliseconds(50));
   ~DispatchLoop();  // stops and joins
   DispatchLoop(const DispatchLoop&) = delete;
   DispatchLoop& operator=(const DispatchLoop&) = delete;
@@ -138,16 +133,22 @@ class DispatchLoop {
   void Wake();
 
  private:
+  enum class Cause { kStop, kWoken, kAnnounced, kInterval };
   void Run();
+  // Waits for an announcement, a Wake, the interval, or stop.
+  Cause WaitForWork();
+  // Waits `coalesce_`; false when stopped meanwhile.
+  bool Coalesce();
 
   OutboxDispatcher* dispatcher_;
-  const std::string db_url_;
+  std::unique_ptr<ChangeFeed> feed_;
   const absl::Duration interval_;
   const absl::Duration coalesce_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
   bool woken_ = false;
+  bool announced_ = false;
   std::thread thread_;
 };
 

@@ -19,11 +19,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pqxx/pqxx"
+#include "prometheus/registry.h"
 #include "services/common/db/migrations.h"
 #include "services/common/testing/status_matchers.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/dispatcher.h"
 #include "services/sessions/outbox/ratings_reporter.h"
+#include "services/sessions/store/change_listener.h"
+#include "services/sessions/testing/metric_value.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -55,14 +58,6 @@ class RecordingPush final : public PushAdapter {
   std::mutex mu;
   int fail_next = 0;
   std::vector<NotificationRow> sent;
-};
-
-class CountingObserver final : public DispatcherObserver {
- public:
-  void NotificationFailed(absl::string_view adapter) override {
-    failed.push_back(std::string(adapter));
-  }
-  std::vector<std::string> failed;
 };
 
 class RecordingReporter final : public ResultReporter {
@@ -151,15 +146,21 @@ TEST_F(DispatcherPgTest, DrainSettlesWholeBatchesAndCountsFailuresByAdapter) {
   ASSERT_GE(pending, 4);
   RecordingPush push;
   push.fail_next = 2;
-  CountingObserver observer;
+  prometheus::Registry registry;
+  SessionsMetrics metrics(&registry);
   OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); },
-                              {.batch = 3, .observer = &observer});
+                              {.batch = 3, .metrics = &metrics});
+  EXPECT_EQ(parlor::testing::MetricValue(registry, "parlor_sessions_notifications_failed_total",
+                                         {{"adapter", "recording"}}),
+            0);
   auto drained = dispatcher.Drain();
   ASSERT_THAT(drained, IsOk());
   EXPECT_EQ(drained->sent, pending - 2);
   EXPECT_EQ(drained->failed, 2);
   EXPECT_FALSE(drained->more);
-  EXPECT_EQ(observer.failed, (std::vector<std::string>{"recording", "recording"}));
+  EXPECT_EQ(parlor::testing::MetricValue(registry, "parlor_sessions_notifications_failed_total",
+                                         {{"adapter", "recording"}}),
+            2);
   // Each delivered once; the two failures wait for their retry, with the error kept.
   std::set<std::string> keys;
   for (const NotificationRow& n : push.sent) keys.insert(n.dedupe_key);
@@ -186,8 +187,8 @@ TEST_F(DispatcherPgTest, DrainSettlesWholeBatchesAndCountsFailuresByAdapter) {
 TEST_F(DispatcherPgTest, TheLoopDeliversWhenAChangeIsAnnouncedWithoutWaitingForItsInterval) {
   RecordingPush push;
   OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
-  DispatchLoop loop(&dispatcher, db_url(), /*interval=*/absl::Hours(1),
-                    /*coalesce=*/absl::Milliseconds(10));
+  DispatchLoop loop(&dispatcher, std::make_unique<PgChangeFeed>(db_url()),
+                    /*interval=*/absl::Hours(1), /*coalesce=*/absl::Milliseconds(10));
   // The loop listens once it is running; announcements before that would be missed, so keep
   // creating games (each announces itself) until one is delivered.
   const absl::Time give_up = absl::Now() + absl::Seconds(20);

@@ -523,6 +523,127 @@ struct BatchWrite {
   }
 };
 
+using CachedSnapshots = std::vector<std::optional<SnapshotCache::Entry>>;
+// The snapshot (version, bytes) each update of a batch wrote, to cache once it has committed.
+using WrittenSnapshots = std::vector<std::optional<std::pair<int64_t, std::string>>>;
+
+// A game of a batch as kLockGamesWithSeats read it, locked for the transaction.
+struct LockedGame {
+  GameRow game;
+  // The answer stored under the update's idempotency key, when there is one.
+  std::optional<StoredAnswer> stored;
+  // The database left the snapshot out: this server holds that version's (CachedSnapshots).
+  bool snapshot_left_out = false;
+  // An update of the batch has taken it (a game appears at most once in a batch).
+  bool taken = false;
+};
+using LockedGames = absl::flat_hash_map<std::string, LockedGame>;
+
+// One round trip to read the batch's games, their seats and the stored answers. The statement
+// is prepared once per connection (re-preparing the same text is a no-op), which spares the
+// server planning it on every batch (unless behind a pooler: Run()).
+pqxx::result LockBatch(DbPool& db, pqxx::work& txn,
+                       const std::vector<PgSessionsStore::GameUpdate>& updates,
+                       const CachedSnapshots& cached) {
+  std::vector<std::string> ids, accounts, keys;
+  std::vector<int64_t> cached_versions;
+  for (size_t i = 0; i < updates.size(); ++i) {
+    const PgSessionsStore::GameUpdate& u = updates[i];
+    ids.push_back(u.game_id);
+    accounts.push_back(u.key ? u.key->account_id : std::string());
+    keys.push_back(u.key ? u.key->key : std::string());
+    cached_versions.push_back(cached[i] ? cached[i]->version : int64_t{-1});
+  }
+  return db.Run(txn, "sessions_lock_games", sql::kLockGamesWithSeats, PgTextArray(ids),
+                PgTextArray(accounts), PgTextArray(keys), PgIntArray(cached_versions));
+}
+
+// kLockGamesWithSeats' rows (a row per seat, the game's columns repeated) as one LockedGame per
+// game.
+LockedGames ReadLocked(const pqxx::result& rows) {
+  constexpr pqxx::row::size_type kKeyColumns = kGameColumns + kSeatColumns;
+  LockedGames locked;
+  for (const pqxx::row& r : rows) {
+    auto [it, inserted] = locked.try_emplace(r[0].as<std::string>());
+    if (inserted) {
+      it->second.game = ReadGame(r);
+      it->second.snapshot_left_out = r[8].is_null();
+      if (r[kKeyColumns + 1].as<int64_t>() >= 0) {
+        it->second.stored =
+            StoredAnswer{pqxx::binarystring(r[kKeyColumns]).str(), r[kKeyColumns + 1].as<int64_t>(),
+                         pqxx::binarystring(r[kKeyColumns + 2]).str()};
+      }
+    }
+    it->second.game.seats.push_back(ReadSeat(r, kGameColumns));
+  }
+  return locked;
+}
+
+// The locked game an update decides on, with its snapshot in place: NOT_FOUND when the game
+// does not exist, INTERNAL when it appears twice in the batch or its snapshot is nowhere.
+absl::StatusOr<LockedGame*> TakeLocked(LockedGames& locked, const std::string& game_id,
+                                       const std::optional<SnapshotCache::Entry>& cached) {
+  auto it = locked.find(game_id);
+  if (it == locked.end()) return absl::NotFoundError(absl::StrCat("no game with id ", game_id));
+  LockedGame& l = it->second;
+  if (l.taken) return absl::InternalError("a game appeared twice in one batch of changes");
+  l.taken = true;
+  if (l.snapshot_left_out) {
+    if (!cached || cached->version != l.game.version) {
+      return absl::InternalError("the database left out a snapshot this server does not hold");
+    }
+    l.game.snapshot = *cached->value;
+  }
+  return &l;
+}
+
+// Decides every update on its locked game: each change joins `batch` and its snapshot
+// `written`; each refusal goes to its `results` entry. Returns how many updates changed a game.
+size_t DecideBatch(const std::vector<PgSessionsStore::GameUpdate>& updates,
+                   const CachedSnapshots& cached, LockedGames& locked, BatchWrite& batch,
+                   WrittenSnapshots& written, std::vector<absl::Status>& results) {
+  size_t changes = 0;
+  for (size_t i = 0; i < updates.size(); ++i) {
+    const PgSessionsStore::GameUpdate& u = updates[i];
+    absl::StatusOr<LockedGame*> l = TakeLocked(locked, u.game_id, cached[i]);
+    if (!l.ok()) {
+      results[i] = l.status();
+      continue;
+    }
+    absl::StatusOr<std::optional<Mutation>> decided =
+        u.decide((*l)->game, u.key ? (*l)->stored : std::nullopt);
+    if (!decided.ok()) {
+      results[i] = decided.status();
+      continue;
+    }
+    if (!decided->has_value()) continue;
+    const Mutation& m = **decided;
+    batch.Add((*l)->game, m, u.key);
+    written[i].emplace(m.after.version, m.after.snapshot);
+    ++changes;
+  }
+  return changes;
+}
+
+// Writes the batch with kWriteMutations (prepared once per connection, as LockBatch) and checks
+// that it wrote a row per game, seat and log entry.
+absl::Status WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
+  const int games = batch.games.rows();
+  const int seats = batch.seats.rows();
+  const int actions = batch.actions.rows();
+  pqxx::result written_rows =
+      db.Run(txn, "sessions_write_mutations", sql::kWriteMutations, batch.games.Take(),
+             batch.seats.Take(), batch.actions.Take(), batch.keys.Take(), batch.notes.Take(),
+             batch.results.Take(), PgTextArray(batch.notify), pqxx::binarystring(batch.bytes));
+  if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
+  const pqxx::row counts = written_rows[0];
+  if (counts[1].as<int64_t>() != games || counts[2].as<int64_t>() != seats ||
+      counts[3].as<int64_t>() != actions) {
+    return absl::InternalError("state change wrote an unexpected number of rows");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_name,
@@ -546,111 +667,27 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   };
   const size_t n = updates.size();
   results.assign(n, absl::OkStatus());
-  std::vector<std::optional<SnapshotCache::Entry>> cached(n);
-  std::vector<std::string> ids, accounts, keys;
-  std::vector<int64_t> cached_versions;
-  for (size_t i = 0; i < n; ++i) {
-    const GameUpdate& u = updates[i];
-    cached[i] = snapshots_.Get(u.game_id);
-    ids.push_back(u.game_id);
-    accounts.push_back(u.key ? u.key->account_id : std::string());
-    keys.push_back(u.key ? u.key->key : std::string());
-    cached_versions.push_back(cached[i] ? cached[i]->version : int64_t{-1});
-  }
-  // The snapshots this transaction wrote, to cache once (and only if) it has committed.
-  std::vector<std::optional<std::pair<int64_t, std::string>>> written(n);
+  CachedSnapshots cached(n);
+  for (size_t i = 0; i < n; ++i) cached[i] = snapshots_.Get(updates[i].game_id);
+  WrittenSnapshots written(n);
   const absl::Status status = db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
-    for (size_t i = 0; i < n; ++i) {
-      results[i] = absl::OkStatus();
-      written[i].reset();
-    }
+    results.assign(n, absl::OkStatus());
+    written.assign(n, std::nullopt);
     if (first) PARLOR_RETURN_IF_ERROR(first(txn));
     if (n == 0) return absl::OkStatus();
-    // One round trip to read: the locked games, their seats, and the stored answers. Both hot
-    // statements are prepared once per connection (re-preparing the same text is a no-op),
-    // which spares the server planning them on every batch (unless behind a pooler: Run()).
-    pqxx::result rows =
-        db_->Run(txn, "sessions_lock_games", sql::kLockGamesWithSeats, PgTextArray(ids),
-                 PgTextArray(accounts), PgTextArray(keys), PgIntArray(cached_versions));
-    constexpr pqxx::row::size_type kKeyColumns = kGameColumns + kSeatColumns;
-    struct Locked {
-      GameRow game;
-      std::optional<StoredAnswer> stored;
-      bool snapshot_left_out = false;
-      bool taken = false;
-    };
-    absl::flat_hash_map<std::string, Locked> locked;
-    for (const pqxx::row& r : rows) {
-      const std::string id = r[0].as<std::string>();
-      auto [it, inserted] = locked.try_emplace(id);
-      if (inserted) {
-        it->second.game = ReadGame(r);
-        it->second.snapshot_left_out = r[8].is_null();
-        if (r[kKeyColumns + 1].as<int64_t>() >= 0) {
-          it->second.stored = StoredAnswer{pqxx::binarystring(r[kKeyColumns]).str(),
-                                           r[kKeyColumns + 1].as<int64_t>(),
-                                           pqxx::binarystring(r[kKeyColumns + 2]).str()};
-        }
-      }
-      it->second.game.seats.push_back(ReadSeat(r, kGameColumns));
-    }
+    LockedGames locked = ReadLocked(LockBatch(*db_, txn, updates, cached));
     BatchWrite batch;
-    size_t changes = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const GameUpdate& u = updates[i];
-      auto it = locked.find(u.game_id);
-      if (it == locked.end()) {
-        results[i] = absl::NotFoundError(absl::StrCat("no game with id ", u.game_id));
-        continue;
-      }
-      Locked& l = it->second;
-      if (l.taken) {
-        results[i] = absl::InternalError("a game appeared twice in one batch of changes");
-        continue;
-      }
-      l.taken = true;
-      if (l.snapshot_left_out) {
-        if (!cached[i] || cached[i]->version != l.game.version) {
-          results[i] =
-              absl::InternalError("the database left out a snapshot this server does not hold");
-          continue;
-        }
-        l.game.snapshot = *cached[i]->value;
-      }
-      absl::StatusOr<std::optional<Mutation>> decided =
-          u.decide(l.game, u.key ? l.stored : std::nullopt);
-      if (!decided.ok()) {
-        results[i] = decided.status();
-        continue;
-      }
-      if (!decided->has_value()) continue;
-      const Mutation& m = **decided;
-      batch.Add(l.game, m, u.key);
-      written[i].emplace(m.after.version, m.after.snapshot);
-      ++changes;
-    }
+    const size_t changes = DecideBatch(updates, cached, locked, batch, written, results);
     tell_decided();
     if (changes == 0) return absl::OkStatus();
-    const int games = batch.games.rows();
-    const int seats = batch.seats.rows();
-    const int actions = batch.actions.rows();
-    pqxx::result written_rows =
-        db_->Run(txn, "sessions_write_mutations", sql::kWriteMutations, batch.games.Take(),
-                 batch.seats.Take(), batch.actions.Take(), batch.keys.Take(), batch.notes.Take(),
-                 batch.results.Take(), PgTextArray(batch.notify), pqxx::binarystring(batch.bytes));
-    if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
-    const pqxx::row counts = written_rows[0];
-    if (counts[1].as<int64_t>() != games || counts[2].as<int64_t>() != seats ||
-        counts[3].as<int64_t>() != actions) {
-      return absl::InternalError("state change wrote an unexpected number of rows");
-    }
-    return absl::OkStatus();
+    return WriteBatch(*db_, txn, batch);
   });
   tell_decided();
   if (!status.ok()) {
     for (absl::Status& result : results) result = status;
     return status;
   }
+  // Only what committed is cached.
   for (size_t i = 0; i < n; ++i) {
     if (results[i].ok() && written[i]) {
       snapshots_.Put(updates[i].game_id, written[i]->first,

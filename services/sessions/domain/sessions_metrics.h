@@ -1,0 +1,84 @@
+#ifndef PARLOR_SERVICES_SESSIONS_DOMAIN_SESSIONS_METRICS_H_
+#define PARLOR_SERVICES_SESSIONS_DOMAIN_SESSIONS_METRICS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/family.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace parlor::sessions {
+
+// The sessions service's metrics, built on the host's registry by the Sessions class (which
+// counts moves, timeouts and quota refusals) and handed to the parts around it (the watch
+// streams, the outbox dispatcher, the server's gauge loop):
+//   parlor_sessions_games{game,status}                       games by status (gauge loop)
+//   parlor_sessions_actions_total{game,result}               SubmitAction by gRPC code name
+//   parlor_sessions_commit_duration_seconds                  one SubmitAction transaction
+//   parlor_sessions_timeouts_total{game,policy}              deadlines passed: bot / forfeit
+//   parlor_sessions_quota_refused_total{quota}               CreateBotGame quota refusals
+//   parlor_sessions_group_commit_batch_size                  moves per group commit
+//   parlor_sessions_watch_streams                            open watch streams
+//   parlor_sessions_watch_refused_total{reason}              streams refused at open
+//   parlor_sessions_watch_ended_total{reason}                streams the server ended early
+//   parlor_sessions_watch_pages_read_total                   watch stream reads
+//   parlor_sessions_outbox_pending{kind}, parlor_sessions_outbox_oldest_age_seconds{kind}
+//   parlor_sessions_notifications_failed_total{adapter}      pushes the adapter refused
+// Thread-safe (the prometheus types are).
+class SessionsMetrics {
+ public:
+  // `registry` may be null (unit tests): then nothing is counted.
+  explicit SessionsMetrics(prometheus::Registry* registry);
+
+  // Zero-valued series for every game (timeouts by policy; moves accepted and refused as
+  // illegal), so that their panels and any rule over them have data before the first event.
+  void DeclareGames(const std::vector<std::string>& games);
+  // The adapter's series exists (at 0) from the start, so rate() sees the first failure.
+  void DeclareAdapter(absl::string_view adapter);
+
+  // result: the gRPC code's name (GrpcCodeName: "OK", "INVALID_ARGUMENT", ...).
+  void ActionResult(absl::string_view game, absl::string_view result);
+  void CommitDuration(absl::Duration d);
+  // policy: "bot" (casual) or "forfeit" (ranked).
+  void Timeout(absl::string_view game, absl::string_view policy);
+  // quota: "active_games", "games_per_hour" or "actions_per_day".
+  void QuotaRefused(absl::string_view quota);
+  void GroupCommitted(size_t moves);
+
+  void StreamsChanged(int delta);
+  void WatchRefused(absl::string_view reason);
+  void WatchEnded(absl::string_view reason);
+  void WatchRead();
+
+  void NotificationFailed(absl::string_view adapter);
+
+  void SetGames(absl::string_view game, absl::string_view status, int64_t count);
+  // oldest_age: of the oldest row not yet delivered (zero when none is pending).
+  void SetOutbox(absl::string_view kind, int64_t pending, absl::Duration oldest_age);
+
+ private:
+  prometheus::Family<prometheus::Gauge>* games_ = nullptr;
+  prometheus::Family<prometheus::Counter>* actions_ = nullptr;
+  prometheus::Histogram* commit_ = nullptr;
+  prometheus::Gauge* streams_ = nullptr;
+  prometheus::Family<prometheus::Counter>* watch_refused_ = nullptr;
+  prometheus::Family<prometheus::Counter>* watch_ended_ = nullptr;
+  prometheus::Counter* watch_reads_ = nullptr;
+  prometheus::Family<prometheus::Counter>* timeouts_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* outbox_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* outbox_age_ = nullptr;
+  prometheus::Family<prometheus::Counter>* notifications_failed_ = nullptr;
+  prometheus::Family<prometheus::Counter>* quota_refused_ = nullptr;
+  prometheus::Histogram* batch_size_ = nullptr;
+};
+
+}  // namespace parlor::sessions
+
+#endif  // PARLOR_SERVICES_SESSIONS_DOMAIN_SESSIONS_METRICS_H_
