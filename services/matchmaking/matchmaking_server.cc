@@ -158,7 +158,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   if (!access.ok()) return access.status();
 
   auto installed = std::make_shared<Installed>();
-  installed->registry = std::make_unique<engine::Registry>(engine::AllGames());
+  installed->registry = std::make_unique<engine::Registry>(config.games());
   installed->catalog = std::make_unique<GameCatalog>(installed->registry.get());
   installed->store = std::make_unique<MatchmakingStore>(&host.db());
   installed->tokens = std::make_unique<auth::ServiceTokenSource>(*std::move(signer), "matchmaking");

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "engine/core/registry.h"
+#include "engine/games/all_games.h"
 #include "services/common/server.h"
 #include "services/matchmaking/domain/matchmaking_service.h"
 
@@ -30,6 +32,9 @@ struct MatchmakingConfig {
   int initial_window = 100;
   int widen_per_minute = 50;
   MatchmakingOptions options;
+  // The games offered (and their ladders). Test builds of the service pass
+  // engine::AllGamesWithTestGames.
+  engine::Registry (*games)() = &engine::AllGames;
 };
 
 ServiceHost::Identity MatchmakingIdentity();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "engine/core/rng.h"
 #include "engine/core/state.h"
+#include "services/ratings/model/game_ladders.h"
 
 namespace parlor::matchmaking {
 namespace {
@@ -30,6 +31,20 @@ std::string KnownGames(const engine::Registry& registry) {
 }
 
 }  // namespace
+
+GameCatalog::GameCatalog(const engine::Registry* registry)
+    : registry_(registry), ladders_(ratings::model::LaddersForGames(*registry)) {}
+
+std::string GameCatalog::LadderFor(const std::string& game,
+                                   const std::map<int, std::vector<int>>& seat_teams) const {
+  // The smallest accepted table size decides (a ticket open to several sizes keeps one rating).
+  for (const auto& [seats, teams] : seat_teams) {
+    absl::StatusOr<const ratings::model::LadderSpec*> ladder =
+        ladders_.ForGame(ratings::model::GameShape{.game = game, .seats = seats, .team_of = teams});
+    if (ladder.ok()) return (*ladder)->name;
+  }
+  return game;
+}
 
 std::map<std::string, std::string> GameCatalog::ParseCanonical(const std::string& canonical) {
   std::map<std::string, std::string> out;

@@ -9,14 +9,16 @@
 
 #include "absl/status/statusor.h"
 #include "engine/core/registry.h"
+#include "services/ratings/model/ladder.h"
 
 namespace parlor::matchmaking {
 
 // What matchmaking needs to know about games, from the engine registry: which games exist,
-// which options and table sizes they allow, and which seats form teams.
+// which options and table sizes they allow, which seats form teams, and the ratings ladders
+// (derived from the same games' metadata as the ratings service derives them).
 class GameCatalog {
  public:
-  explicit GameCatalog(const engine::Registry* registry) : registry_(registry) {}
+  explicit GameCatalog(const engine::Registry* registry);
 
   struct Validated {
     // Every option of the game in readable form, defaults filled in, as "name=value,..." sorted
@@ -39,12 +41,20 @@ class GameCatalog {
 
   static std::map<std::string, std::string> ParseCanonical(const std::string& canonical);
 
+  // The ratings ladder of a ranked ticket, derived as the ratings service derives a finished
+  // game's (services/ratings/model/ladder.h): game, seat count and teams of the smallest table
+  // size the ticket accepts that a ladder takes. The game id when none does.
+  std::string LadderFor(const std::string& game,
+                        const std::map<int, std::vector<int>>& seat_teams) const;
+  const ratings::model::LadderRegistry& ladders() const { return ladders_; }
+
  private:
   absl::StatusOr<std::vector<int>> SeatTeams(const std::string& game,
                                              const std::string& canonical_options,
                                              int players) const;
 
   const engine::Registry* registry_;
+  const ratings::model::LadderRegistry ladders_;
   mutable std::mutex mu_;
   mutable std::map<std::tuple<std::string, std::string, int>, std::vector<int>> teams_cache_;
 };

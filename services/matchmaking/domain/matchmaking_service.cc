@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "engine/games/all_games.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -219,15 +220,9 @@ size_t MatchmakingService::NextStart() {
 MatchmakingService::~MatchmakingService() = default;
 
 std::string LadderFor(const std::string& game, const std::map<int, std::vector<int>>& seat_teams) {
-  static const ratings::model::LadderRegistry* const kLadders =
-      new ratings::model::LadderRegistry(ratings::model::LadderRegistry::Default());
-  // The smallest accepted table size decides (a ticket open to several sizes keeps one rating).
-  for (const auto& [seats, teams] : seat_teams) {
-    absl::StatusOr<const ratings::model::LadderSpec*> ladder = kLadders->ForGame(
-        ratings::model::GameShape{.game = game, .seats = seats, .team_of = teams});
-    if (ladder.ok()) return (*ladder)->name;
-  }
-  return game;
+  static const engine::Registry* const kGames = new engine::Registry(engine::AllGames());
+  static const GameCatalog* const kCatalog = new GameCatalog(kGames);
+  return kCatalog->LadderFor(game, seat_teams);
 }
 
 // ---- Tickets ------------------------------------------------------------------------------------
@@ -285,7 +280,7 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
   }
   double rating = 0;
   if (input.ranked) {
-    const std::string ladder = LadderFor(input.game, game->seat_teams);
+    const std::string ladder = deps_.catalog->LadderFor(input.game, game->seat_teams);
     for (const std::string& member : members) {
       absl::StatusOr<double> r = deps_.ratings->Rating(member, ladder);
       if (!r.ok()) return r.status();

@@ -45,9 +45,10 @@ struct MatchmakingOptions {
   int ranked_min_games_for_finish_rate = 10;
 };
 
-// The ratings service's ladder of a ticket, derived as services/ratings/model/ladder.h derives a
-// finished game's: game, seat count and teams of the smallest table size the ticket accepts (a
-// table where every seat is its own team has no teams). The game id when no ladder takes it.
+// GameCatalog::LadderFor over the shipped games (engine::AllGames()): the ratings service's
+// ladder of a ticket, derived as services/ratings/model/ladder.h derives a finished game's: game,
+// seat count and teams of the smallest table size the ticket accepts (a table where every seat is
+// its own team has no teams). The game id when no ladder takes it.
 std::string LadderFor(const std::string& game, const std::map<int, std::vector<int>>& seat_teams);
 
 struct EnqueueInput {
