@@ -120,12 +120,12 @@ GrpcRecordSource::GrpcRecordSource(std::shared_ptr<grpc::Channel> channel,
       timeout_(timeout) {}
 
 absl::StatusOr<PlayerRecord> GrpcRecordSource::Record(const std::string& account_id) {
-  sessions::v1::GetPlayerRecordsRequest request;
+  sessions::v1::BatchGetPlayerRecordsRequest request;
   request.add_account_ids(account_id);
   grpc::ClientContext context;
   if (absl::Status s = Prepare(context, tokens_, timeout_); !s.ok()) return s;
-  sessions::v1::GetPlayerRecordsResponse response;
-  grpc::Status status = stub_->GetPlayerRecords(&context, request, &response);
+  sessions::v1::BatchGetPlayerRecordsResponse response;
+  grpc::Status status = stub_->BatchGetPlayerRecords(&context, request, &response);
   if (!status.ok()) {
     return absl::UnavailableError(absl::StrCat("the sessions service did not answer (",
                                                status.error_message(), "); retry later"));

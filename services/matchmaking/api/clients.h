@@ -53,7 +53,7 @@ class GrpcRatingSource final : public RatingSource {
   absl::Duration timeout_;
 };
 
-// sessions.SessionsInternalService.GetPlayerRecords with the internal credential. UNAVAILABLE
+// sessions.SessionsInternalService.BatchGetPlayerRecords with the internal credential. UNAVAILABLE
 // when sessions does not answer (the ranked ticket is refused, never let through unchecked).
 class GrpcRecordSource final : public RecordSource {
  public:

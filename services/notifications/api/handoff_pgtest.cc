@@ -14,8 +14,10 @@ namespace parlor::notifications {
 namespace {
 
 using ::parlor::testing::Bearer;
+using ::testing::AnyOf;
 using ::testing::Contains;
 using ::testing::ElementsAre;
+using ::testing::Eq;
 using testing::NewUuid;
 using ::testing::Not;
 
@@ -176,7 +178,7 @@ TEST_F(HandoffPgTest, RealGamesOfAllFiveReachNotificationsWithWhatAPushNeedsAndN
   // An outbox row holds only these keys.
   EXPECT_EQ(Query("SELECT string_agg(DISTINCT k, ',') FROM sessions.notification_outbox o, "
                   "jsonb_object_keys(o.payload) k WHERE k NOT IN ('game_id', 'game', 'version', "
-                  "'seat', 'text', 'opponents', 'expires_at_us')"),
+                  "'seat', 'text', 'opponents', 'expires_at_us', 'last_mover', 'last_move')"),
             "");
   // Each row became one event: commit time = the row's, your turn expiring at the deadline.
   EXPECT_EQ(Query("SELECT count(*) FROM notifications.events"), rows);
@@ -198,7 +200,9 @@ TEST_F(HandoffPgTest, RealGamesOfAllFiveReachNotificationsWithWhatAPushNeedsAndN
                   "ON t.game_id = s.game_id::text AND t.account_id = s.account_id "
                   "WHERE t.my_turn <> s.my_turn"),
             "0");
-  // The text names the other side, never the player.
+  // The text names the other side, never the player; the last move is what the player's own
+  // history shows for it (the game's words only when that seat may know the move).
+  int with_last_move = 0;
   for (const auto& [account, name] : people) {
     v1::ListNotificationsRequest request;
     request.set_page_size(100);
@@ -208,8 +212,26 @@ TEST_F(HandoffPgTest, RealGamesOfAllFiveReachNotificationsWithWhatAPushNeedsAndN
       if (n.kind() != v1::EVENT_KIND_YOUR_TURN) continue;
       EXPECT_THAT(n.loc_args(), Not(Contains(name))) << n.DebugString();
       EXPECT_GE(n.loc_args_size(), 2) << n.DebugString();
+      if (!n.has_last_move()) continue;
+      ++with_last_move;
+      sessions::v1::GetHistoryRequest get;
+      get.set_game_id(n.game_id());
+      get.set_from_version(n.version());
+      get.set_page_size(1);
+      sessions::v1::GetHistoryResponse history;
+      ASSERT_TRUE(games.GetHistory(account, get, &history).ok());
+      ASSERT_EQ(history.events_size(), 1) << n.DebugString();
+      const sessions::v1::HistoryEvent& event = history.events(0);
+      if (event.has_action()) {
+        EXPECT_EQ(n.last_move().description(), event.description()) << n.DebugString();
+      } else {
+        EXPECT_THAT(n.last_move().description(), AnyOf(Eq("made a hidden choice"), Eq("forfeited")))
+            << n.DebugString() << event.DebugString();
+      }
+      EXPECT_EQ(n.last_move().player_name(), people[event.seat()].second) << n.DebugString();
     }
   }
+  EXPECT_GE(with_last_move, 5);
 }
 
 }  // namespace

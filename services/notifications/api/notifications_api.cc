@@ -68,6 +68,10 @@ void ToProto(const Notification& n, v1::Notification* out) {
   out->set_deep_link(n.content.deep_link);
   ToProto(n.create_time, out->mutable_create_time());
   out->set_read(n.read);
+  if (!n.content.last_move.empty()) {
+    out->mutable_last_move()->set_player_name(n.content.last_move_player);
+    out->mutable_last_move()->set_description(n.content.last_move);
+  }
 }
 
 Event FromProto(const v1::Event& in) {
@@ -83,6 +87,8 @@ Event FromProto(const v1::Event& in) {
   event.party_id = in.party_id();
   if (in.has_commit_time()) event.commit_time = FromProto(in.commit_time());
   if (in.has_expire_time()) event.expire_time = FromProto(in.expire_time());
+  event.last_move_player = in.last_move().player_name();
+  event.last_move = in.last_move().description();
   return event;
 }
 

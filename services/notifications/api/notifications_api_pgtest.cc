@@ -98,7 +98,9 @@ TEST_F(NotificationsApiPgTest, AnEventIsAcceptedOnceAndFansOutToEveryDevice) {
   Register(ada, v1::PLATFORM_APNS, testing::ApnsToken());
   Register(ada, v1::PLATFORM_FCM, testing::FcmToken());
   const std::string game = NewUuid();
-  const v1::Event turn = GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, game, 3);
+  v1::Event turn = GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, game, 3);
+  turn.mutable_last_move()->set_player_name("Tess");
+  turn.mutable_last_move()->set_description("play the 9 of clubs");
   v1::AcceptEventsResponse response;
   ASSERT_TRUE(Accept({turn}, &response).ok());
   EXPECT_EQ(response.accepted(), 1);
@@ -114,6 +116,8 @@ TEST_F(NotificationsApiPgTest, AnEventIsAcceptedOnceAndFansOutToEveryDevice) {
   EXPECT_EQ(n.loc_key(), "your_turn.body");
   EXPECT_THAT(n.loc_args(), ElementsAre("Pico", "Tess"));
   EXPECT_EQ(n.deep_link(), absl::StrCat("parlor://game/", game, "?version=3"));
+  EXPECT_EQ(n.last_move().player_name(), "Tess");
+  EXPECT_EQ(n.last_move().description(), "play the 9 of clubs");
   EXPECT_EQ(inbox.unread_count(), 1);
 }
 

@@ -353,6 +353,23 @@ TEST_F(NotificationsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNo
       {"AcceptEvents: an empty opponent name",
        accept(service, [](v1::Event* e) { e->add_opponent_names(""); }),
        StatusCode::INVALID_ARGUMENT, "events[0].opponent_names: each name is 1-64 characters"},
+      {"AcceptEvents: a last move of 201 characters",
+       accept(service,
+              [](v1::Event* e) { e->mutable_last_move()->set_description(std::string(201, 'x')); }),
+       StatusCode::INVALID_ARGUMENT,
+       "events[0].last_move.description must be empty or 1-200 characters (UTF-8)"},
+      {"AcceptEvents: a last move naming a player but no move",
+       accept(service, [](v1::Event* e) { e->mutable_last_move()->set_player_name("Tess"); }),
+       StatusCode::INVALID_ARGUMENT,
+       "events[0].last_move.description is required when last_move.player_name is set"},
+      {"AcceptEvents: a last move on a timeout",
+       accept(service,
+              [](v1::Event* e) {
+                e->set_kind(v1::EVENT_KIND_TIMEOUT);
+                e->mutable_last_move()->set_description("pass");
+              }),
+       StatusCode::INVALID_ARGUMENT,
+       "events[0].last_move is only for your_turn, reminder and game_over, not timeout"},
       {"AcceptEvents: challenge without who from",
        accept(service,
               [](v1::Event* e) {

@@ -71,6 +71,9 @@ struct Event {
   std::string party_id;
   std::optional<absl::Time> commit_time;
   std::optional<absl::Time> expire_time;
+  // The game's last move as this account may see it (your turn, reminder, game over).
+  std::string last_move_player;
+  std::string last_move;
 };
 
 // What a device shows: localizable text, where it leads, how it groups. Built from the event
@@ -80,6 +83,10 @@ struct Content {
   std::string loc_key;
   std::vector<std::string> loc_args;
   std::string deep_link;
+  // The game's last move (the APNs subtitle "Tess: play the 7 of cups"); empty when the event
+  // named none.
+  std::string last_move_player;
+  std::string last_move;
 };
 
 // One inbox entry.

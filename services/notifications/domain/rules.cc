@@ -49,6 +49,20 @@ bool IsName(absl::string_view name) {
          std::all_of(name.begin(), name.end(), [](char c) { return c >= ' ' && c != 0x7f; });
 }
 
+// The game's words for a move: 1-200 bytes of text (proto3 has already checked the UTF-8), no
+// control characters.
+bool IsLastMove(absl::string_view text) {
+  return !text.empty() && text.size() <= 200 && std::all_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 && byte != 0x7f;
+  });
+}
+
+bool IsLastMoveKind(EventKind kind) {
+  return kind == EventKind::kYourTurn || kind == EventKind::kReminder ||
+         kind == EventKind::kGameOver;
+}
+
 }  // namespace
 
 const char* PlatformName(Platform platform) {
@@ -237,6 +251,20 @@ absl::Status ValidateEvent(size_t index, const Event& event) {
                    absl::StrCat("from_name must be 1-64 characters",
                                 needs_from ? absl::StrCat(" for ", KindName(event.kind)) : ""));
   }
+  if (!event.last_move_player.empty() && !IsName(event.last_move_player)) {
+    return Invalid(index, "last_move.player_name must be empty or 1-64 characters");
+  }
+  if (!event.last_move.empty() && !IsLastMove(event.last_move)) {
+    return Invalid(index, "last_move.description must be empty or 1-200 characters (UTF-8)");
+  }
+  if (!event.last_move_player.empty() && event.last_move.empty()) {
+    return Invalid(index, "last_move.description is required when last_move.player_name is set");
+  }
+  if (!event.last_move.empty() && !IsLastMoveKind(event.kind)) {
+    return Invalid(index, absl::StrCat("last_move is only for your_turn, reminder and game_over, "
+                                       "not ",
+                                       KindName(event.kind)));
+  }
   if (event.kind == EventKind::kPartyInvite && !IsUuid(event.party_id)) {
     return Invalid(index, "party_id must be a party id (a lower-case UUID) for party_invite");
   }
@@ -295,6 +323,10 @@ Content BuildContent(const Event& event) {
       content.loc_key = absl::StrCat(kind, ".body");
       break;
   }
+  if (IsLastMoveKind(event.kind)) {
+    content.last_move_player = event.last_move_player;
+    content.last_move = event.last_move;
+  }
   if (!event.game_id.empty()) {
     content.deep_link = absl::StrCat("parlor://game/", event.game_id, "?version=", event.version);
   } else if (event.kind == EventKind::kPartyInvite) {
@@ -306,6 +338,11 @@ Content BuildContent(const Event& event) {
     content.deep_link = "parlor://home";
   }
   return content;
+}
+
+std::string LastMoveLine(const Content& content) {
+  if (content.last_move.empty() || content.last_move_player.empty()) return content.last_move;
+  return absl::StrCat(content.last_move_player, ": ", content.last_move);
 }
 
 absl::Time ReminderDueTime(const Preferences& preferences, absl::Time now) {

@@ -35,6 +35,10 @@ std::string GameTitle(absl::string_view game);
 // arguments the body's text needs, and the deep link. Only what the event says goes in.
 Content BuildContent(const Event& event);
 
+// The last move as one line: "Tess: play the 7 of cups", or the game's words alone when nobody
+// is named. Empty when the content has no last move.
+std::string LastMoveLine(const Content& content);
+
 // When a reminder accepted at `now` may go out: `now`, or the end of the player's quiet hours
 // when `now` falls inside them (in the preferences' time zone).
 absl::Time ReminderDueTime(const Preferences& preferences, absl::Time now);

@@ -46,6 +46,17 @@ TEST(ContentTest, KadiceIsSpelledAsOnTheBox) {
   EXPECT_THAT(BuildContent(e).loc_args, ElementsAre("KA'DICE", "Tess"));
 }
 
+TEST(ContentTest, TheLastMoveIsOneLineNamingWhoMoved) {
+  Event e = YourTurn({"Tess"});
+  e.last_move_player = "Tess";
+  e.last_move = "play the 7 of cups";
+  const Content c = BuildContent(e);
+  EXPECT_EQ(LastMoveLine(c), "Tess: play the 7 of cups");
+  e.last_move_player.clear();
+  EXPECT_EQ(LastMoveLine(BuildContent(e)), "play the 7 of cups");
+  EXPECT_EQ(LastMoveLine(BuildContent(YourTurn({"Tess"}))), "");
+}
+
 TEST(ContentTest, ChallengesAndInvitesLinkToTheirScreens) {
   Event challenge;
   challenge.kind = EventKind::kChallengeReceived;
@@ -137,6 +148,26 @@ TEST(ValidationTest, EventsNameTheirIndexAndField) {
   EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("kind 42 is not an EventKind"));
   e.kind = EventKind::kChallengeReceived;
   EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("from_name"));
+}
+
+TEST(ValidationTest, ALastMoveIsShortTextOnGameEventsThatNeedIt) {
+  Event e = YourTurn({"Tess"});
+  e.last_move_player = "Tess";
+  e.last_move = "roll 4 dice: \u2680\u2681";
+  EXPECT_TRUE(ValidateEvent(0, e).ok());
+  e.last_move = std::string(201, 'x');
+  EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("events[0].last_move.description"));
+  e.last_move = "line\nbreak";
+  EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("last_move.description"));
+  e.last_move = "";
+  EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("last_move.description is required"));
+  e.last_move_player = std::string(65, 'T');
+  e.last_move = "pass";
+  EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("last_move.player_name"));
+  e = YourTurn({"Tess"});
+  e.kind = EventKind::kTimeout;
+  e.last_move = "pass";
+  EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("last_move is only for"));
 }
 
 }  // namespace

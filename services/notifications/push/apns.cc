@@ -44,13 +44,24 @@ void ApnsTokens::Invalidate(const std::string& token) {
 }
 
 std::string ApnsSender::Payload(const Push& push) {
+  // The last move is the alert's subtitle, in the game's words (not localized, like a chat
+  // line), and also travels as data for the app.
+  std::string subtitle;
+  std::string last_move;
+  if (!push.content.last_move.empty()) {
+    const std::string text = LastMoveLine(push.content);
+    subtitle = absl::StrCat(",\"subtitle\":", json::Quote(text));
+    last_move = absl::StrCat(",\"last_move_player\":", json::Quote(push.content.last_move_player),
+                             ",\"last_move\":", json::Quote(push.content.last_move));
+  }
   return absl::StrCat(
       "{\"aps\":{\"alert\":{\"title-loc-key\":", json::Quote(push.content.title_loc_key),
       ",\"loc-key\":", json::Quote(push.content.loc_key),
-      ",\"loc-args\":", json::Array(push.content.loc_args), "},\"badge\":", push.badge,
+      ",\"loc-args\":", json::Array(push.content.loc_args), subtitle, "},\"badge\":", push.badge,
       ",\"sound\":\"default\",\"thread-id\":", json::Quote(push.thread_id),
       "},\"kind\":", json::Quote(KindName(push.kind)), ",\"game_id\":", json::Quote(push.game_id),
-      ",\"version\":", push.version, ",\"deep_link\":", json::Quote(push.content.deep_link), "}");
+      ",\"version\":", push.version, ",\"deep_link\":", json::Quote(push.content.deep_link),
+      last_move, "}");
 }
 
 SendResult ApnsSender::Send(const Push& push) {

@@ -96,6 +96,12 @@ void FcmTokens::Invalidate(const std::string& token) {
 }
 
 std::string FcmSender::Message(const Push& push, absl::Time now) {
+  // FCM's Android notification has no subtitle: the last move travels as data for the app.
+  std::string last_move;
+  if (!push.content.last_move.empty()) {
+    last_move = absl::StrCat(",\"last_move_player\":", json::Quote(push.content.last_move_player),
+                             ",\"last_move\":", json::Quote(push.content.last_move));
+  }
   std::string android =
       absl::StrCat("{\"collapse_key\":", json::Quote(push.collapse_id), ",\"priority\":\"HIGH\"");
   if (push.expire_time.has_value()) {
@@ -111,7 +117,7 @@ std::string FcmSender::Message(const Push& push, absl::Time now) {
                       ",\"data\":{\"kind\":", json::Quote(KindName(push.kind)),
                       ",\"game_id\":", json::Quote(push.game_id), ",\"version\":\"", push.version,
                       "\",\"deep_link\":", json::Quote(push.content.deep_link), ",\"badge\":\"",
-                      push.badge, "\"},\"android\":", android, "}}");
+                      push.badge, "\"", last_move, "},\"android\":", android, "}}");
 }
 
 SendResult FcmSender::Send(const Push& push) {

@@ -109,6 +109,8 @@ TEST_F(PushE2ePgTest, EveryProviderAnswerIsHandledAsDocumented) {
   std::vector<v1::Event> events;
   for (const auto& [name, p] : players) {
     events.push_back(GameEvent(p.account, v1::EVENT_KIND_YOUR_TURN, p.game, 7));
+    events.back().mutable_last_move()->set_player_name("Tess");
+    events.back().mutable_last_move()->set_description("play the 7 of \"cups\" \u2660");
   }
   const absl::Time accepted = absl::Now();
   ASSERT_TRUE(Accept(events).ok());
@@ -141,6 +143,10 @@ TEST_F(PushE2ePgTest, EveryProviderAnswerIsHandledAsDocumented) {
   EXPECT_EQ(json::String(json::Object(aps, "alert"), "title-loc-key"), "your_turn.title");
   EXPECT_EQ(json::Object(aps, "alert").fields().at("loc-args").DebugString(),
             json::ParseObject(R"({"a":["Pico","Tess"]})")->fields().at("a").DebugString());
+  // The last move: the alert's subtitle, and data for the app.
+  EXPECT_EQ(json::String(json::Object(aps, "alert"), "subtitle"),
+            "Tess: play the 7 of \"cups\" \u2660");
+  EXPECT_EQ(json::String(*payload, "last_move_player"), "Tess");
   EXPECT_EQ(Number(aps, "badge"), 1);
   EXPECT_EQ(json::String(aps, "thread-id"), ok.game);
   EXPECT_EQ(json::String(*payload, "deep_link"),
@@ -160,6 +166,8 @@ TEST_F(PushE2ePgTest, EveryProviderAnswerIsHandledAsDocumented) {
             "your_turn.body");
   EXPECT_EQ(json::String(json::Object(m, "data"), "deep_link"),
             absl::StrCat("parlor://game/", ok.game, "?version=7"));
+  EXPECT_EQ(json::String(json::Object(m, "data"), "last_move"), "play the 7 of \"cups\" \u2660");
+  EXPECT_EQ(json::String(json::Object(m, "data"), "last_move_player"), "Tess");
   int oauth = 0;
   for (const Request& r : fake_->Requests()) oauth += json::String(r, "path") == "/token";
   EXPECT_EQ(oauth, 1);

@@ -167,7 +167,8 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEvents(
       preferences.emplace(row[5].as<std::string>(), ToPreferences(row));
     }
     std::vector<Plan> plans;
-    std::vector<std::string> key, account, game_id, game, title, loc_key, loc_args, link, inbox;
+    std::vector<std::string> key, account, game_id, game, title, loc_key, loc_args, link, inbox,
+        mover, last_move;
     std::vector<int> kind;
     std::vector<int64_t> version, commit, expire;
     for (const Event* e : batch) {
@@ -187,14 +188,17 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEvents(
       commit.push_back(Micros(p.commit_time));
       expire.push_back(OptionalMicros(e->expire_time));
       inbox.push_back(p.in_inbox ? "t" : "f");
+      mover.push_back(p.content.last_move_player);
+      last_move.push_back(p.content.last_move);
     }
     // (2) The events not seen before.
     std::map<std::string, int64_t, std::less<>> inserted;
-    for (const pqxx::row& row : db_->Run(
-             txn, "insert_events", sql::kInsertEvents, PgTextArray(key), PgTextArray(account),
-             PgIntArray(kind), PgTextArray(game_id), PgTextArray(game), PgIntArray(version),
-             PgTextArray(title), PgTextArray(loc_key), PgTextArray(loc_args), PgTextArray(link),
-             PgIntArray(commit), PgIntArray(expire), PgTextArray(inbox), Micros(now))) {
+    for (const pqxx::row& row :
+         db_->Run(txn, "insert_events", sql::kInsertEvents, PgTextArray(key), PgTextArray(account),
+                  PgIntArray(kind), PgTextArray(game_id), PgTextArray(game), PgIntArray(version),
+                  PgTextArray(title), PgTextArray(loc_key), PgTextArray(loc_args),
+                  PgTextArray(link), PgIntArray(commit), PgIntArray(expire), PgTextArray(inbox),
+                  Micros(now), PgTextArray(mover), PgTextArray(last_move))) {
       inserted.emplace(row[1].as<std::string>(), row[0].as<int64_t>());
     }
     accepted.accepted = static_cast<int>(inserted.size());
@@ -292,7 +296,7 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEventsO
                    static_cast<int>(event.kind), event.game_id, event.game, event.version,
                    p.content.title_loc_key, p.content.loc_key, PgTextArray(p.content.loc_args),
                    p.content.deep_link, Micros(p.commit_time), OptionalMicros(event.expire_time),
-                   Micros(now), p.in_inbox);
+                   Micros(now), p.in_inbox, p.content.last_move_player, p.content.last_move);
       if (inserted.empty()) {
         ++accepted.duplicates;
         continue;
@@ -342,6 +346,8 @@ Notification ToNotification(const pqxx::row& row) {
   n.content.deep_link = row[8].as<std::string>();
   n.create_time = absl::FromUnixMicros(row[9].as<int64_t>());
   n.read = row[10].as<bool>();
+  n.content.last_move_player = row[11].as<std::string>();
+  n.content.last_move = row[12].as<std::string>();
   return n;
 }
 
@@ -449,6 +455,8 @@ absl::StatusOr<std::vector<Push>> PgNotificationsStore::ClaimPushes(absl::Time n
       p.commit_time = absl::FromUnixMicros(row[18].as<int64_t>());
       if (!row[19].is_null()) p.expire_time = absl::FromUnixMicros(row[19].as<int64_t>());
       p.dedupe_key = row[20].as<std::string>();
+      p.content.last_move_player = row[21].as<std::string>();
+      p.content.last_move = row[22].as<std::string>();
       pushes.push_back(std::move(p));
     }
     return absl::OkStatus();

@@ -61,10 +61,10 @@ inline constexpr char kPutPreferences[] =
 inline constexpr char kInsertEvent[] =
     "INSERT INTO notifications.events (dedupe_key, account_id, kind, game_id, game, version, "
     "title_loc_key, loc_key, loc_args, deep_link, commit_time, expire_time, create_time, "
-    "in_inbox) "
+    "in_inbox, last_move_player, last_move) "
     "VALUES ($1, $2::uuid, $3, $4, $5, $6, $7, $8, $9::text[], $10, " PARLOR_TS(11)
     ", CASE WHEN $12::bigint < 0 THEN NULL ELSE " PARLOR_TS(12) " END, " PARLOR_TS(13)
-    ", $14) ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id";
+    ", $14, $15, $16) ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id";
 
 // Whether $1 is a deleted account this service forgot (its events are not stored).
 inline constexpr char kIsForgotten[] =
@@ -110,15 +110,16 @@ inline constexpr char kGetPreferencesMany[] =
 inline constexpr char kInsertEvents[] =
     "INSERT INTO notifications.events (dedupe_key, account_id, kind, game_id, game, version, "
     "title_loc_key, loc_key, loc_args, deep_link, commit_time, expire_time, create_time, "
-    "in_inbox) "
+    "in_inbox, last_move_player, last_move) "
     "SELECT t.dedupe_key, t.account_id, t.kind, t.game_id, t.game, t.version, t.title_loc_key, "
     "t.loc_key, t.loc_args::text[], t.deep_link, to_timestamp(t.commit_us / 1000000.0), "
     "CASE WHEN t.expire_us < 0 THEN NULL ELSE to_timestamp(t.expire_us / 1000000.0) END, "
-    PARLOR_TS(14) ", t.in_inbox "
+    PARLOR_TS(14) ", t.in_inbox, t.last_move_player, t.last_move "
     "FROM unnest($1::text[], $2::uuid[], $3::smallint[], $4::text[], $5::text[], $6::bigint[], "
     "$7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::bigint[], "
-    "$13::boolean[]) WITH ORDINALITY AS t(dedupe_key, account_id, kind, game_id, game, version, "
-    "title_loc_key, loc_key, loc_args, deep_link, commit_us, expire_us, in_inbox, ord) "
+    "$13::boolean[], $15::text[], $16::text[]) WITH ORDINALITY AS t(dedupe_key, account_id, "
+    "kind, game_id, game, version, title_loc_key, loc_key, loc_args, deep_link, commit_us, "
+    "expire_us, in_inbox, last_move_player, last_move, ord) "
     "WHERE NOT EXISTS (SELECT 1 FROM notifications.forgotten_accounts f "
     "  WHERE f.account_id = t.account_id) "
     "ORDER BY t.ord ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id, dedupe_key";
@@ -164,9 +165,10 @@ inline constexpr char kDropStalePushesMany[] =
     "WHERE d.account_id = t.account_id AND d.game_id = t.game_id AND d.kind IN (1, 2) "
     "AND (d.version < t.version OR (d.version = t.version AND t.inclusive))";
 
-#define PARLOR_NOTIFICATION_COLUMNS                                                   \
+#define PARLOR_NOTIFICATION_COLUMNS \
   "notification_id, kind, title_loc_key, loc_key, loc_args, game_id, game, version, " \
-  "deep_link, " PARLOR_MICROS("create_time") ", read_time IS NOT NULL"
+  "deep_link, " PARLOR_MICROS("create_time") ", read_time IS NOT NULL, last_move_player, " \
+  "last_move"
 
 inline constexpr char kListInbox[] =
     "SELECT " PARLOR_NOTIFICATION_COLUMNS
@@ -210,7 +212,8 @@ inline constexpr char kClaimPushes[] =
     "RETURNING d.delivery_id, d.attempts, v.device_id::text, v.account_id::text, v.platform, "
     "v.token, v.locale, v.time_zone, v.app_id, v.sandbox, d.kind, d.game_id, d.version, "
     "e.title_loc_key, e.loc_key, e.loc_args, e.deep_link, d.badge, "
-    PARLOR_MICROS("d.commit_time") ", " PARLOR_MICROS("d.expire_time") ", e.dedupe_key";
+    PARLOR_MICROS("d.commit_time") ", " PARLOR_MICROS("d.expire_time") ", e.dedupe_key, "
+    "e.last_move_player, e.last_move";
 
 inline constexpr char kRemovePushes[] =
     "DELETE FROM notifications.deliveries WHERE delivery_id = ANY($1::bigint[])";
@@ -259,8 +262,9 @@ inline constexpr char kForgetTurns[] =
 // Other players' notifications that name the deleted player ($1 the former name) name it by its
 // replacement ($2) instead.
 inline constexpr char kRenameInNotifications[] =
-    "UPDATE notifications.events SET loc_args = array_replace(loc_args, $1, $2) "
-    "WHERE $1 = ANY(loc_args)";
+    "UPDATE notifications.events SET loc_args = array_replace(loc_args, $1, $2), "
+    "last_move_player = CASE WHEN last_move_player = $1 THEN $2 ELSE last_move_player END "
+    "WHERE $1 = ANY(loc_args) OR last_move_player = $1";
 
 }  // namespace parlor::notifications::sql
 

@@ -213,6 +213,7 @@ class Provider:
             aps = payload["aps"]
             assert isinstance(aps["alert"]["loc-key"], str)
             assert isinstance(aps["alert"].get("loc-args", []), list)
+            assert isinstance(aps["alert"].get("subtitle", ""), str)
             assert isinstance(aps["badge"], int)
             assert isinstance(aps["thread-id"], str)
         except Exception:

@@ -13,7 +13,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/core/status_macros.h"
 #include "services/common/grpc_status.h"
+#include "services/sessions/api/mapping.h"
 #include "services/sessions/domain/game_feed.h"
 #include "spdlog/spdlog.h"
 
@@ -511,19 +513,74 @@ PARLOR_SESSIONS_UNARY(ListMyGames, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(Resign, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(GetHistory, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListPublicGames, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(StartVacation, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(EndVacation, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(GetPlayerRecords, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(SendChatMessage, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListChatMessages, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(ReportChatMessage, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(OfferRematch, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(AcceptRematch, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(DeclineRematch, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(GetRematch, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(Nudge, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(MarkSeen, Access::kPlayer, )
 #undef PARLOR_SESSIONS_UNARY
+
+grpc::ServerUnaryReactor* SessionsApi::StartVacation(grpc::CallbackServerContext* context,
+                                                     const v1::StartVacationRequest* request,
+                                                     v1::StartVacationResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::StartVacationRequest& request,
+                          v1::StartVacationResponse* response) -> absl::Status {
+                     absl::StatusOr<absl::Time> end =
+                         sessions_->StartVacation(call.account_id(), FromProto(request.duration()));
+                     if (!end.ok()) return end.status();
+                     *response->mutable_end_time() = ToProto(*end);
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* SessionsApi::ReportChatMessage(
+    grpc::CallbackServerContext* context, const v1::ReportChatMessageRequest* request,
+    v1::ReportChatMessageResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::ReportChatMessageRequest& request,
+                          v1::ReportChatMessageResponse*) -> absl::Status {
+                     return sessions_->ReportChatMessage(call.account_id(), request.game_id(),
+                                                         request.message_id(), request.reason());
+                   });
+}
+
+grpc::ServerUnaryReactor* SessionsApi::Nudge(grpc::CallbackServerContext* context,
+                                             const v1::NudgeRequest* request,
+                                             v1::NudgeResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::NudgeRequest& request,
+                          v1::NudgeResponse* response) -> absl::Status {
+                     absl::StatusOr<absl::Time> next =
+                         sessions_->Nudge(call.account_id(), request.game_id());
+                     if (!next.ok()) return next.status();
+                     *response->mutable_next_nudge_time() = ToProto(*next);
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* SessionsApi::MarkSeen(grpc::CallbackServerContext* context,
+                                                const v1::MarkSeenRequest* request,
+                                                v1::MarkSeenResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::MarkSeenRequest& request,
+                          v1::MarkSeenResponse*) -> absl::Status {
+                     return sessions_->MarkSeen(call.account_id(), request.game_id(),
+                                                request.version());
+                   });
+}
+
+grpc::ServerUnaryReactor* SessionsApi::EndVacation(grpc::CallbackServerContext* context,
+                                                   const v1::EndVacationRequest* request,
+                                                   v1::EndVacationResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::EndVacationRequest&,
+                          v1::EndVacationResponse*) -> absl::Status {
+                     return sessions_->EndVacation(call.account_id());
+                   });
+}
 
 // SubmitAction waits for its group commit without holding a worker thread: the committer
 // finishes the call.
@@ -614,13 +671,19 @@ grpc::ServerUnaryReactor* SessionsInternalApi::CreateGame(grpc::CallbackServerCo
                    });
 }
 
-grpc::ServerUnaryReactor* SessionsInternalApi::GetPlayerRecords(
-    grpc::CallbackServerContext* context, const v1::GetPlayerRecordsRequest* request,
-    v1::GetPlayerRecordsResponse* response) {
+grpc::ServerUnaryReactor* SessionsInternalApi::BatchGetPlayerRecords(
+    grpc::CallbackServerContext* context, const v1::BatchGetPlayerRecordsRequest* request,
+    v1::BatchGetPlayerRecordsResponse* response) {
   return rpc_->Run(context, Access::kService, request, response,
-                   [this](const CallContext&, const v1::GetPlayerRecordsRequest& request,
-                          v1::GetPlayerRecordsResponse* response) -> absl::Status {
-                     return sessions_->GetPlayerRecords("", request, response);
+                   [this](const CallContext&, const v1::BatchGetPlayerRecordsRequest& request,
+                          v1::BatchGetPlayerRecordsResponse* response) -> absl::Status {
+                     // The same records the player-facing call shows.
+                     v1::GetPlayerRecordsRequest get;
+                     *get.mutable_account_ids() = request.account_ids();
+                     v1::GetPlayerRecordsResponse got;
+                     PARLOR_RETURN_IF_ERROR(sessions_->GetPlayerRecords("", get, &got));
+                     *response->mutable_records() = std::move(*got.mutable_records());
+                     return absl::OkStatus();
                    });
 }
 

@@ -112,9 +112,9 @@ class SessionsInternalApi final : public v1::SessionsInternalService::CallbackSe
   grpc::ServerUnaryReactor* CreateGame(grpc::CallbackServerContext* context,
                                        const v1::CreateGameRequest* request,
                                        v1::CreateGameResponse* response) override;
-  grpc::ServerUnaryReactor* GetPlayerRecords(grpc::CallbackServerContext* context,
-                                             const v1::GetPlayerRecordsRequest* request,
-                                             v1::GetPlayerRecordsResponse* response) override;
+  grpc::ServerUnaryReactor* BatchGetPlayerRecords(
+      grpc::CallbackServerContext* context, const v1::BatchGetPlayerRecordsRequest* request,
+      v1::BatchGetPlayerRecordsResponse* response) override;
 
  private:
   Sessions* sessions_;

@@ -308,6 +308,14 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       return sessions_->GetPlayerRecords(Bearer(token).get(), request, &response);
     };
   };
+  auto batch_records = [this](std::string token, std::vector<std::string> ids) {
+    return [this, token, ids] {
+      v1::BatchGetPlayerRecordsRequest request;
+      for (const std::string& id : ids) request.add_account_ids(id);
+      v1::BatchGetPlayerRecordsResponse response;
+      return internal_->BatchGetPlayerRecords(Bearer(token).get(), request, &response);
+    };
+  };
   auto vacation = [this](std::string token, int64_t seconds, int32_t nanos) {
     return [this, token, seconds, nanos] {
       v1::StartVacationRequest request;
@@ -701,6 +709,14 @@ TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing
       {"GetPlayerRecords: upper-case UUID",
        records(alice, {"00000000-0000-4000-8000-00000000A11C"}), StatusCode::INVALID_ARGUMENT,
        "account_ids[0]: an account id is a lower-case UUID"},
+      // BatchGetPlayerRecords (internal).
+      {"BatchGetPlayerRecords: player token on an internal RPC", batch_records(alice, {kAlice}),
+       StatusCode::PERMISSION_DENIED, "a player's access token is never accepted"},
+      {"BatchGetPlayerRecords: no account ids", batch_records(keys_.ServiceToken(), {}),
+       StatusCode::INVALID_ARGUMENT, "account_ids: between 1 and 100 account ids (got 0)"},
+      {"BatchGetPlayerRecords: not a UUID", batch_records(keys_.ServiceToken(), {"alice"}),
+       StatusCode::INVALID_ARGUMENT,
+       "account_ids[0]: an account id is a lower-case UUID, got \"alice\""},
 
       // CreateBotGame.
       {"CreateBotGame: missing request_id", bot_game(alice, [](auto& r) { r.clear_request_id(); }),

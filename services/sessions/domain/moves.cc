@@ -32,6 +32,8 @@ struct Change {
   // Automatic play stopped at its per-request bound: the waiting computer seat is due at once,
   // so the sweeper continues the game.
   bool paced = false;
+  // The state before the change's last action or forfeit, to describe that move in pushes.
+  std::unique_ptr<engine::State> before_last;
 };
 
 Change StartChange(const DecisionContext& ctx, const GameRow& locked,
@@ -59,7 +61,9 @@ engine::Rng BotRng(const engine::State& state, int seat) {
 absl::Status ApplyLogged(Change& c, LogRow::Kind kind, int seat, engine::Action action,
                          LogRow::Cause cause, const std::string& account_id) {
   const bool forfeit = kind == LogRow::Kind::kForfeit;
+  std::unique_ptr<engine::State> before = c.state->Clone();
   PARLOR_RETURN_IF_ERROR(forfeit ? c.state->Forfeit(seat) : c.state->Apply(seat, action));
+  c.before_last = std::move(before);
   LogRow row;
   row.version = c.state->NumMoves();
   row.kind = kind;
@@ -176,12 +180,49 @@ std::string ResultJson(const GameRow& g) {
                       absl::StrJoin(seats, ","), "]}");
 }
 
+// The last move of a change, as one seat may see it: who moved and the words its own history
+// shows for that move (a hidden choice stays hidden). Empty when the change made no move.
+struct LastMove {
+  std::string mover;
+  std::string words;
+};
+
+// At most `limit` bytes of `text`, cut at a character boundary.
+std::string CutUtf8(std::string text, size_t limit) {
+  if (text.size() <= limit) return text;
+  size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  text.resize(end);
+  return text;
+}
+
+LastMove LastMoveFor(const Change& c, const SeatRow& s) {
+  if (c.before_last == nullptr || c.log.empty()) return {};
+  engine::v1::LogEntry entry;
+  if (!entry.ParseFromString(c.log.back().entry)) return {};
+  if (entry.kind() == engine::v1::LogEntry::KIND_SETUP) return {};
+  bool revealed = false;
+  std::string words = DescribeMove(*c.before_last, entry, engine::Viewer::Seat(s.seat), &revealed);
+  if (!revealed) {
+    words =
+        entry.kind() == engine::v1::LogEntry::KIND_FORFEIT ? "forfeited" : "made a hidden choice";
+  }
+  LastMove last;
+  if (entry.seat() >= 0 && entry.seat() < static_cast<int>(c.after.seats.size())) {
+    last.mover = CutUtf8(c.after.seats[entry.seat()].display_name, 64);
+  }
+  last.words = CutUtf8(std::move(words), 200);
+  return last;
+}
+
 // A push's row: the game, the seat's opponents by display name (other sides; what "Your turn in
-// Pico against Tess" needs), and for a your-turn or reminder the turn's deadline ("expires_at_us",
-// after which telling the player is pointless). Only what every seat may see: no hand, no dice.
+// Pico against Tess" needs), for a your-turn or reminder the turn's deadline ("expires_at_us",
+// after which telling the player is pointless), and for a your-turn or game over the last move
+// as that seat may see it. Only what that seat may see: no other hand, no hidden dice.
 NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
                      absl::string_view dedupe, absl::string_view text,
-                     std::optional<absl::Time> expires = std::nullopt) {
+                     std::optional<absl::Time> expires = std::nullopt,
+                     const LastMove& last_move = {}) {
   NotificationRow n;
   n.account_id = s.account_id;
   n.kind = std::string(kind);
@@ -197,7 +238,11 @@ NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
       "{\"game_id\":", JsonString(g.game_id), ",\"game\":", JsonString(g.game),
       ",\"version\":", g.version, ",\"seat\":", s.seat, ",\"text\":", JsonString(text),
       ",\"opponents\":[", absl::StrJoin(opponents, ","), "]",
-      expires ? absl::StrCat(",\"expires_at_us\":", absl::ToUnixMicros(*expires)) : "", "}");
+      expires ? absl::StrCat(",\"expires_at_us\":", absl::ToUnixMicros(*expires)) : "",
+      last_move.words.empty() ? ""
+                              : absl::StrCat(",\"last_mover\":", JsonString(last_move.mover),
+                                             ",\"last_move\":", JsonString(last_move.words)),
+      "}");
   return n;
 }
 
@@ -254,7 +299,7 @@ void UpdateTurn(Change& c, SeatRow& s) {
   if (!automatic && s.account_id != c.answered_account) {
     c.notes.push_back(Note(g, s, "your_turn",
                            absl::StrCat("turn:", g.game_id, ":", g.version, ":", s.seat),
-                           "It is your turn", s.deadline));
+                           "It is your turn", s.deadline, LastMoveFor(c, s)));
   }
 }
 
@@ -286,7 +331,8 @@ Decision Finish(Change& c) {
     for (const SeatRow& s : g.seats) {
       if (!s.bot.empty()) continue;
       c.notes.push_back(Note(g, s, "game_over", absl::StrCat("over:", g.game_id, ":", s.seat),
-                             absl::StrCat("The game has ended: ", g.end_reason)));
+                             absl::StrCat("The game has ended: ", g.end_reason), std::nullopt,
+                             LastMoveFor(c, s)));
     }
     m.result = ResultRow{ResultJson(g)};
   }

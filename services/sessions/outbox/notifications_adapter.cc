@@ -68,6 +68,17 @@ absl::StatusOr<nv1::Event> BuildNotificationEvent(const std::string& game_id,
     const std::string& text = from->second.string_value();
     if (!text.empty() && text.size() <= 64) event.set_from_name(text);
   }
+  if (auto move = fields.find("last_move"); move != fields.end()) {
+    // Written by sessions within notifications' limits (1-200 bytes; a mover's name of 1-64).
+    const std::string& text = move->second.string_value();
+    if (!text.empty() && text.size() <= 200) {
+      event.mutable_last_move()->set_description(text);
+      if (auto mover = fields.find("last_mover"); mover != fields.end()) {
+        const std::string& name = mover->second.string_value();
+        if (!name.empty() && name.size() <= 64) event.mutable_last_move()->set_player_name(name);
+      }
+    }
+  }
   if (auto expires = fields.find("expires_at_us"); expires != fields.end()) {
     // Microseconds since the epoch as a JSON number (exact below 2^53, i.e. until year 2255).
     *event.mutable_expire_time() =

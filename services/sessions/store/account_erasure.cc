@@ -36,6 +36,8 @@ absl::Status AccountErasureStore::Erase(const DeletedAccount& deleted) {
       txn.exec_params0(sql::kRenameSeats, id, deleted.display_name);
       if (!deleted.former_display_name.empty()) {
         txn.exec_params0(sql::kRenameInPushes, deleted.former_display_name, deleted.display_name);
+        txn.exec_params0(sql::kRenameLastMoverInPushes, deleted.former_display_name,
+                         deleted.display_name);
       }
     }
     txn.exec_params0(sql::kForgetVacation, id);

@@ -51,6 +51,10 @@ inline constexpr char kRenameInPushes[] =
     "(SELECT coalesce(jsonb_agg(CASE WHEN o = to_jsonb($1::text) THEN to_jsonb($2::text) "
     "ELSE o END), '[]'::jsonb) FROM jsonb_array_elements(payload->'opponents') AS o)) "
     "WHERE payload->'opponents' @> jsonb_build_array($1::text)";
+// ... and as the player who made the last move.
+inline constexpr char kRenameLastMoverInPushes[] =
+    "UPDATE sessions.notification_outbox SET payload = jsonb_set(payload, '{last_mover}', "
+    "to_jsonb($2::text)) WHERE payload->>'last_mover' = $1";
 
 }  // namespace parlor::sessions::sql
 
