@@ -51,6 +51,13 @@ absl::Status CheckBits(const Field& field, uint64_t value, uint64_t allowed) {
                                      " are not allowed (mask 0x", absl::Hex(allowed), ")"));
 }
 
+absl::Status FirstError(std::initializer_list<absl::Status> checks) {
+  for (const absl::Status& s : checks) {
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckSize(const Field& field, int64_t size, int64_t want) {
   if (size == want) return absl::OkStatus();
   return Invalid(field, absl::StrCat(size, " entries; need exactly ", want));

@@ -23,6 +23,7 @@
 // The checks never look beyond the values they are given: they are cheap enough for every load.
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +109,24 @@ absl::Status CheckSize(const Field& field, int64_t size, int64_t want);
 absl::Status CheckMaxSize(const Field& field, int64_t size, int64_t max);
 absl::Status CheckSizeRange(const Field& field, int64_t size, int64_t lo, int64_t hi);
 
+// Every element of a repeated field in lo..hi (CheckRange on each, naming the element):
+// "dice[3]: 9 is not a face (1..6)".
+template <typename Values>
+absl::Status CheckEachInRange(const Field& field, const Values& values, int64_t lo, int64_t hi,
+                              absl::string_view what) {
+  int64_t i = 0;
+  for (const auto& v : values) {
+    if (absl::Status s = CheckRange(field[i++], static_cast<int64_t>(v), lo, hi, what); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The first refusal among checks that do not depend on each other (all are evaluated: use it
+// only for checks that are safe whatever the others found, such as ranges of scalar fields).
+absl::Status FirstError(std::initializer_list<absl::Status> checks);
+
 // Strictly ascending values (hence no repeats): "snatch_set[2]: 7 does not follow 9 in
 // ascending order".
 template <typename Values>
@@ -139,6 +158,15 @@ class IdSet {
 
   // Marks `id` as used: INVALID_ARGUMENT when it is out of range or already used.
   absl::Status Take(const Field& field, int64_t id);
+  // Take on every element of a repeated field.
+  template <typename Values>
+  absl::Status TakeEach(const Field& field, const Values& values) {
+    int64_t i = 0;
+    for (const auto& v : values) {
+      if (absl::Status s = Take(field[i++], static_cast<int64_t>(v)); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
   // Every id lo..hi has been taken; the message lists the first missing ones.
   absl::Status CheckAllTaken(const Field& field) const;
 

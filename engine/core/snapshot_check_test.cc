@@ -60,6 +60,23 @@ TEST(SnapshotCheckTest, SizesOfRepeatedFields) {
   EXPECT_TRUE(CheckSizeRange(Field("tricks"), 9, 1, 9).ok());
 }
 
+TEST(SnapshotCheckTest, EachElementOfARepeatedFieldIsNamed) {
+  EXPECT_TRUE(CheckEachInRange(Field("dice"), std::vector<int>{1, 6, 3}, 1, 6, "face").ok());
+  ExpectRefused(CheckEachInRange(Field("dice"), std::vector<int>{1, 6, 9}, 1, 6, "face"),
+                "dice[2]: 9 is not a face (1..6)");
+  IdSet cards("card", 0, 3);
+  EXPECT_TRUE(cards.TakeEach(Field("deck"), std::vector<int>{2, 0}).ok());
+  ExpectRefused(cards.TakeEach(Field("discard"), std::vector<int>{1, 2}),
+                "discard[1]: card 2 appears twice");
+}
+
+TEST(SnapshotCheckTest, FirstErrorIsTheFirstRefusalInOrder) {
+  EXPECT_TRUE(FirstError({absl::OkStatus(), CheckSeat(Field("dealer"), 1, 2)}).ok());
+  ExpectRefused(FirstError({CheckSeat(Field("dealer"), 1, 2), CheckRange(Field("round"), 0, 1, 3),
+                            CheckSeat(Field("current"), 5, 2)}),
+                "round: 0 is not in 1..3");
+}
+
 TEST(SnapshotCheckTest, AscendingMeansStrictlyIncreasing) {
   EXPECT_TRUE(CheckAscending(Field("set"), std::vector<int>{}).ok());
   EXPECT_TRUE(CheckAscending(Field("set"), std::vector<int>{1, 4, 9}).ok());

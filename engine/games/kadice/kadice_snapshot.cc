@@ -1,6 +1,8 @@
 // KA'DICE!'s snapshot: the private KadiceState message (kadice_state.proto) written by SaveImpl
 // and validated field by field by LoadImpl with the engine's snapshot kit
 // (engine/core/snapshot_check.h).
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <string>
 #include <utility>
@@ -77,81 +79,71 @@ absl::Status KadiceState::LoadImpl(const google::protobuf::Any& in) {
   StateProto proto;
   PARLOR_RETURN_IF_ERROR(check::Unpack(in, &proto));
   const int n = num_players();
-  PARLOR_RETURN_IF_ERROR(check::CheckSize(Field("players"), proto.players_size(), n));
-  PARLOR_RETURN_IF_ERROR(check::CheckRange(Field("round"), proto.round(), 1, max_rounds_));
-  PARLOR_RETURN_IF_ERROR(check::CheckSeat(Field("dealer"), proto.dealer(), n));
-  PARLOR_RETURN_IF_ERROR(check::CheckEnum(Field("phase"), proto.phase(), 0, 2));
-  PARLOR_RETURN_IF_ERROR(check::CheckSeatOrNone(Field("last_player"), proto.last_player(), n));
-  PARLOR_RETURN_IF_ERROR(check::CheckBits(Field("rolled_mask"), proto.rolled_mask(), kAllDice));
-  PARLOR_RETURN_IF_ERROR(check::CheckBits(Field("set_mask"), proto.set_mask(), kAllDice));
-  PARLOR_RETURN_IF_ERROR(check::CheckEnum(Field("end_reason"), proto.end_reason(), 0, 2));
-  PARLOR_RETURN_IF_ERROR(check::Require((proto.end_reason() != 0) == (proto.phase() == 2),
-                                        Field("end_reason"),
-                                        "must be set exactly when the game is over"));
-  PARLOR_RETURN_IF_ERROR(
-      check::CheckRange(Field("ghost_moments"), proto.ghost_moments(), 0, kMaxGhostMoments));
+  PARLOR_RETURN_IF_ERROR(check::FirstError({
+      check::CheckSize(Field("players"), proto.players_size(), n),
+      check::CheckRange(Field("round"), proto.round(), 1, max_rounds_),
+      check::CheckSeat(Field("dealer"), proto.dealer(), n),
+      check::CheckEnum(Field("phase"), proto.phase(), 0, 2),
+      check::CheckSeatOrNone(Field("last_player"), proto.last_player(), n),
+      check::CheckBits(Field("rolled_mask"), proto.rolled_mask(), kAllDice),
+      check::CheckBits(Field("set_mask"), proto.set_mask(), kAllDice),
+      check::CheckEnum(Field("end_reason"), proto.end_reason(), 0, 2),
+      check::Require((proto.end_reason() != 0) == (proto.phase() == 2), Field("end_reason"),
+                     "must be set exactly when the game is over"),
+      check::CheckRange(Field("ghost_moments"), proto.ghost_moments(), 0, kMaxGhostMoments),
+  }));
 
   std::array<Player, kMaxPlayers> players{};
   for (int s = 0; s < n; ++s) {
-    const KadiceState_Player& in_player = proto.players(s);
-    Player& p = players[s];
+    const KadiceState_Player& in = proto.players(s);
     const Field where = Field("players")[s];
-    // The player's 17 cards, each once: the deck, the active card and the discard pile.
+    // The player's 17 cards, each once: the deck, the active card and the discard pile; five dice
+    // (0: not rolled yet).
     check::IdSet cards("card", 0, kNumCards - 1);
-    PARLOR_RETURN_IF_ERROR(check::CheckMaxSize(where("deck"), in_player.deck_size(), kNumCards));
-    p.deck_top = static_cast<int8_t>(kNumCards - in_player.deck_size());
-    for (int i = 0; i < in_player.deck_size(); ++i) {
-      PARLOR_RETURN_IF_ERROR(cards.Take(where("deck", i), in_player.deck(i)));
-      p.deck[p.deck_top + i] = static_cast<int8_t>(in_player.deck(i));
-    }
-    if (in_player.active() != -1) {
-      PARLOR_RETURN_IF_ERROR(cards.Take(where("active"), in_player.active()));
-    }
-    p.active = static_cast<int8_t>(in_player.active());
-    PARLOR_RETURN_IF_ERROR(
-        check::CheckMaxSize(where("discard"), in_player.discard_size(), kNumCards));
-    for (int i = 0; i < in_player.discard_size(); ++i) {
-      PARLOR_RETURN_IF_ERROR(cards.Take(where("discard", i), in_player.discard(i)));
-      p.discard[i] = static_cast<int8_t>(in_player.discard(i));
-    }
-    p.discard_size = static_cast<int8_t>(in_player.discard_size());
-    PARLOR_RETURN_IF_ERROR(cards.CheckAllTaken(where));
-    // Dice: 0 is a die not rolled yet.
-    PARLOR_RETURN_IF_ERROR(check::CheckSize(where("dice"), in_player.dice_size(), kNumDice));
-    for (int d = 0; d < kNumDice; ++d) {
-      PARLOR_RETURN_IF_ERROR(check::CheckRange(where("dice", d), in_player.dice(d), 0, 6));
-      p.dice[d] = static_cast<int8_t>(in_player.dice(d));
-    }
-    PARLOR_RETURN_IF_ERROR(check::CheckBits(where("held"), in_player.held(), kAllDice));
-    PARLOR_RETURN_IF_ERROR(check::Require(std::popcount(in_player.held()) <= kMaxHeld,
-                                          where("held"), "at most 4 dice are held"));
-    p.held = static_cast<uint8_t>(in_player.held());
+    PARLOR_RETURN_IF_ERROR(check::FirstError({
+        check::CheckMaxSize(where("deck"), in.deck_size(), kNumCards),
+        check::CheckMaxSize(where("discard"), in.discard_size(), kNumCards),
+        cards.TakeEach(where("deck"), in.deck()),
+        in.active() == -1 ? absl::OkStatus() : cards.Take(where("active"), in.active()),
+        cards.TakeEach(where("discard"), in.discard()),
+        cards.CheckAllTaken(where),
+        check::CheckSize(where("dice"), in.dice_size(), kNumDice),
+        check::CheckEachInRange(where("dice"), in.dice(), 0, 6, "die value"),
+        check::CheckBits(where("held"), in.held(), kAllDice),
+        check::Require(std::popcount(in.held()) <= kMaxHeld, where("held"),
+                       "at most 4 dice are held"),
+        check::CheckRange(where("ghost_round"), in.ghost_round(), 0, proto.round()),
+        check::CheckRange(where("ghost_moment"), in.ghost_moment(), 0, proto.ghost_moments()),
+        check::CheckRange(where("turns_taken"), in.turns_taken(), 0, kMaxTurnsPerRound),
+    }));
+    Player& p = players[s];
+    p.deck_top = static_cast<int8_t>(kNumCards - in.deck_size());
+    std::copy(in.deck().begin(), in.deck().end(), p.deck.begin() + p.deck_top);
+    p.active = static_cast<int8_t>(in.active());
+    std::copy(in.discard().begin(), in.discard().end(), p.discard.begin());
+    p.discard_size = static_cast<int8_t>(in.discard_size());
+    std::copy(in.dice().begin(), in.dice().end(), p.dice.begin());
+    p.held = static_cast<uint8_t>(in.held());
+    p.ghost = in.ghost();
+    p.ghost_round = static_cast<int16_t>(in.ghost_round());
+    p.ghost_moment = static_cast<int16_t>(in.ghost_moment());
+    p.turns_taken = static_cast<int8_t>(in.turns_taken());
+    p.finished = in.finished();
+    p.immune = in.immune();
+    p.round_shift_used = in.round_shift_used();
     for (int d = 0; d < kNumDice; ++d) {
       PARLOR_RETURN_IF_ERROR(check::Require(!(p.held >> d & 1u) || p.dice[d] != 0, where("held"),
                                             absl::StrCat("die ", d, " is held without a value")));
     }
-    p.ghost = in_player.ghost();
-    PARLOR_RETURN_IF_ERROR(
-        check::CheckRange(where("ghost_round"), in_player.ghost_round(), 0, proto.round()));
-    p.ghost_round = static_cast<int16_t>(in_player.ghost_round());
-    PARLOR_RETURN_IF_ERROR(check::CheckRange(where("ghost_moment"), in_player.ghost_moment(), 0,
-                                             proto.ghost_moments()));
-    p.ghost_moment = static_cast<int16_t>(in_player.ghost_moment());
-    PARLOR_RETURN_IF_ERROR(
-        check::CheckRange(where("turns_taken"), in_player.turns_taken(), 0, kMaxTurnsPerRound));
-    p.turns_taken = static_cast<int8_t>(in_player.turns_taken());
-    p.finished = in_player.finished();
-    p.immune = in_player.immune();
-    p.round_shift_used = in_player.round_shift_used();
-    PARLOR_RETURN_IF_ERROR(check::Require(p.ghost == (p.active < 0 && p.deck_size() == 0),
-                                          where("ghost"),
-                                          "a ghost is exactly a player with no card left"));
-    PARLOR_RETURN_IF_ERROR(
-        check::Require(!p.ghost || p.held == 0, where("held"), "a ghost holds no dice"));
-    PARLOR_RETURN_IF_ERROR(check::Require(!p.ghost || p.ghost_moment != 0, where("ghost_moment"),
-                                          "missing for a ghost"));
-    PARLOR_RETURN_IF_ERROR(check::Require(!p.immune || p.active == kTwoPairs, where("immune"),
-                                          "only an active 2 PAIRS can be immune"));
+    PARLOR_RETURN_IF_ERROR(check::FirstError({
+        check::Require(p.ghost == (p.active < 0 && p.deck_size() == 0), where("ghost"),
+                       "a ghost is exactly a player with no card left"),
+        check::Require(!p.ghost || p.held == 0, where("held"), "a ghost holds no dice"),
+        check::Require(!p.ghost || p.ghost_moment != 0, where("ghost_moment"),
+                       "missing for a ghost"),
+        check::Require(!p.immune || p.active == kTwoPairs, where("immune"),
+                       "only an active 2 PAIRS can be immune"),
+    }));
   }
 
   const Phase phase = static_cast<Phase>(proto.phase());
@@ -159,43 +151,37 @@ absl::Status KadiceState::LoadImpl(const google::protobuf::Any& in) {
                      proto.turn_shift_used() || proto.bonus_pending();
   if (phase != Phase::kGameOver) {
     int non_ghosts = 0;
-    for (int s = 0; s < n; ++s) non_ghosts += players[s].ghost ? 0 : 1;
-    PARLOR_RETURN_IF_ERROR(check::Require(non_ghosts >= 2, Field("players"),
-                                          "a running game has at least two players with cards"));
-    check::IdSet active_cards("card", -1, kNumCards - 1);
+    check::IdSet active_cards("card", 0, kNumCards - 1);
     for (int s = 0; s < n; ++s) {
+      non_ghosts += players[s].ghost ? 0 : 1;
       if (players[s].active < 0) continue;
       PARLOR_RETURN_IF_ERROR(active_cards.Take(Field("players")[s]("active"), players[s].active));
     }
+    PARLOR_RETURN_IF_ERROR(check::Require(non_ghosts >= 2, Field("players"),
+                                          "a running game has at least two players with cards"));
     const int current = proto.current();
     PARLOR_RETURN_IF_ERROR(check::CheckSeat(Field("current"), current, n));
     const Player& c = players[current];
-    PARLOR_RETURN_IF_ERROR(check::Require(!c.ghost && c.active >= 0 && !c.finished,
-                                          Field("current"), "this player may not play now"));
-    if (phase == Phase::kAwaitRoll) {
-      PARLOR_RETURN_IF_ERROR(
-          check::Require(c.turns_taken < kMaxTurnsPerRound, Field("current"), "has no turn left"));
-      PARLOR_RETURN_IF_ERROR(
-          check::Require(!marks, Field(), "the turn marks must be clear before the roll"));
-    } else {
-      PARLOR_RETURN_IF_ERROR(
-          check::Require(c.turns_taken != 0, Field("current"), "has not rolled"));
-      PARLOR_RETURN_IF_ERROR(
-          check::Require((proto.set_mask() & ~proto.rolled_mask()) == 0 || proto.five_of_a_kind(),
-                         Field("set_mask"), "only rolled dice can be set"));
-      for (int d = 0; d < kNumDice; ++d) {
-        PARLOR_RETURN_IF_ERROR(check::Require(c.dice[d] != 0, Field("players")[current]("dice", d),
-                                              "the current player's dice must have values"));
-      }
-      PARLOR_RETURN_IF_ERROR(
-          check::Require(proto.rolled_mask() != 0, Field("rolled_mask"), "nothing rolled"));
-    }
-    PARLOR_RETURN_IF_ERROR(
+    const bool rolling = phase == Phase::kAwaitRoll;
+    PARLOR_RETURN_IF_ERROR(check::FirstError({
+        check::Require(!c.ghost && c.active >= 0 && !c.finished, Field("current"),
+                       "this player may not play now"),
+        check::Require(!rolling || c.turns_taken < kMaxTurnsPerRound, Field("current"),
+                       "has no turn left"),
+        check::Require(!rolling || !marks, Field(), "the turn marks must be clear before the roll"),
+        check::Require(rolling || c.turns_taken != 0, Field("current"), "has not rolled"),
+        check::Require(
+            rolling || (proto.set_mask() & ~proto.rolled_mask()) == 0 || proto.five_of_a_kind(),
+            Field("set_mask"), "only rolled dice can be set"),
+        check::Require(rolling || std::find(c.dice.begin(), c.dice.end(), 0) == c.dice.end(),
+                       Field("players")[current]("dice"),
+                       "the current player's dice must have values"),
+        check::Require(rolling || proto.rolled_mask() != 0, Field("rolled_mask"), "nothing rolled"),
         check::Require(!proto.bonus_pending() || (c.active == kSmallStraight && c.turns_taken == 1),
-                       Field("bonus_pending"), "only on SMALL STRAIGHT's first turn"));
-    PARLOR_RETURN_IF_ERROR(check::Require(!proto.turn_shift_used() || c.active == kThreeOfAKind,
-                                          Field("turn_shift_used"),
-                                          "only 3 OF A KIND shifts once per turn"));
+                       Field("bonus_pending"), "only on SMALL STRAIGHT's first turn"),
+        check::Require(!proto.turn_shift_used() || c.active == kThreeOfAKind,
+                       Field("turn_shift_used"), "only 3 OF A KIND shifts once per turn"),
+    }));
   } else {
     PARLOR_RETURN_IF_ERROR(check::Require(!marks && proto.current() == -1, Field(),
                                           "a finished game has no turn in progress"));
@@ -204,29 +190,27 @@ absl::Status KadiceState::LoadImpl(const google::protobuf::Any& in) {
   PARLOR_RETURN_IF_ERROR(check::CheckMaxSize(Field("events"), proto.events_size(), kMaxEvents));
   std::vector<Event> events;
   for (int i = 0; i < proto.events_size(); ++i) {
-    const KadiceState_Event& in_event = proto.events(i);
+    const KadiceState_Event& in = proto.events(i);
     const Field where = Field("events")[i];
+    PARLOR_RETURN_IF_ERROR(check::FirstError({
+        check::CheckEnum(where("kind"), in.kind(), 1, 3),
+        check::CheckSeat(where("seat"), in.seat(), n),
+        check::CheckRange(where("card"), in.card(), -1, kNumCards - 1, "card or -1"),
+        check::CheckBits(where("participants"), in.participants(), (1u << n) - 1),
+        check::CheckRange(where("round"), in.round(), 0, max_rounds_),
+        check::CheckMaxSize(where("dice"), in.dice_size(), kMaxEventDice),
+        check::CheckEachInRange(where("dice"), in.dice(), 1, 6, "face"),
+        check::Require(in.kind() != Event::kGhostRoll || in.dice_size() == kNumDice, where("dice"),
+                       "a ghost roll has five dice"),
+    }));
     Event e;
-    PARLOR_RETURN_IF_ERROR(check::CheckEnum(where("kind"), in_event.kind(), 1, 3));
-    e.kind = static_cast<Event::Kind>(in_event.kind());
-    PARLOR_RETURN_IF_ERROR(check::CheckSeat(where("seat"), in_event.seat(), n));
-    e.seat = static_cast<int8_t>(in_event.seat());
-    PARLOR_RETURN_IF_ERROR(
-        check::CheckRange(where("card"), in_event.card(), -1, kNumCards - 1, "card or -1"));
-    e.card = static_cast<int8_t>(in_event.card());
-    e.flag = in_event.flag();
-    PARLOR_RETURN_IF_ERROR(
-        check::CheckBits(where("participants"), in_event.participants(), (1u << n) - 1));
-    e.participants = static_cast<uint8_t>(in_event.participants());
-    PARLOR_RETURN_IF_ERROR(check::CheckRange(where("round"), in_event.round(), 0, max_rounds_));
-    e.round = static_cast<int16_t>(in_event.round());
-    PARLOR_RETURN_IF_ERROR(check::CheckMaxSize(where("dice"), in_event.dice_size(), kMaxEventDice));
-    for (int d = 0; d < in_event.dice_size(); ++d) {
-      PARLOR_RETURN_IF_ERROR(check::CheckRange(where("dice", d), in_event.dice(d), 1, 6, "face"));
-      e.dice.push_back(static_cast<int8_t>(in_event.dice(d)));
-    }
-    PARLOR_RETURN_IF_ERROR(check::Require(e.kind != Event::kGhostRoll || e.dice.size() == kNumDice,
-                                          where("dice"), "a ghost roll has five dice"));
+    e.kind = static_cast<Event::Kind>(in.kind());
+    e.seat = static_cast<int8_t>(in.seat());
+    e.card = static_cast<int8_t>(in.card());
+    e.flag = in.flag();
+    e.participants = static_cast<uint8_t>(in.participants());
+    e.round = static_cast<int16_t>(in.round());
+    e.dice.assign(in.dice().begin(), in.dice().end());
     events.push_back(std::move(e));
   }
 

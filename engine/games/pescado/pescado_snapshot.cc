@@ -1,6 +1,7 @@
 // Pescado's snapshot: the private PescadoState message (pescado_state.proto) written by SaveImpl
 // and validated field by field by LoadImpl with the engine's snapshot kit
 // (engine/core/snapshot_check.h).
+#include <algorithm>
 #include <bit>
 
 #include "absl/strings/str_cat.h"
@@ -17,11 +18,6 @@ using check::Field;
 using internal::Bit;
 using internal::ValidTile;
 using StateProto = ::parlor::engine::pescado::PescadoState;
-
-// A die's colour: 0..5 (yellow, orange, red, blue, green, black).
-absl::Status CheckColour(const Field& field, int colour) {
-  return check::CheckRange(field, colour, 0, kNumColors - 1, "colour");
-}
 
 }  // namespace
 
@@ -75,37 +71,55 @@ absl::Status PescadoState::LoadImpl(const google::protobuf::Any& in) {
   const Phase phase = static_cast<Phase>(p.phase());
   const bool over = phase == Phase::kGameOver;
   const bool mid_turn = phase == Phase::kFirstThrowResolved || phase == Phase::kSecondThrowResolved;
-  PARLOR_RETURN_IF_ERROR(check::CheckSeat(Field("active_seat"), p.active_seat(), n));
-  // The safety limit ends the game, so only a finished game shows it reached.
-  PARLOR_RETURN_IF_ERROR(check::CheckRange(Field("turn_counter"), p.turn_counter(), 0,
-                                           over ? kMaxTurns : kMaxTurns - 1));
-
+  int expected_dice = 0;
+  if (phase == Phase::kFirstThrowResolved) expected_dice = kWhiteDice;
+  if (phase == Phase::kSecondThrowResolved) expected_dice = kWhiteDice + p.grey_dice_bought();
   // Every tile exactly once: stack, pool or a supply.
   check::IdSet tiles("tile", 1, kNumTiles);
-  PARLOR_RETURN_IF_ERROR(check::CheckMaxSize(Field("stack"), p.stack_size(), kNumTiles));
-  for (int i = 0; i < p.stack_size(); ++i) {
-    PARLOR_RETURN_IF_ERROR(tiles.Take(Field("stack", i), p.stack(i)));
-  }
-  PARLOR_RETURN_IF_ERROR(check::CheckSize(Field("pool"), p.pool_size(), kPoolSlots));
+  PARLOR_RETURN_IF_ERROR(check::FirstError({
+      check::CheckSeat(Field("active_seat"), p.active_seat(), n),
+      // The safety limit ends the game, so only a finished game shows it reached.
+      check::CheckRange(Field("turn_counter"), p.turn_counter(), 0,
+                        over ? kMaxTurns : kMaxTurns - 1),
+      check::CheckMaxSize(Field("stack"), p.stack_size(), kNumTiles),
+      check::CheckSize(Field("pool"), p.pool_size(), kPoolSlots),
+      check::CheckSize(Field("supplies"), p.supplies_size(), n),
+      check::CheckRange(Field("grey_dice_bought"), p.grey_dice_bought(), 0, kMaxGreyDice),
+      check::Require(mid_turn || p.grey_dice_bought() == 0, Field("grey_dice_bought"),
+                     "grey dice are bought only during a turn"),
+      check::CheckSize(Field("dice"), p.dice_size(), expected_dice),
+      check::CheckEachInRange(Field("dice"), p.dice(), 0, kNumColors - 1, "colour"),
+      check::CheckBits(Field("kept_mask"), p.kept_mask(), 31),
+      check::Require(p.kept_mask() == 0 || phase == Phase::kSecondThrowResolved, Field("kept_mask"),
+                     "dice are kept only in the second throw"),
+      check::Require(p.kept_mask() != 31 || p.grey_dice_bought() != 0, Field("kept_mask"),
+                     "the second throw threw no die"),
+      check::CheckEnum(Field("end_reason"), p.end_reason(), 0, 2),
+      check::Require((p.end_reason() != 0) == over, Field("end_reason"),
+                     "must be set exactly when the game is over"),
+      tiles.TakeEach(Field("stack"), p.stack()),
+  }));
   int empty = 0;
   int flipped = 0;
   for (int slot = 0; slot < kPoolSlots; ++slot) {
     const auto& s = p.pool(slot);
     const Field field = Field("pool")[slot];
-    if (s.tile_id() == 0) {
-      ++empty;
-      PARLOR_RETURN_IF_ERROR(
-          check::Require(!s.flipped(), field("flipped"), "an empty slot cannot be flipped"));
-      continue;
-    }
-    PARLOR_RETURN_IF_ERROR(tiles.Take(field("tile_id"), s.tile_id()));
-    PARLOR_RETURN_IF_ERROR(check::Require(!s.flipped() || mid_turn, field("flipped"),
-                                          "tiles are flipped only during a turn"));
+    empty += s.tile_id() == 0;
     flipped += s.flipped();
+    PARLOR_RETURN_IF_ERROR(check::FirstError({
+        s.tile_id() == 0 ? absl::OkStatus() : tiles.Take(field("tile_id"), s.tile_id()),
+        check::Require(!s.flipped() || s.tile_id() != 0, field("flipped"),
+                       "an empty slot cannot be flipped"),
+        check::Require(!s.flipped() || mid_turn, field("flipped"),
+                       "tiles are flipped only during a turn"),
+    }));
   }
-  PARLOR_RETURN_IF_ERROR(check::Require(mid_turn || over || empty == 0, Field("pool"),
-                                        "the pool is full between turns"));
-  PARLOR_RETURN_IF_ERROR(check::CheckSize(Field("supplies"), p.supplies_size(), n));
+  PARLOR_RETURN_IF_ERROR(check::FirstError({
+      check::Require(mid_turn || over || empty == 0, Field("pool"),
+                     "the pool is full between turns"),
+      check::Require(flipped <= 2 * p.grey_dice_bought(), Field("pool"),
+                     "more tiles flipped than the grey dice bought paid for"),
+  }));
   const int predecessor = (p.active_seat() + n - 1) % n;
   for (int s = 0; s < n; ++s) {
     for (int i = 0; i < p.supplies(s).tiles_size(); ++i) {
@@ -119,108 +133,75 @@ absl::Status PescadoState::LoadImpl(const google::protobuf::Any& in) {
   }
   PARLOR_RETURN_IF_ERROR(tiles.CheckAllTaken(Field()));
 
-  // Dice.
-  PARLOR_RETURN_IF_ERROR(
-      check::CheckRange(Field("grey_dice_bought"), p.grey_dice_bought(), 0, kMaxGreyDice));
-  PARLOR_RETURN_IF_ERROR(check::Require(mid_turn || p.grey_dice_bought() == 0,
-                                        Field("grey_dice_bought"),
-                                        "grey dice are bought only during a turn"));
-  PARLOR_RETURN_IF_ERROR(check::Require(flipped <= 2 * p.grey_dice_bought(), Field("pool"),
-                                        "more tiles flipped than the grey dice bought paid for"));
-  int expected_dice = 0;
-  if (phase == Phase::kFirstThrowResolved) expected_dice = kWhiteDice;
-  if (phase == Phase::kSecondThrowResolved) expected_dice = kWhiteDice + p.grey_dice_bought();
-  PARLOR_RETURN_IF_ERROR(check::CheckSize(Field("dice"), p.dice_size(), expected_dice));
-  for (int i = 0; i < p.dice_size(); ++i) {
-    PARLOR_RETURN_IF_ERROR(CheckColour(Field("dice", i), p.dice(i)));
-  }
-  PARLOR_RETURN_IF_ERROR(check::CheckBits(Field("kept_mask"), p.kept_mask(), 31));
-  if (phase != Phase::kSecondThrowResolved) {
-    PARLOR_RETURN_IF_ERROR(check::Require(p.kept_mask() == 0, Field("kept_mask"),
-                                          "dice are kept only in the second throw"));
-  }
-  PARLOR_RETURN_IF_ERROR(check::Require(p.kept_mask() != 31 || p.grey_dice_bought() != 0,
-                                        Field("kept_mask"), "the second throw threw no die"));
-  PARLOR_RETURN_IF_ERROR(check::CheckEnum(Field("end_reason"), p.end_reason(), 0, 2));
-  PARLOR_RETURN_IF_ERROR(check::Require((p.end_reason() != 0) == over, Field("end_reason"),
-                                        "must be set exactly when the game is over"));
-
   // Snatch.
   Snatch snatch;
   if (p.has_snatch()) {
     const auto& sn = p.snatch();
     const Field field("snatch");
-    PARLOR_RETURN_IF_ERROR(check::CheckSeat(field("thrower_seat"), sn.thrower_seat(), n));
-    PARLOR_RETURN_IF_ERROR(
-        check::CheckSize(field("snatch_dice"), sn.snatch_dice_size(), kWhiteDice));
-    for (int i = 0; i < kWhiteDice; ++i) {
-      PARLOR_RETURN_IF_ERROR(CheckColour(field("snatch_dice", i), sn.snatch_dice(i)));
-      snatch.dice[i] = static_cast<int8_t>(sn.snatch_dice(i));
-    }
-    PARLOR_RETURN_IF_ERROR(check::CheckRange(field("rethrows"), sn.rethrows(), 0, kMaxRethrows));
+    PARLOR_RETURN_IF_ERROR(check::FirstError({
+        check::CheckSeat(field("thrower_seat"), sn.thrower_seat(), n),
+        check::CheckSize(field("snatch_dice"), sn.snatch_dice_size(), kWhiteDice),
+        check::CheckEachInRange(field("snatch_dice"), sn.snatch_dice(), 0, kNumColors - 1,
+                                "colour"),
+        check::CheckRange(field("rethrows"), sn.rethrows(), 0, kMaxRethrows),
+        check::CheckMaxSize(field("snatch_set"), sn.snatch_set_size(), kPoolSlots),
+        check::CheckAscending(field("snatch_set"), sn.snatch_set()),
+        check::CheckEachInRange(field("snatch_set"), sn.snatch_set(), 1, kNumTiles, "tile"),
+        check::Require(sn.snatch_set_size() > 0 || sn.resolved(), field("snatch_set"),
+                       "an open window needs tiles"),
+        check::CheckSize(field("claims"), sn.claims_size(), n),
+    }));
+    std::copy(sn.snatch_dice().begin(), sn.snatch_dice().end(), snatch.dice.begin());
     snatch.thrower = static_cast<int8_t>(sn.thrower_seat());
     snatch.rethrows = static_cast<int16_t>(sn.rethrows());
-    PARLOR_RETURN_IF_ERROR(
-        check::CheckMaxSize(field("snatch_set"), sn.snatch_set_size(), kPoolSlots));
-    PARLOR_RETURN_IF_ERROR(check::CheckAscending(field("snatch_set"), sn.snatch_set()));
-    for (int i = 0; i < sn.snatch_set_size(); ++i) {
-      PARLOR_RETURN_IF_ERROR(
-          check::CheckRange(field("snatch_set", i), sn.snatch_set(i), 1, kNumTiles, "tile"));
-      snatch.set |= Bit(sn.snatch_set(i));
-    }
-    PARLOR_RETURN_IF_ERROR(check::Require(sn.snatch_set_size() > 0 || sn.resolved(),
-                                          field("snatch_set"), "an open window needs tiles"));
+    for (int t : sn.snatch_set()) snatch.set |= Bit(t);
     snatch.resolved = sn.resolved();
-    PARLOR_RETURN_IF_ERROR(check::CheckSize(field("claims"), sn.claims_size(), n));
     for (int s = 0; s < n; ++s) {
       const auto& c = sn.claims(s);
       const Field claim = field("claims", s);
-      if (c.claimed()) snatch.claimed.Insert(s);
-      PARLOR_RETURN_IF_ERROR(
-          check::CheckMaxSize(claim("tile_ids"), c.tile_ids_size(), kMaxClaimLength));
-      PARLOR_RETURN_IF_ERROR(check::CheckMaxSize(claim("received_tile_ids"),
-                                                 c.received_tile_ids_size(), kMaxClaimLength));
-      PARLOR_RETURN_IF_ERROR(check::Require(c.claimed() || c.tile_ids_size() == 0,
-                                            claim("tile_ids"), "an unclaimed seat with tiles"));
       check::IdSet claimed("tile", 1, kNumTiles);
+      PARLOR_RETURN_IF_ERROR(check::FirstError({
+          check::CheckMaxSize(claim("tile_ids"), c.tile_ids_size(), kMaxClaimLength),
+          check::CheckMaxSize(claim("received_tile_ids"), c.received_tile_ids_size(),
+                              kMaxClaimLength),
+          check::Require(c.claimed() || c.tile_ids_size() == 0, claim("tile_ids"),
+                         "an unclaimed seat with tiles"),
+          check::Require(snatch.resolved || c.received_tile_ids_size() == 0,
+                         claim("received_tile_ids"),
+                         "tiles are received only when the window is resolved"),
+          claimed.TakeEach(claim("tile_ids"), c.tile_ids()),
+      }));
       for (int i = 0; i < c.tile_ids_size(); ++i) {
-        const int t = c.tile_ids(i);
-        PARLOR_RETURN_IF_ERROR(claimed.Take(claim("tile_ids", i), t));
         PARLOR_RETURN_IF_ERROR(
-            check::Require((snatch.set & Bit(t)) != 0, claim("tile_ids", i),
-                           absl::StrCat("tile ", t, " is not in the snatch set")));
-        snatch.claim[s][i] = static_cast<int8_t>(t);
+            check::Require((snatch.set & Bit(c.tile_ids(i))) != 0, claim("tile_ids", i),
+                           absl::StrCat("tile ", c.tile_ids(i), " is not in the snatch set")));
       }
-      snatch.claim_length[s] = static_cast<int8_t>(c.tile_ids_size());
       for (int i = 0; i < c.received_tile_ids_size(); ++i) {
-        const int t = c.received_tile_ids(i);
-        PARLOR_RETURN_IF_ERROR(
-            check::Require(claimed.Contains(t), claim("received_tile_ids", i),
-                           absl::StrCat("tile ", t, " was not claimed by this seat")));
-        snatch.received[s][i] = static_cast<int8_t>(t);
+        PARLOR_RETURN_IF_ERROR(check::Require(
+            claimed.Contains(c.received_tile_ids(i)), claim("received_tile_ids", i),
+            absl::StrCat("tile ", c.received_tile_ids(i), " was not claimed by this seat")));
       }
+      if (c.claimed()) snatch.claimed.Insert(s);
+      std::copy(c.tile_ids().begin(), c.tile_ids().end(), snatch.claim[s].begin());
+      snatch.claim_length[s] = static_cast<int8_t>(c.tile_ids_size());
+      std::copy(c.received_tile_ids().begin(), c.received_tile_ids().end(),
+                snatch.received[s].begin());
       snatch.received_length[s] = static_cast<int8_t>(c.received_tile_ids_size());
-      PARLOR_RETURN_IF_ERROR(check::Require(snatch.resolved || c.received_tile_ids_size() == 0,
-                                            claim("received_tile_ids"),
-                                            "tiles are received only when the window is resolved"));
     }
   }
-  if (phase == Phase::kSnatchWindow) {
-    PARLOR_RETURN_IF_ERROR(check::Require(p.has_snatch() && !snatch.resolved, Field("snatch"),
-                                          "the snatch window needs an open snatch"));
-    PARLOR_RETURN_IF_ERROR(check::Require(snatch.thrower == p.active_seat(),
-                                          Field("snatch")("thrower_seat"),
-                                          "the thrower is the active player"));
-    PARLOR_RETURN_IF_ERROR(check::Require(snatch.claimed.size() < n, Field("snatch")("claims"),
-                                          "every seat has claimed but the window is open"));
-  } else {
-    PARLOR_RETURN_IF_ERROR(check::Require(!p.has_snatch() || snatch.resolved,
-                                          Field("snatch")("resolved"),
-                                          "an unresolved window outside the snatch phase"));
-  }
-  PARLOR_RETURN_IF_ERROR(
-      check::Require(snatching_ || (!p.has_snatch() && phase != Phase::kSnatchWindow),
-                     Field("snatch"), "a snatch without the snatching option"));
+  const bool window = phase == Phase::kSnatchWindow;
+  PARLOR_RETURN_IF_ERROR(check::FirstError({
+      check::Require(!window || (p.has_snatch() && !snatch.resolved), Field("snatch"),
+                     "the snatch window needs an open snatch"),
+      check::Require(!window || snatch.thrower == p.active_seat(), Field("snatch")("thrower_seat"),
+                     "the thrower is the active player"),
+      check::Require(!window || snatch.claimed.size() < n, Field("snatch")("claims"),
+                     "every seat has claimed but the window is open"),
+      check::Require(window || !p.has_snatch() || snatch.resolved, Field("snatch")("resolved"),
+                     "an unresolved window outside the snatch phase"),
+      check::Require(snatching_ || (!p.has_snatch() && !window), Field("snatch"),
+                     "a snatch without the snatching option"),
+  }));
 
   // Everything checked: take it over.
   phase_ = phase;

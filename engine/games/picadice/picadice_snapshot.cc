@@ -71,18 +71,22 @@ absl::Status PicadiceState::LoadImpl(const google::protobuf::Any& in) {
                                           pb::PICADICE_PHASE_GAME_OVER));
   const Phase phase = static_cast<Phase>(static_cast<int>(s.phase()));
   const bool over = phase == Phase::kGameOver;
-  PARLOR_RETURN_IF_ERROR(check::CheckSeat(Field("player_to_act"), s.player_to_act(), n));
-  PARLOR_RETURN_IF_ERROR(
-      check::CheckSize(Field("dice"), s.dice_size(), phase == Phase::kAfterRoll ? kDice : 0));
-  for (int i = 0; i < s.dice_size(); ++i) {
-    PARLOR_RETURN_IF_ERROR(CheckFace(Field("dice", i), s.dice(i)));
-  }
-  PARLOR_RETURN_IF_ERROR(check::CheckSize(Field("grids"), s.grids_size(), n));
+  PARLOR_RETURN_IF_ERROR(check::FirstError({
+      check::CheckSeat(Field("player_to_act"), s.player_to_act(), n),
+      check::CheckSize(Field("dice"), s.dice_size(), phase == Phase::kAfterRoll ? kDice : 0),
+      check::CheckEachInRange(Field("dice"), s.dice(), 1, kColours, "face"),
+      check::CheckSize(Field("grids"), s.grids_size(), n),
+      check::CheckSize(Field("nest"), s.nest_size(), kColours),
+      check::CheckEachInRange(Field("nest"), s.nest(), 0, kNestMax, "count"),
+      check::CheckRange(Field("round"), s.round(), 1, MaxRounds(match_play_, sides, match_target_)),
+      // The turn limit ends the round, so only a finished game shows it reached.
+      check::CheckRange(Field("turns_completed"), s.turns_completed(), 0,
+                        over ? turn_limit_ : turn_limit_ - 1),
+      check::CheckSizeRange(Field("roll_off"), s.roll_off_size(), 1, 1000),
+      check::CheckSize(Field("round_results"), s.round_results_size(), s.round() - (over ? 0 : 1)),
+      check::CheckSize(Field("match_points"), s.match_points_size(), sides),
+  }));
   for (int p = 0; p < n; ++p) PARLOR_RETURN_IF_ERROR(CheckGrid(Field("grids", p), s.grids(p)));
-  PARLOR_RETURN_IF_ERROR(check::CheckSize(Field("nest"), s.nest_size(), kColours));
-  for (int c = 0; c < kColours; ++c) {
-    PARLOR_RETURN_IF_ERROR(check::CheckRange(Field("nest", c), s.nest(c), 0, kNestMax));
-  }
   for (int colour = 1; colour <= kRows; ++colour) {
     int used = s.nest(colour - 1);
     for (uint32_t g : s.grids()) used += std::popcount((g >> ((colour - 1) * kColumns)) & 0xF);
@@ -90,14 +94,8 @@ absl::Status PicadiceState::LoadImpl(const google::protobuf::Any& in) {
         used <= kCountersPerColour, Field("grids"),
         absl::StrCat("with the nest, more than 20 ", ColourName(colour), " counters")));
   }
-  const int max_rounds = MaxRounds(match_play_, sides, match_target_);
-  PARLOR_RETURN_IF_ERROR(check::CheckRange(Field("round"), s.round(), 1, max_rounds));
-  // The turn limit ends the round, so only a finished game shows it reached.
-  PARLOR_RETURN_IF_ERROR(check::CheckRange(Field("turns_completed"), s.turns_completed(), 0,
-                                           over ? turn_limit_ : turn_limit_ - 1));
 
   // The roll-off: all seats, then the seats tied for highest, until one is highest alone.
-  PARLOR_RETURN_IF_ERROR(check::CheckSizeRange(Field("roll_off"), s.roll_off_size(), 1, 1000));
   std::vector<int> expected;
   for (int p = 0; p < n; ++p) expected.push_back(p);
   std::vector<RollOffRound> roll_off;
@@ -129,9 +127,6 @@ absl::Status PicadiceState::LoadImpl(const google::protobuf::Any& in) {
       check::Require(expected.size() == 1, Field("roll_off"), "the roll-off has no single winner"));
 
   // Finished rounds, and the match points they scored.
-  PARLOR_RETURN_IF_ERROR(
-      check::CheckSize(Field("round_results"), s.round_results_size(), s.round() - (over ? 0 : 1)));
-  PARLOR_RETURN_IF_ERROR(check::CheckSize(Field("match_points"), s.match_points_size(), sides));
   std::array<int, kMaxPlayers> points{};
   std::vector<RoundResult> results;
   for (int i = 0; i < s.round_results_size(); ++i) {
