@@ -19,21 +19,46 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 PROTO_DIR = os.path.join(ROOT, "protos")
 
 
+def proto_roots():
+    """The proto roots stubs are generated from: protos/, then the roots listed in
+    PARLOR_EXTRA_PROTO_DIRS (os.pathsep-separated; e.g. protos-test/ for the test-only games)."""
+    extra = os.environ.get("PARLOR_EXTRA_PROTO_DIRS", "")
+    return [PROTO_DIR] + [os.path.abspath(d) for d in extra.split(os.pathsep) if d]
+
+
 def generate_stubs(out_dir):
-    """Generates the Python stubs of every public proto into out_dir (when out of date)."""
-    protos = []
-    for base, _, files in os.walk(os.path.join(PROTO_DIR, "parlor")):
-        protos += [os.path.relpath(os.path.join(base, f), PROTO_DIR)
-                   for f in files if f.endswith(".proto")]
-    newest = max(os.path.getmtime(os.path.join(PROTO_DIR, p)) for p in protos)
+    """Generates the Python stubs of every proto under the roots' parlor/ folders into out_dir
+    (when out of date or generated from other roots)."""
+    roots = proto_roots()
+    protos, newest = [], 0.0
+    for root in roots:
+        for base, _, files in os.walk(os.path.join(root, "parlor")):
+            for f in files:
+                if f.endswith(".proto"):
+                    path = os.path.join(base, f)
+                    protos.append(path)
+                    newest = max(newest, os.path.getmtime(path))
     stamp = os.path.join(out_dir, ".parlor-stubs")
-    if not os.path.exists(stamp) or os.path.getmtime(stamp) < newest:
+    wanted = "\n".join(roots) + "\n"
+    current = ""
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            current = f.read()
+    if current != wanted or os.path.getmtime(stamp) < newest:
+        if current and current != wanted:
+            # Other roots: stubs of games no longer wanted must not be discovered.
+            import shutil
+            shutil.rmtree(os.path.join(out_dir, "parlor"), ignore_errors=True)
         os.makedirs(out_dir, exist_ok=True)
+        includes = []
+        for root in roots:
+            includes += ["-I", root]
         subprocess.check_call(
-            ["protoc", "-I", PROTO_DIR, "--python_out", out_dir, "--grpc_out", out_dir,
-             "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin"] + sorted(protos))
+            ["protoc"] + includes + ["--python_out", out_dir, "--grpc_out", out_dir,
+                                     "--plugin=protoc-gen-grpc=/usr/bin/grpc_python_plugin"]
+            + sorted(protos))
         with open(stamp, "w") as f:
-            f.write("generated\n")
+            f.write(wanted)
     if out_dir not in sys.path:
         sys.path.insert(0, out_dir)
 
@@ -49,8 +74,6 @@ import grpc  # noqa: E402
 from google.protobuf import json_format, symbol_database, text_format  # noqa: E402
 from google.protobuf import duration_pb2, timestamp_pb2  # noqa: E402,F401
 from parlor.accounts.v1 import accounts_pb2 as apb, accounts_pb2_grpc as agrpc  # noqa: E402
-from parlor.games.v1 import (kadice_pb2, pescado_pb2, picadice_pb2, pico_pb2,  # noqa: E402,F401
-                             pict_pb2)
 from parlor.matchmaking.v1 import matchmaking_pb2 as mpb  # noqa: E402
 from parlor.matchmaking.v1 import matchmaking_pb2_grpc as mgrpc  # noqa: E402
 from parlor.ratings.v1 import ratings_pb2 as rpb, ratings_pb2_grpc as rgrpc  # noqa: E402
@@ -59,8 +82,10 @@ from parlor.sessions.v1 import sessions_pb2 as spb, sessions_pb2_grpc as sgrpc  
 
 
 def discover_games():
-    """The games the protos define: every parlor.games.v1 file with a <Game>Action and a
-    <Game>View message, as {"pico": "PicoAction", ...}, in the order of the file names."""
+    """The games the protos define: every parlor.games.v1 module with a <Game>Action and a
+    <Game>View message, as {"pico": "PicoAction", ...}, in the order of the file names. No game
+    is named here: a game's stubs are imported (and its types registered for unpack) by this
+    scan."""
     import glob
     import importlib
     found = {}
@@ -144,6 +169,20 @@ def one_line(message):
 
 def action_class(game):
     return symbol_database.Default().GetSymbol("parlor.games.v1." + ACTION_TYPES[game])
+
+
+def action_help(game):
+    """How to write a move of a game this client has no notation for, from its Action proto:
+    its fields, e.g. 'RaceAction fields: add (int32), boost (bool)'."""
+    fields = ["%s (%s)" % (f.name, f.message_type.name if f.message_type else
+                           _TYPE_NAMES.get(f.type, "value"))
+              for f in action_class(game).DESCRIPTOR.fields]
+    return ("%s moves: a listed number (#0, #1, ...) or the %s as JSON or protobuf text; its "
+            "fields: %s" % (game, ACTION_TYPES[game], ", ".join(fields) or "none"))
+
+
+_TYPE_NAMES = {1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32", 8: "bool",
+               9: "string", 12: "bytes", 13: "uint32", 14: "enum", 17: "sint32", 18: "sint64"}
 
 
 class Channels:

@@ -264,7 +264,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
                                                       const SessionsConfig& config,
                                                       std::function<absl::Time()> clock) {
   auto h = std::make_shared<SessionsHandles>();
-  h->games = std::make_unique<engine::Registry>(engine::AllGames());
+  h->games = std::make_unique<engine::Registry>(config.games());
   h->store = std::make_unique<GameStore>(&host.db());
   h->outbox = std::make_unique<OutboxStore>(&host.db());
   Sessions::Options options;

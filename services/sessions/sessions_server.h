@@ -7,6 +7,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "engine/core/registry.h"
+#include "engine/games/all_games.h"
 #include "services/common/server.h"
 #include "services/sessions/api/stream_guard.h"
 
@@ -59,6 +61,9 @@ struct SessionsConfig {
   // (Sessions::Options).
   absl::Duration rematch_offer_ttl = absl::Hours(72);
   absl::Duration nudge_period = absl::Hours(24);
+  // The games this service runs. Test builds of the service pass
+  // engine::AllGamesWithTestGames.
+  engine::Registry (*games)() = &engine::AllGames;
 };
 
 ServiceHost::Identity SessionsIdentity();
