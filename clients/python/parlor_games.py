@@ -763,6 +763,10 @@ seat number.
         return a
 
 
+# Optional extras keyed by game id. The games themselves come from the protos
+# (parlor_client.GAMES); a game without an entry here is still playable: its view is printed as
+# protobuf text, its moves as their Action messages, and a move is a listed number (#0) or the
+# Action in JSON (parlor_client.action_help).
 GAMES = {"pico": Pico, "pict": Pict, "picadice": Picadice, "pescado": Pescado,
          "kadice": Kadice}
 
