@@ -838,17 +838,15 @@ absl::Status Sessions::ShowVacations(std::vector<SeatRow>& seats, absl::Time now
   return absl::OkStatus();
 }
 
-absl::Status Sessions::StartVacation(const std::string& account_id,
-                                     const v1::StartVacationRequest& request,
-                                     v1::StartVacationResponse* response) {
-  response->Clear();
-  const google::protobuf::Duration& d = request.duration();
-  if (d.seconds() < kHourSeconds || d.seconds() > 30 * kDaySeconds || d.nanos() != 0) {
+absl::StatusOr<absl::Time> Sessions::StartVacation(const std::string& account_id,
+                                                   absl::Duration duration) {
+  if (duration < absl::Seconds(kHourSeconds) || duration > absl::Seconds(30 * kDaySeconds) ||
+      absl::Trunc(duration, absl::Seconds(1)) != duration) {
     return absl::InvalidArgumentError("duration must be whole seconds from 1 hour to 30 days");
   }
   const absl::Time now = clock_();
-  const absl::Time end = now + absl::Seconds(d.seconds());
-  const absl::Duration wanted = absl::Seconds(d.seconds());
+  const absl::Time end = now + duration;
+  const absl::Duration wanted = duration;
   const absl::Duration yearly = absl::Hours(24) * options_.vacation_days_per_year;
   SessionsStore::VacationChange change;
   change.now = now;
@@ -867,13 +865,10 @@ absl::Status Sessions::StartVacation(const std::string& account_id,
     return DecideVacation(locked, account_id, now, end);
   };
   PARLOR_RETURN_IF_ERROR(store_->ChangeVacation(account_id, change));
-  *response->mutable_end_time() = ToTimestamp(end);
-  return absl::OkStatus();
+  return end;
 }
 
-absl::Status Sessions::EndVacation(const std::string& account_id, const v1::EndVacationRequest&,
-                                   v1::EndVacationResponse* response) {
-  response->Clear();
+absl::Status Sessions::EndVacation(const std::string& account_id) {
   const absl::Time now = clock_();
   SessionsStore::VacationChange change;
   change.now = now;

@@ -137,10 +137,11 @@ class Sessions {
   absl::Status LeaveOutBlocked(const std::string& account_id,
                                google::protobuf::RepeatedPtrField<v1::Game>* games) const;
 
-  absl::Status StartVacation(const std::string& account_id, const v1::StartVacationRequest& request,
-                             v1::StartVacationResponse* response);
-  absl::Status EndVacation(const std::string& account_id, const v1::EndVacationRequest& request,
-                           v1::EndVacationResponse* response);
+  // A vacation of `duration` (whole seconds, 1 hour to 30 days) from now: the clock of the
+  // account's running turns stops meanwhile. Returns when it ends on its own.
+  absl::StatusOr<absl::Time> StartVacation(const std::string& account_id, absl::Duration duration);
+  // Ends the account's running vacation now; FAILED_PRECONDITION when none runs.
+  absl::Status EndVacation(const std::string& account_id);
   // Public: any caller (a player, or a service with an empty account_id).
   absl::Status GetPlayerRecords(const std::string& account_id,
                                 const v1::GetPlayerRecordsRequest& request,
@@ -153,9 +154,9 @@ class Sessions {
   absl::Status ListChatMessages(const std::string& account_id,
                                 const v1::ListChatMessagesRequest& request,
                                 v1::ListChatMessagesResponse* response);
-  absl::Status ReportChatMessage(const std::string& account_id,
-                                 const v1::ReportChatMessageRequest& request,
-                                 v1::ReportChatMessageResponse* response);
+  // Reports another player's message `message_id` of the game to the moderators.
+  absl::Status ReportChatMessage(const std::string& account_id, const std::string& game_id,
+                                 int64_t message_id, const std::string& reason);
   absl::Status OfferRematch(const std::string& account_id, const v1::OfferRematchRequest& request,
                             v1::OfferRematchResponse* response);
   absl::Status AcceptRematch(const std::string& account_id, const v1::AcceptRematchRequest& request,
@@ -165,10 +166,11 @@ class Sessions {
                               v1::DeclineRematchResponse* response);
   absl::Status GetRematch(const std::string& account_id, const v1::GetRematchRequest& request,
                           v1::GetRematchResponse* response);
-  absl::Status Nudge(const std::string& account_id, const v1::NudgeRequest& request,
-                     v1::NudgeResponse* response);
-  absl::Status MarkSeen(const std::string& account_id, const v1::MarkSeenRequest& request,
-                        v1::MarkSeenResponse* response);
+  // Pushes a reminder to the players the caller waits for; returns when the game may be nudged
+  // again.
+  absl::StatusOr<absl::Time> Nudge(const std::string& account_id, const std::string& game_id);
+  // The caller (seated) has seen the game up to `version`.
+  absl::Status MarkSeen(const std::string& account_id, const std::string& game_id, int64_t version);
   // The chat messages of a game after `after_id` (oldest first, at most `limit` read) that the
   // account may read (WatchGame, WatchMyGames); *read_to is the id of the last message read
   // (shown or hidden by a block; after_id when none). PERMISSION_DENIED as for GetGame.

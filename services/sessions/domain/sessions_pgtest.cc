@@ -1235,14 +1235,11 @@ TEST_F(SessionsPgTest, AMatchmadeOneDayGameAcrossAVacationGetsBackTheTimeLeft) {
   v1::GetGameResponse state;
 
   now_ = start + absl::Hours(1);
-  v1::StartVacationRequest vacation;
-  vacation.mutable_duration()->set_seconds(3 * 3600);
-  v1::StartVacationResponse started;
-  ASSERT_THAT(sessions_->StartVacation(player, vacation, &started), IsOk());
-  EXPECT_EQ(started.end_time().seconds(), absl::ToUnixSeconds(start + absl::Hours(4)));
+  EXPECT_THAT(sessions_->StartVacation(player, absl::Hours(3)),
+              parlor::testing::IsOkAndHolds(start + absl::Hours(4)));
   // A second one while it runs is refused and changes nothing.
   const std::string digest = Digest();
-  EXPECT_THAT(sessions_->StartVacation(player, vacation, &started),
+  EXPECT_THAT(sessions_->StartVacation(player, absl::Hours(3)),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already")));
   EXPECT_EQ(Digest(), digest);
   // The opponent sees it, and the moved deadline.
@@ -1279,10 +1276,8 @@ TEST_F(SessionsPgTest, AMatchmadeOneDayGameAcrossAVacationGetsBackTheTimeLeft) {
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions" + where + " AND cause = 'timeout'"), 1);
 
   // Ending a vacation: refused when none runs, changing nothing.
-  v1::EndVacationRequest end;
-  v1::EndVacationResponse ended;
   const std::string before_end = Digest();
-  EXPECT_THAT(sessions_->EndVacation(player, end, &ended),
+  EXPECT_THAT(sessions_->EndVacation(player),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("no vacation")));
   EXPECT_EQ(Digest(), before_end);
 }
@@ -1307,16 +1302,12 @@ TEST_F(SessionsPgTest, EndingAVacationEarlyAndTheYearlyAllowance) {
   // The acting player: 10 days planned from T+1h, ended at T+3h: 23 h were left at T+1h, so
   // the deadline is T+3h+23h = T+26h; 2 hours of the game's allowance used.
   now_ = start + absl::Hours(1);
-  v1::StartVacationRequest ten_days;
-  ten_days.mutable_duration()->set_seconds(10 * 86400);
-  v1::StartVacationResponse started;
-  ASSERT_THAT(sessions_->StartVacation(player, ten_days, &started), IsOk());
+  ASSERT_THAT(sessions_->StartVacation(player, absl::Hours(10 * 24)), IsOk());
   ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
   EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(24 + 168)))
       << "paused for the game's 7-day allowance";
   now_ = start + absl::Hours(3);
-  v1::EndVacationResponse ended;
-  ASSERT_THAT(sessions_->EndVacation(player, {}, &ended), IsOk());
+  ASSERT_THAT(sessions_->EndVacation(player), IsOk());
   ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
   EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(26)));
   EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 2 * 3600);
@@ -1325,9 +1316,7 @@ TEST_F(SessionsPgTest, EndingAVacationEarlyAndTheYearlyAllowance) {
   // The waiting player goes on a 2-day vacation at T+4h; the acting player moves at T+5h: if
   // the turn passes to the one on vacation, it starts stopped until T+52h, with its 24 h after.
   now_ = start + absl::Hours(4);
-  v1::StartVacationRequest two_days;
-  two_days.mutable_duration()->set_seconds(2 * 86400);
-  ASSERT_THAT(sessions_->StartVacation(other, two_days, &started), IsOk());
+  ASSERT_THAT(sessions_->StartVacation(other, absl::Hours(2 * 24)), IsOk());
   now_ = start + absl::Hours(5);
   std::mt19937_64 rng(7);
   ASSERT_THAT(RandomMove(created.game_id(), rng, "m1"), IsOk());
@@ -1340,25 +1329,19 @@ TEST_F(SessionsPgTest, EndingAVacationEarlyAndTheYearlyAllowance) {
   // The yearly allowance: 2 hours taken; 30 days would pass it.
   const absl::Duration left = absl::Hours(30 * 24) - absl::Hours(2);
   now_ = start + absl::Hours(100);
-  v1::StartVacationRequest too_long;
-  too_long.mutable_duration()->set_seconds(30 * 86400);
   const std::string digest = Digest();
-  EXPECT_THAT(sessions_->StartVacation(player, too_long, &started),
+  EXPECT_THAT(sessions_->StartVacation(player, absl::Hours(30 * 24)),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr(absl::StrCat("at most 30 days; you have taken 2h, so at most ",
                                               absl::FormatDuration(left), " is left"))));
   EXPECT_EQ(Digest(), digest);
   // What is left is allowed, and then nothing more, until the first one is 365 days old.
-  v1::StartVacationRequest rest;
-  rest.mutable_duration()->set_seconds(absl::ToInt64Seconds(left));
-  ASSERT_THAT(sessions_->StartVacation(player, rest, &started), IsOk());
+  ASSERT_THAT(sessions_->StartVacation(player, left), IsOk());
   now_ = start + absl::Hours(100) + absl::Hours(24 * 30);
-  v1::StartVacationRequest hour;
-  hour.mutable_duration()->set_seconds(3600);
-  EXPECT_THAT(sessions_->StartVacation(player, hour, &started),
+  EXPECT_THAT(sessions_->StartVacation(player, absl::Hours(1)),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("yearly allowance")));
   now_ = start + absl::Hours(1) + absl::Hours(24 * 365) + absl::Seconds(1);
-  EXPECT_THAT(sessions_->StartVacation(player, hour, &started), IsOk());
+  EXPECT_THAT(sessions_->StartVacation(player, absl::Hours(1)), IsOk());
 }
 
 // A time bank with no increment: after a timeout the bank is empty, yet every later turn still

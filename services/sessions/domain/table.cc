@@ -297,19 +297,17 @@ absl::Status Sessions::ChatAfter(const std::string& account_id, absl::string_vie
   return absl::OkStatus();
 }
 
-absl::Status Sessions::ReportChatMessage(const std::string& account_id,
-                                         const v1::ReportChatMessageRequest& request,
-                                         v1::ReportChatMessageResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  if (request.message_id() <= 0) {
+absl::Status Sessions::ReportChatMessage(const std::string& account_id, const std::string& game_id,
+                                         int64_t message_id, const std::string& reason) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
+  if (message_id <= 0) {
     return absl::InvalidArgumentError("message_id must be the id of a message of the game (> 0)");
   }
-  PARLOR_RETURN_IF_ERROR(CheckFreeText("reason", request.reason(), kMaxReasonCodePoints, false));
+  PARLOR_RETURN_IF_ERROR(CheckFreeText("reason", reason, kMaxReasonCodePoints, false));
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
-  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
   if (SeatOf(row, account_id) < 0 && !row.is_public) return PrivateGame(row);
-  PARLOR_ASSIGN_OR_RETURN(ChatRow message, table->GetChat(row.game_id, request.message_id()));
+  PARLOR_ASSIGN_OR_RETURN(ChatRow message, table->GetChat(row.game_id, message_id));
   if (message.account_id == account_id) {
     return absl::InvalidArgumentError("message_id names your own message; report others' only");
   }
@@ -318,9 +316,9 @@ absl::Status Sessions::ReportChatMessage(const std::string& account_id,
   if (shown.empty()) {
     // As if it did not exist: the reader never saw it.
     return absl::NotFoundError(
-        absl::StrCat("game ", row.game_id, " has no chat message with id ", request.message_id()));
+        absl::StrCat("game ", row.game_id, " has no chat message with id ", message_id));
   }
-  return table->InsertReport(message.message_id, account_id, request.reason(), clock_());
+  return table->InsertReport(message.message_id, account_id, reason, clock_());
 }
 
 absl::StatusOr<v1::Game> Sessions::CreateRematch(const GameRow& row, int my_seat) {
@@ -538,12 +536,11 @@ absl::Status Sessions::GetRematch(const std::string& account_id,
   return absl::OkStatus();
 }
 
-absl::Status Sessions::Nudge(const std::string& account_id, const v1::NudgeRequest& request,
-                             v1::NudgeResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+absl::StatusOr<absl::Time> Sessions::Nudge(const std::string& account_id,
+                                           const std::string& game_id) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
-  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
   const int seat = SeatOf(row, account_id);
   if (seat < 0) return NotSeated(row);
   if (row.finished) {
@@ -581,25 +578,23 @@ absl::Status Sessions::Nudge(const std::string& account_id, const v1::NudgeReque
             absl::FormatTime(absl::RFC3339_sec, *next, absl::UTCTimeZone()))),
         std::max(*next - now, absl::Seconds(1)));
   }
-  *response->mutable_next_nudge_time() = Ts(now + options_.nudge_period);
-  return absl::OkStatus();
+  return now + options_.nudge_period;
 }
 
-absl::Status Sessions::MarkSeen(const std::string& account_id, const v1::MarkSeenRequest& request,
-                                v1::MarkSeenResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  if (request.version() < 0) {
+absl::Status Sessions::MarkSeen(const std::string& account_id, const std::string& game_id,
+                                int64_t version) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
+  if (version < 0) {
     return absl::InvalidArgumentError("version must be >= 0 (a version the caller has seen)");
   }
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
-  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
   if (SeatOf(row, account_id) < 0) return NotSeated(row);
-  if (request.version() > row.version) {
+  if (version > row.version) {
     return absl::OutOfRangeError(
-        absl::StrCat("version ", request.version(), " is beyond the game's version ", row.version));
+        absl::StrCat("version ", version, " is beyond the game's version ", row.version));
   }
-  return table->MarkSeen(row.game_id, account_id, request.version(), clock_());
+  return table->MarkSeen(row.game_id, account_id, version, clock_());
 }
 
 absl::Status Sessions::ListMyGamesByTurn(const std::string& account_id,
