@@ -36,7 +36,7 @@ int64_t RaceGame::MaxMoves(int num_players, const engine::Options& options) cons
 
 std::unique_ptr<engine::State> RaceGame::CreateState(
     int num_players, std::shared_ptr<const engine::Options> options) const {
-  return std::make_unique<RaceState>(*this, num_players, std::move(options));
+  return std::make_unique<RaceState>(*this, num_players, options);
 }
 
 void Register(engine::Registry& registry) { registry.Add(std::make_unique<RaceGame>()); }
@@ -44,7 +44,7 @@ void Register(engine::Registry& registry) { registry.Add(std::make_unique<RaceGa
 // ---- RaceState --------------------------------------------------------------------------------
 
 RaceState::RaceState(const engine::Game& game, int num_players,
-                     std::shared_ptr<const engine::Options> options)
+                     const std::shared_ptr<const engine::Options>& options)
     : State(game, num_players, options), target_(static_cast<int>(options->Get("target"))) {}
 
 std::unique_ptr<engine::State> RaceState::CloneImpl() const {
@@ -107,6 +107,7 @@ std::vector<int> RaceState::RanksImpl() const {
 
 std::vector<int64_t> RaceState::ScoresImpl() const {
   std::vector<int64_t> scores;
+  scores.reserve(num_players());
   for (int seat = 0; seat < num_players(); ++seat) scores.push_back(players_[seat].added);
   return scores;
 }

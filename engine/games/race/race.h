@@ -45,7 +45,7 @@ class RaceGame : public engine::Game {
 class RaceState : public engine::State {
  public:
   RaceState(const engine::Game& game, int num_players,
-            std::shared_ptr<const engine::Options> options);
+            const std::shared_ptr<const engine::Options>& options);
 
   int total() const { return total_; }
   int target() const { return target_; }
