@@ -17,6 +17,7 @@
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "services/common/testing/test_server.h"
 #include "services/sessions/sessions_server.h"
+#include "services/sessions/testing/sessions_test_server.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -43,21 +44,11 @@ grpc::Status FirstOfStream(Reader& reader, grpc::ClientContext& context) {
   return reader->Finish();
 }
 
-class SessionsBadInputPgTest : public parlor::testing::PgTest {
+class SessionsBadInputPgTest : public SessionsServerPgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    SessionsConfig config;
-    config.page_token_secret = "bad-input-page-secret";
-    config.sweep_interval = absl::ZeroDuration();
-    config.dispatch_interval = absl::ZeroDuration();
-    auto server = parlor::testing::TestServer::Start(
-        SessionsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
-        [&config](ServiceHost& host) { return InstallSessions(host, config); });
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = *std::move(server);
-    sessions_ = v1::SessionsService::NewStub(server_->channel());
-    internal_ = v1::SessionsInternalService::NewStub(server_->channel());
+    StartSessions(TestSessionsConfig("bad-input-page-secret"));
   }
 
   std::string Checksum() {
@@ -98,11 +89,6 @@ class SessionsBadInputPgTest : public parlor::testing::PgTest {
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response;
   }
-
-  parlor::testing::TestKeys keys_;
-  std::unique_ptr<parlor::testing::TestServer> server_;
-  std::unique_ptr<v1::SessionsService::Stub> sessions_;
-  std::unique_ptr<v1::SessionsInternalService::Stub> internal_;
 };
 
 TEST_F(SessionsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing) {

@@ -42,6 +42,7 @@
 #include "services/common/testing/test_server.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/sessions_server.h"
+#include "services/sessions/testing/sessions_test_server.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -337,21 +338,11 @@ class StreamRecorder {
   std::vector<Response> received_;
 };
 
-class SessionsHiddenInfoPgTest : public parlor::testing::PgTest {
+class SessionsHiddenInfoPgTest : public SessionsServerPgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    SessionsConfig config;
-    config.page_token_secret = "hidden-info-page-secret";
-    config.sweep_interval = absl::ZeroDuration();
-    config.dispatch_interval = absl::ZeroDuration();
-    auto server = parlor::testing::TestServer::Start(
-        SessionsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
-        [&config](ServiceHost& host) { return InstallSessions(host, config); });
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = *std::move(server);
-    sessions_ = v1::SessionsService::NewStub(server_->channel());
-    internal_ = v1::SessionsInternalService::NewStub(server_->channel());
+    StartSessions(TestSessionsConfig("hidden-info-page-secret"));
   }
 
   engine::v1::GameRecord StoredRecord(const std::string& game_id) {
@@ -364,10 +355,6 @@ class SessionsHiddenInfoPgTest : public parlor::testing::PgTest {
     return record.value_or(engine::v1::GameRecord());
   }
 
-  parlor::testing::TestKeys keys_;
-  std::unique_ptr<parlor::testing::TestServer> server_;
-  std::unique_ptr<v1::SessionsService::Stub> sessions_;
-  std::unique_ptr<v1::SessionsInternalService::Stub> internal_;
   engine::Registry registry_ = engine::AllGames();
 };
 

@@ -22,6 +22,7 @@
 #include "services/common/testing/test_server.h"
 #include "services/sessions/outbox/notifications_adapter.h"
 #include "services/sessions/sessions_server.h"
+#include "services/sessions/testing/sessions_test_server.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -96,7 +97,7 @@ std::vector<std::string> ChatTexts(const v1::ListChatMessagesResponse& r) {
   return out;
 }
 
-class TableTalkPgTest : public parlor::testing::PgTest {
+class TableTalkPgTest : public SessionsServerPgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
@@ -111,22 +112,11 @@ class TableTalkPgTest : public parlor::testing::PgTest {
     accounts_ = *std::move(accounts);
     accounts_stub_ = accounts::v1::AccountsService::NewStub(accounts_->channel());
 
-    SessionsConfig config;
-    config.page_token_secret = "table-talk-page-secret";
-    config.sweep_interval = absl::ZeroDuration();
-    config.dispatch_interval = absl::ZeroDuration();
+    SessionsConfig config = TestSessionsConfig("table-talk-page-secret");
     // The real accounts service answers CheckBlocks for the chat.
     config.accounts_address = accounts_->address();
     config.service_token_private_key = keys_.service().private_key;
-    auto server = parlor::testing::TestServer::Start(
-        SessionsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
-        [&config, clock = &clock_](ServiceHost& host) {
-          return InstallSessions(host, config, [clock] { return clock->Now(); });
-        });
-    ASSERT_TRUE(server.ok()) << server.status();
-    server_ = *std::move(server);
-    sessions_ = v1::SessionsService::NewStub(server_->channel());
-    internal_ = v1::SessionsInternalService::NewStub(server_->channel());
+    StartSessions(config, [clock = &clock_] { return clock->Now(); });
     alice_ = SignIn("device-alice");
     bob_ = SignIn("device-bob");
     carol_ = SignIn("device-carol");
@@ -225,13 +215,9 @@ class TableTalkPgTest : public parlor::testing::PgTest {
     return txn.exec1(sql)[0].as<int64_t>();
   }
 
-  parlor::testing::TestKeys keys_;
   TestClock clock_;
   std::unique_ptr<parlor::testing::TestServer> accounts_;
   std::unique_ptr<accounts::v1::AccountsService::Stub> accounts_stub_;
-  std::unique_ptr<parlor::testing::TestServer> server_;
-  std::unique_ptr<v1::SessionsService::Stub> sessions_;
-  std::unique_ptr<v1::SessionsInternalService::Stub> internal_;
   Player alice_, bob_, carol_;
   int games_ = 0;
 };

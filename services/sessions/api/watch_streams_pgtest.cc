@@ -25,6 +25,7 @@
 #include "services/accounts/accounts_server.h"
 #include "services/common/testing/test_server.h"
 #include "services/sessions/sessions_server.h"
+#include "services/sessions/testing/sessions_test_server.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -166,10 +167,7 @@ class WatchStreamsPgTest : public parlor::testing::PgTest {
   }
 
   absl::StatusOr<std::unique_ptr<parlor::testing::TestServer>> StartReplica(StreamLimits limits) {
-    SessionsConfig config;
-    config.page_token_secret = "watch-test-secret";
-    config.sweep_interval = absl::ZeroDuration();
-    config.dispatch_interval = absl::ZeroDuration();
+    SessionsConfig config = TestSessionsConfig("watch-test-secret");
     config.streams = limits;
     config.accounts_address = accounts_->address();
     config.service_token_private_key = keys_.service().private_key;
