@@ -45,8 +45,8 @@ def generate_stubs(out_dir):
         with open(stamp) as f:
             current = f.read()
     if current != wanted or os.path.getmtime(stamp) < newest:
-        if current and current != wanted:
-            # Other roots: stubs of games no longer wanted must not be discovered.
+        if set(current.split("\n")[:-1]) - set(roots) - {"generated"}:
+            # A root was dropped: the stubs of its games must not be discovered any more.
             import shutil
             shutil.rmtree(os.path.join(out_dir, "parlor"), ignore_errors=True)
         os.makedirs(out_dir, exist_ok=True)
