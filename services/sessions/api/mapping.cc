@@ -12,4 +12,12 @@ google::protobuf::Timestamp ToProto(absl::Time t) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
 }
 
+void ToProto(const PlayerRecord& record, v1::PlayerRecord* out) {
+  out->set_account_id(record.account_id);
+  out->set_finished(static_cast<int32_t>(record.finished));
+  out->set_resigned(static_cast<int32_t>(record.resigned));
+  out->set_timed_out(static_cast<int32_t>(record.timed_out));
+  out->set_finish_rate(record.finish_rate);
+}
+
 }  // namespace parlor::sessions

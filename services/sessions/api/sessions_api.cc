@@ -513,7 +513,6 @@ PARLOR_SESSIONS_UNARY(ListMyGames, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(Resign, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(GetHistory, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListPublicGames, Access::kPlayer, )
-PARLOR_SESSIONS_UNARY(GetPlayerRecords, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(SendChatMessage, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(ListChatMessages, Access::kPlayer, )
 PARLOR_SESSIONS_UNARY(OfferRematch, Access::kPlayer, )
@@ -569,6 +568,21 @@ grpc::ServerUnaryReactor* SessionsApi::MarkSeen(grpc::CallbackServerContext* con
                           v1::MarkSeenResponse*) -> absl::Status {
                      return sessions_->MarkSeen(call.account_id(), request.game_id(),
                                                 request.version());
+                   });
+}
+
+grpc::ServerUnaryReactor* SessionsApi::GetPlayerRecords(grpc::CallbackServerContext* context,
+                                                        const v1::GetPlayerRecordsRequest* request,
+                                                        v1::GetPlayerRecordsResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext&, const v1::GetPlayerRecordsRequest& request,
+                          v1::GetPlayerRecordsResponse* response) -> absl::Status {
+                     absl::StatusOr<std::vector<PlayerRecord>> records =
+                         sessions_->GetPlayerRecords(
+                             {request.account_ids().begin(), request.account_ids().end()});
+                     if (!records.ok()) return records.status();
+                     for (const PlayerRecord& r : *records) ToProto(r, response->add_records());
+                     return absl::OkStatus();
                    });
 }
 
@@ -678,11 +692,11 @@ grpc::ServerUnaryReactor* SessionsInternalApi::BatchGetPlayerRecords(
                    [this](const CallContext&, const v1::BatchGetPlayerRecordsRequest& request,
                           v1::BatchGetPlayerRecordsResponse* response) -> absl::Status {
                      // The same records the player-facing call shows.
-                     v1::GetPlayerRecordsRequest get;
-                     *get.mutable_account_ids() = request.account_ids();
-                     v1::GetPlayerRecordsResponse got;
-                     PARLOR_RETURN_IF_ERROR(sessions_->GetPlayerRecords("", get, &got));
-                     *response->mutable_records() = std::move(*got.mutable_records());
+                     absl::StatusOr<std::vector<PlayerRecord>> records =
+                         sessions_->GetPlayerRecords(
+                             {request.account_ids().begin(), request.account_ids().end()});
+                     if (!records.ok()) return records.status();
+                     for (const PlayerRecord& r : *records) ToProto(r, response->add_records());
                      return absl::OkStatus();
                    });
 }

@@ -789,43 +789,38 @@ absl::Status Sessions::GetHistory(const std::string& account_id,
   return absl::OkStatus();
 }
 
-absl::Status Sessions::GetPlayerRecords(const std::string&,
-                                        const v1::GetPlayerRecordsRequest& request,
-                                        v1::GetPlayerRecordsResponse* response) {
-  response->Clear();
-  constexpr int kMaxAccounts = 100;
-  if (request.account_ids_size() < 1 || request.account_ids_size() > kMaxAccounts) {
+absl::StatusOr<std::vector<PlayerRecord>> Sessions::GetPlayerRecords(
+    const std::vector<std::string>& ids) {
+  constexpr size_t kMaxAccounts = 100;
+  if (ids.empty() || ids.size() > kMaxAccounts) {
     return absl::InvalidArgumentError(absl::StrCat("account_ids: between 1 and ", kMaxAccounts,
-                                                   " account ids (got ", request.account_ids_size(),
-                                                   ")"));
+                                                   " account ids (got ", ids.size(), ")"));
   }
-  std::vector<std::string> ids;
-  for (int i = 0; i < request.account_ids_size(); ++i) {
-    const std::string& id = request.account_ids(i);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string& id = ids[i];
     if (!IsUuid(id)) {
       return absl::InvalidArgumentError(
           absl::StrCat("account_ids[", i, "]: an account id is a lower-case UUID, got \"",
                        id.substr(0, 64), id.size() > 64 ? "..." : "", "\""));
     }
-    ids.push_back(id);
   }
   PARLOR_ASSIGN_OR_RETURN(std::vector<PlayerRecordRow> rows, store_->GetPlayerRecords(ids));
+  std::vector<PlayerRecord> records;
   for (const std::string& id : ids) {
-    v1::PlayerRecord* record = response->add_records();
-    record->set_account_id(id);
-    record->set_finish_rate(1.0);
+    PlayerRecord& record = records.emplace_back();
+    record.account_id = id;
     for (const PlayerRecordRow& row : rows) {
       if (row.account_id != id) continue;
-      record->set_finished(static_cast<int32_t>(row.finished));
-      record->set_resigned(static_cast<int32_t>(row.resigned));
-      record->set_timed_out(static_cast<int32_t>(row.timed_out));
+      record.finished = row.finished;
+      record.resigned = row.resigned;
+      record.timed_out = row.timed_out;
       const int64_t total = row.finished + row.resigned + row.timed_out;
       if (total > 0) {
-        record->set_finish_rate(static_cast<double>(row.finished) / static_cast<double>(total));
+        record.finish_rate = static_cast<double>(row.finished) / static_cast<double>(total);
       }
     }
   }
-  return absl::OkStatus();
+  return records;
 }
 
 absl::Status Sessions::ShowVacations(std::vector<SeatRow>& seats, absl::Time now) {

@@ -18,6 +18,7 @@
 #include "prometheus/registry.h"
 #include "services/common/core/page_token.h"
 #include "services/sessions/domain/moves.h"
+#include "services/sessions/domain/records.h"
 #include "services/sessions/domain/requests.h"
 #include "services/sessions/domain/sessions_metrics.h"
 #include "services/sessions/store/group_commit.h"
@@ -142,10 +143,10 @@ class Sessions {
   absl::StatusOr<absl::Time> StartVacation(const std::string& account_id, absl::Duration duration);
   // Ends the account's running vacation now; FAILED_PRECONDITION when none runs.
   absl::Status EndVacation(const std::string& account_id);
-  // Public: any caller (a player, or a service with an empty account_id).
-  absl::Status GetPlayerRecords(const std::string& account_id,
-                                const v1::GetPlayerRecordsRequest& request,
-                                v1::GetPlayerRecordsResponse* response);
+  // The records of 1 to 100 accounts (lower-case UUIDs), in the order asked; public (a player's
+  // or a service's call).
+  absl::StatusOr<std::vector<PlayerRecord>> GetPlayerRecords(
+      const std::vector<std::string>& account_ids);
 
   // Table talk (domain/table.cc).
   absl::Status SendChatMessage(const std::string& account_id,

@@ -1502,36 +1502,33 @@ TEST_F(SessionsPgTest, PlayerRecordsCountFinishedResignedAndTimedOutGames) {
   resign.set_game_id(bot_game.game().game_id());
   ASSERT_THAT(sessions_->Resign(kCarol, resign, &after_resign), IsOk());
 
-  v1::GetPlayerRecordsRequest request;
-  for (const char* id : {kAlice, kBob, kCarol}) request.add_account_ids(id);
-  v1::GetPlayerRecordsResponse records;
-  ASSERT_THAT(sessions_->GetPlayerRecords(kCarol, request, &records), IsOk());
-  ASSERT_EQ(records.records_size(), 3);
+  absl::StatusOr<std::vector<PlayerRecord>> records =
+      sessions_->GetPlayerRecords({kAlice, kBob, kCarol});
+  ASSERT_THAT(records, IsOk());
+  ASSERT_EQ(records->size(), 3u);
   auto record_of = [&](const std::string& id) {
-    for (const v1::PlayerRecord& r : records.records()) {
-      if (r.account_id() == id) return r;
+    for (const PlayerRecord& r : *records) {
+      if (r.account_id == id) return r;
     }
-    return v1::PlayerRecord();
+    return PlayerRecord();
   };
-  const v1::PlayerRecord alice = record_of(kAlice);
-  EXPECT_EQ(alice.resigned(), 1);
-  EXPECT_EQ(alice.timed_out(), late == kAlice ? 1 : 0);
-  EXPECT_EQ(alice.finished(), late == kAlice ? 0 : 1);
-  const v1::PlayerRecord timed = record_of(late);
-  const v1::PlayerRecord finisher = record_of(other);
-  EXPECT_EQ(timed.timed_out(), 1);
-  EXPECT_EQ(finisher.timed_out(), 0);
-  const v1::PlayerRecord bob = record_of(kBob);
-  EXPECT_EQ(bob.resigned(), 0);
-  EXPECT_EQ(bob.finished() + bob.timed_out(), 2);
-  EXPECT_DOUBLE_EQ(bob.finish_rate(), bob.finished() / 2.0);
-  EXPECT_DOUBLE_EQ(alice.finish_rate(), alice.finished() / 2.0);
+  const PlayerRecord alice = record_of(kAlice);
+  EXPECT_EQ(alice.resigned, 1);
+  EXPECT_EQ(alice.timed_out, late == kAlice ? 1 : 0);
+  EXPECT_EQ(alice.finished, late == kAlice ? 0 : 1);
+  const PlayerRecord timed = record_of(late);
+  const PlayerRecord finisher = record_of(other);
+  EXPECT_EQ(timed.timed_out, 1);
+  EXPECT_EQ(finisher.timed_out, 0);
+  const PlayerRecord bob = record_of(kBob);
+  EXPECT_EQ(bob.resigned, 0);
+  EXPECT_EQ(bob.finished + bob.timed_out, 2);
+  EXPECT_DOUBLE_EQ(bob.finish_rate, bob.finished / 2.0);
+  EXPECT_DOUBLE_EQ(alice.finish_rate, alice.finished / 2.0);
   // Carol's game against the computer left no record: all zero, a finish rate of 1.
-  EXPECT_EQ(records.records(2).account_id(), kCarol);
-  EXPECT_EQ(records.records(2).finished() + records.records(2).resigned() +
-                records.records(2).timed_out(),
-            0);
-  EXPECT_DOUBLE_EQ(records.records(2).finish_rate(), 1.0);
+  EXPECT_EQ((*records)[2].account_id, kCarol);
+  EXPECT_EQ((*records)[2].finished + (*records)[2].resigned + (*records)[2].timed_out, 0);
+  EXPECT_DOUBLE_EQ((*records)[2].finish_rate, 1.0);
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.player_records"), 2);
 }
 
