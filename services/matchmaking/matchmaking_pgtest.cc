@@ -24,8 +24,10 @@
 #include "pqxx/pqxx"
 #include "services/accounts/accounts_server.h"
 #include "services/common/testing/status_matchers.h"
+#include "services/common/testing/test_server.h"
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/matchmaking_server.h"
+#include "services/matchmaking/store/pg_matchmaking_store.h"
 #include "services/ratings/ratings_server.h"
 #include "services/sessions/sessions_server.h"
 #include "tests/pg/pg_test_database.h"
@@ -71,50 +73,41 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    access_keys_ = auth::GenerateKeyPair();
-    service_keys_ = auth::GenerateKeyPair();
     // Real accounts server (invitee lookups, display names, player tokens).
     {
-      ServerConfig server = BaseServer();
-      server.service_token_public_key = service_keys_.public_key;
+      ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
       accounts::AccountsConfig config;
-      config.access_token_private_key = access_keys_.private_key;
+      config.access_token_private_key = keys_.access().private_key;
       ASSERT_TRUE(accounts::FinalizeAccountsConfig(config, server).ok());
-      auto host = ServiceHost::Create(accounts::AccountsIdentity(), server);
-      ASSERT_TRUE(host.ok()) << host.status();
-      accounts_host_ = *std::move(host);
-      auto installed = accounts::InstallAccounts(*accounts_host_, config,
-                                                 [clock = clock_] { return clock->Now(); });
-      ASSERT_TRUE(installed.ok()) << installed.status();
-      accounts_installed_ = *std::move(installed);
-      ASSERT_THAT(accounts_host_->Start(), IsOk());
-      accounts_stub_ = accounts::v1::AccountsService::NewStub(
-          grpc::CreateChannel(absl::StrCat("127.0.0.1:", accounts_host_->grpc_port()),
-                              grpc::InsecureChannelCredentials()));
+      auto started = parlor::testing::TestServer::Start(
+          accounts::AccountsIdentity(), server, [&](ServiceHost& host) {
+            return accounts::InstallAccounts(host, config,
+                                             [clock = clock_] { return clock->Now(); });
+          });
+      ASSERT_TRUE(started.ok()) << started.status();
+      accounts_ = *std::move(started);
+      accounts_stub_ = accounts::v1::AccountsService::NewStub(accounts_->channel());
     }
     // Real matchmaking server; its background loop is off so tests drive passes explicitly.
     {
-      ServerConfig server = BaseServer();
-      server.access_token_public_key = access_keys_.public_key;
-      config_.service_token_private_key = service_keys_.private_key;
-      config_.accounts_address = absl::StrCat("127.0.0.1:", accounts_host_->grpc_port());
+      ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
+      config_.service_token_private_key = keys_.service().private_key;
+      config_.accounts_address = accounts_->address();
       config_.sessions_address = "127.0.0.1:1";  // no sessions server in these tests
       config_.matcher_interval = absl::ZeroDuration();
       config_.watch_poll_interval = absl::Milliseconds(100);
       ASSERT_THAT(FinalizeMatchmakingConfig(config_, server), IsOk());
-      auto host = ServiceHost::Create(MatchmakingIdentity(), server);
-      ASSERT_TRUE(host.ok()) << host.status();
-      host_ = *std::move(host);
-      auto installed = InstallMatchmaking(
-          *host_, config_, [clock = clock_] { return clock->Now(); }, &service_);
-      ASSERT_TRUE(installed.ok()) << installed.status();
-      installed_ = *std::move(installed);
-      ASSERT_THAT(host_->Start(), IsOk());
-      stub_ = v1::MatchmakingService::NewStub(grpc::CreateChannel(
-          absl::StrCat("127.0.0.1:", host_->grpc_port()), grpc::InsecureChannelCredentials()));
+      auto started = parlor::testing::TestServer::Start(
+          MatchmakingIdentity(), server, [this](ServiceHost& host) {
+            return InstallMatchmaking(
+                host, config_, [clock = clock_] { return clock->Now(); }, &service_);
+          });
+      ASSERT_TRUE(started.ok()) << started.status();
+      matchmaking_ = *std::move(started);
+      stub_ = v1::MatchmakingService::NewStub(matchmaking_->channel());
     }
     tokens_ = std::make_unique<auth::ServiceTokenSource>(
-        *auth::TokenSigner::Create(auth::TokenKind::kService, service_keys_.private_key),
+        *auth::TokenSigner::Create(auth::TokenKind::kService, keys_.service().private_key),
         "matchmaking");
     directory_ = std::make_unique<GrpcAccountDirectory>(
         grpc::CreateChannel(config_.accounts_address, grpc::InsecureChannelCredentials()),
@@ -123,72 +116,43 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
 
   // Starts a real sessions server on the same database; returns its address.
   std::string StartSessions() {
-    ServerConfig server = BaseServer();
-    server.access_token_public_key = access_keys_.public_key;
-    server.service_token_public_key = service_keys_.public_key;
     sessions::SessionsConfig config;
     config.page_token_secret = "matchmaking-test-page-secret";
     config.sweep_interval = absl::ZeroDuration();
     config.dispatch_interval = absl::ZeroDuration();
-    auto host = ServiceHost::Create(sessions::SessionsIdentity(), server);
-    EXPECT_TRUE(host.ok()) << host.status();
-    if (!host.ok()) return "";
-    sessions_host_ = *std::move(host);
-    auto installed = sessions::InstallSessions(*sessions_host_, config,
-                                               [clock = clock_] { return clock->Now(); });
-    EXPECT_TRUE(installed.ok()) << installed.status();
-    if (!installed.ok()) return "";
-    sessions_installed_ = *std::move(installed);
-    EXPECT_THAT(sessions_host_->Start(), IsOk());
-    return absl::StrCat("127.0.0.1:", sessions_host_->grpc_port());
+    auto started = parlor::testing::TestServer::Start(
+        sessions::SessionsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
+        [&](ServiceHost& host) {
+          return sessions::InstallSessions(host, config, [clock = clock_] { return clock->Now(); });
+        });
+    EXPECT_TRUE(started.ok()) << started.status();
+    if (!started.ok()) return "";
+    sessions_ = *std::move(started);
+    return sessions_->address();
   }
 
   // Starts a real ratings server on the same database; returns its address.
   std::string StartRatings() {
-    ServerConfig server = BaseServer();
-    server.access_token_public_key = access_keys_.public_key;
-    server.service_token_public_key = service_keys_.public_key;
     ratings::RatingsConfig config;
     config.page_token_secret = "matchmaking-test-ratings-secret";
     config.refresh_boards = false;
     ladders_ = std::make_unique<ratings::model::LadderRegistry>(ratings::ConfiguredLadders(config));
-    auto host = ServiceHost::Create(ratings::RatingsIdentity(), server);
-    EXPECT_TRUE(host.ok()) << host.status();
-    if (!host.ok()) return "";
-    ratings_host_ = *std::move(host);
-    auto installed = ratings::InstallRatings(*ratings_host_, config, ladders_.get());
-    EXPECT_TRUE(installed.ok()) << installed.status();
-    if (!installed.ok()) return "";
-    ratings_installed_ = *std::move(installed);
-    EXPECT_THAT(ratings_host_->Start(), IsOk());
-    return absl::StrCat("127.0.0.1:", ratings_host_->grpc_port());
+    auto started = parlor::testing::TestServer::Start(
+        ratings::RatingsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
+        [&](ServiceHost& host) { return ratings::InstallRatings(host, config, ladders_.get()); });
+    EXPECT_TRUE(started.ok()) << started.status();
+    if (!started.ok()) return "";
+    ratings_ = *std::move(started);
+    return ratings_->address();
   }
 
+  // Each server shuts down before what it installed is released (TestServer's order), the
+  // callers before the servers they call.
   void TearDown() override {
-    if (ratings_host_) ratings_host_->Shutdown();
-    ratings_installed_.reset();
-    ratings_host_.reset();
-    if (sessions_host_) sessions_host_->Shutdown();
-    sessions_installed_.reset();
-    sessions_host_.reset();
-    if (host_) host_->Shutdown();
-    installed_.reset();
-    host_.reset();
-    if (accounts_host_) accounts_host_->Shutdown();
-    accounts_installed_.reset();
-    accounts_host_.reset();
-  }
-
-  ServerConfig BaseServer() {
-    ServerConfig server;
-    server.listen_host = "127.0.0.1";
-    server.grpc_port = 0;
-    server.metrics_port = 0;
-    server.db_url = db_url();
-    server.worker_threads = 4;
-    server.drain_timeout = absl::Seconds(1);
-    server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
-    return server;
+    ratings_.reset();
+    sessions_.reset();
+    matchmaking_.reset();
+    accounts_.reset();
   }
 
   // A replica of the domain with its own pool, sharing the test clock.
@@ -196,7 +160,7 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
                       MatchmakingOptions options = {}, RecordSource* records = nullptr) {
     Replica r;
     r.pool = std::make_unique<DbPool>(DbOptions{.url = db_url(), .max_connections = 4}, nullptr);
-    r.store = std::make_unique<MatchmakingStore>(r.pool.get());
+    r.store = std::make_unique<PgMatchmakingStore>(r.pool.get());
     r.service = std::make_unique<MatchmakingService>(
         MatchmakingService::Deps{.store = r.store.get(),
                                  .catalog = &catalog_,
@@ -239,19 +203,14 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
   engine::Registry registry_ = engine::AllGames();
   GameCatalog catalog_{&registry_};
   DefaultRatingSource default_ratings_;
-  auth::KeyPairBase64 access_keys_;
-  auth::KeyPairBase64 service_keys_;
+  parlor::testing::TestKeys keys_;
   MatchmakingConfig config_;
-  std::unique_ptr<ServiceHost> accounts_host_;
-  std::shared_ptr<void> accounts_installed_;
+  std::unique_ptr<parlor::testing::TestServer> accounts_;
   std::unique_ptr<accounts::v1::AccountsService::Stub> accounts_stub_;
-  std::unique_ptr<ServiceHost> host_;
-  std::shared_ptr<void> installed_;
-  std::unique_ptr<ServiceHost> sessions_host_;
-  std::shared_ptr<void> sessions_installed_;
+  std::unique_ptr<parlor::testing::TestServer> matchmaking_;
+  std::unique_ptr<parlor::testing::TestServer> sessions_;
   std::unique_ptr<ratings::model::LadderRegistry> ladders_;
-  std::unique_ptr<ServiceHost> ratings_host_;
-  std::shared_ptr<void> ratings_installed_;
+  std::unique_ptr<parlor::testing::TestServer> ratings_;
   MatchmakingService* service_ = nullptr;
   std::unique_ptr<v1::MatchmakingService::Stub> stub_;
   std::unique_ptr<auth::ServiceTokenSource> tokens_;
@@ -1038,7 +997,7 @@ TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
   ASSERT_THAT(service_->Enqueue("m3", Input("pict", false)), IsOk());
   clock_->Advance(absl::Seconds(42));
   ASSERT_THAT(service_->RunMatcherPass(), IsOk());
-  std::string text = host_->metrics().Serialize();
+  std::string text = matchmaking_->host().metrics().Serialize();
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_matches_total{game=\"pico\"} 1"));
   EXPECT_THAT(text,
               HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 1"));
@@ -1052,7 +1011,7 @@ TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
               ::testing::Not(HasSubstr("parlor_matchmaking_oldest_waiting_seconds{game=\"pico\"")));
   clock_->Advance(absl::Hours(25));
   ASSERT_THAT(service_->RunMatcherPass(), IsOk());
-  text = host_->metrics().Serialize();
+  text = matchmaking_->host().metrics().Serialize();
   EXPECT_THAT(text, HasSubstr("parlor_matchmaking_tickets_expired_total 1"));
   EXPECT_THAT(text,
               HasSubstr("parlor_matchmaking_tickets_waiting{game=\"pict\",ranked=\"false\"} 0"));

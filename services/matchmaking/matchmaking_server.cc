@@ -13,6 +13,7 @@
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/api/matchmaking_api.h"
 #include "services/matchmaking/outbox/notifications_relay.h"
+#include "services/matchmaking/store/pg_matchmaking_store.h"
 
 namespace parlor::matchmaking {
 namespace {
@@ -160,7 +161,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   auto installed = std::make_shared<Installed>();
   installed->registry = std::make_unique<engine::Registry>(config.games());
   installed->catalog = std::make_unique<GameCatalog>(installed->registry.get());
-  installed->store = std::make_unique<MatchmakingStore>(&host.db());
+  installed->store = std::make_unique<PgMatchmakingStore>(&host.db());
   installed->tokens = std::make_unique<auth::ServiceTokenSource>(*std::move(signer), "matchmaking");
   installed->accounts = std::make_unique<GrpcAccountDirectory>(
       host.InternalChannel(config.accounts_address), installed->tokens.get());

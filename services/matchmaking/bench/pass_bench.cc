@@ -42,6 +42,7 @@
 #include "services/common/db/migrations.h"
 #include "services/common/db/pool.h"
 #include "services/matchmaking/domain/matchmaking_service.h"
+#include "services/matchmaking/store/pg_matchmaking_store.h"
 
 namespace parlor::matchmaking {
 namespace {
@@ -207,7 +208,7 @@ int Run(int argc, char** argv) {
         Replica r;
         r.db = std::make_unique<DbPool>(
             DbOptions{.url = url, .max_connections = 4, .application_name = name}, nullptr);
-        r.store = std::make_unique<MatchmakingStore>(r.db.get());
+        r.store = std::make_unique<PgMatchmakingStore>(r.db.get());
         r.service =
             std::make_unique<MatchmakingService>(MatchmakingService::Deps{.store = r.store.get(),
                                                                           .catalog = &catalog,

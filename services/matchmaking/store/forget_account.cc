@@ -1,10 +1,10 @@
 // What matchmaking erases when a player deletes their account.
+#include "services/matchmaking/store/pg_matchmaking_store.h"
 #include "services/matchmaking/store/sql.h"
-#include "services/matchmaking/store/store.h"
 
 namespace parlor::matchmaking {
 
-absl::StatusOr<int64_t> MatchmakingStore::HandledThrough() {
+absl::StatusOr<int64_t> PgMatchmakingStore::HandledThrough() {
   int64_t through = 0;
   absl::Status status = db_->Read("forgotten_through", [&](pqxx::nontransaction& txn) {
     through = txn.exec(sql::kForgottenThrough)[0][0].as<int64_t>();
@@ -14,7 +14,7 @@ absl::StatusOr<int64_t> MatchmakingStore::HandledThrough() {
   return through;
 }
 
-absl::Status MatchmakingStore::Forget(const DeletedAccount& deleted) {
+absl::Status PgMatchmakingStore::Forget(const DeletedAccount& deleted) {
   return db_->Transact("forget_account", [&](pqxx::work& txn) {
     const std::string& id = deleted.account_id;
     txn.exec_params0(sql::kRecordForgotten, id, deleted.sequence);

@@ -9,7 +9,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "services/common/db/pool.h"
 #include "services/common/deletions/account_deletions.h"
 
 namespace parlor::matchmaking {
@@ -126,80 +125,81 @@ struct ClaimResult {
   std::vector<size_t> planned_index;
 };
 
-// All persistence of matchmaking (SQL in store/sql.h). Every method is one transaction; every error
-// is an absl::Status (NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION for domain conditions).
+// All persistence of matchmaking, as the domain needs it (PostgreSQL: PgMatchmakingStore in
+// store/pg_matchmaking_store.h). Every method is one transaction; every error is an absl::Status
+// (NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION for domain conditions). Deleted accounts are
+// forgotten through AccountDeletionSink.
 class MatchmakingStore : public AccountDeletionSink {
  public:
-  explicit MatchmakingStore(DbPool* db) : db_(db) {}
-
-  // Deleted accounts (store/forget_account.cc).
-  absl::StatusOr<int64_t> HandledThrough() override;
-  absl::Status Forget(const DeletedAccount& deleted) override;
+  ~MatchmakingStore() override = default;
 
   // Tickets. InsertTicket fails with ALREADY_EXISTS naming the player when one of `members`
   // already has a waiting ticket for the game and mode. For a party ticket, the party must still
   // be led by owner_id with exactly `members` (FAILED_PRECONDITION otherwise).
-  absl::StatusOr<TicketRow> InsertTicket(const TicketRow& ticket);
+  virtual absl::StatusOr<TicketRow> InsertTicket(const TicketRow& ticket) = 0;
   // NOT_FOUND unless `account_id` is one of the ticket's players.
-  absl::StatusOr<TicketRow> GetTicket(const std::string& ticket_id, const std::string& account_id);
-  absl::StatusOr<TicketRow> CancelTicket(const std::string& ticket_id,
-                                         const std::string& account_id, absl::Time now);
+  virtual absl::StatusOr<TicketRow> GetTicket(const std::string& ticket_id,
+                                              const std::string& account_id) = 0;
+  virtual absl::StatusOr<TicketRow> CancelTicket(const std::string& ticket_id,
+                                                 const std::string& account_id, absl::Time now) = 0;
   // The player's tickets that are waiting or changed after `changed_after`, newest first.
-  absl::StatusOr<std::vector<TicketRow>> ListTickets(const std::string& account_id,
-                                                     absl::Time changed_after, int limit);
+  virtual absl::StatusOr<std::vector<TicketRow>> ListTickets(const std::string& account_id,
+                                                             absl::Time changed_after,
+                                                             int limit) = 0;
 
   // Parties.
-  absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
-                                       const std::string& code, absl::Time now);
-  absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& account_id,
-                                     absl::Time now);
+  virtual absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
+                                               const std::string& code, absl::Time now) = 0;
+  virtual absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& account_id,
+                                             absl::Time now) = 0;
   // Leaves (or, for the leader, disbands) and cancels the party's waiting tickets.
-  absl::Status LeaveParty(const std::string& account_id, absl::Time now);
-  absl::StatusOr<PartyRow> GetParty(const std::string& party_id);
+  virtual absl::Status LeaveParty(const std::string& account_id, absl::Time now) = 0;
+  virtual absl::StatusOr<PartyRow> GetParty(const std::string& party_id) = 0;
 
   // Challenges. AcceptChallenge by id (an invited player) or code (anyone); when the last seat
   // accepts, the match row is written in the same transaction.
-  absl::StatusOr<ChallengeRow> InsertChallenge(const ChallengeRow& challenge);
-  absl::StatusOr<ChallengeRow> AcceptChallenge(
+  virtual absl::StatusOr<ChallengeRow> InsertChallenge(const ChallengeRow& challenge) = 0;
+  virtual absl::StatusOr<ChallengeRow> AcceptChallenge(
       const std::string& challenge_id, const std::string& invite_code,
       const std::string& account_id, absl::Time now,
-      const std::function<absl::StatusOr<std::vector<int>>(const ChallengeRow&)>& seat_teams);
-  absl::StatusOr<ChallengeRow> DeclineChallenge(const std::string& challenge_id,
-                                                const std::string& account_id, absl::Time now);
-  absl::StatusOr<std::vector<ChallengeRow>> ListChallenges(const std::string& account_id,
-                                                           absl::Time changed_after, int limit);
+      const std::function<absl::StatusOr<std::vector<int>>(const ChallengeRow&)>& seat_teams) = 0;
+  virtual absl::StatusOr<ChallengeRow> DeclineChallenge(const std::string& challenge_id,
+                                                        const std::string& account_id,
+                                                        absl::Time now) = 0;
+  virtual absl::StatusOr<std::vector<ChallengeRow>> ListChallenges(const std::string& account_id,
+                                                                   absl::Time changed_after,
+                                                                   int limit) = 0;
 
   // The matcher. ListPools: pools with waiting tickets.
-  absl::StatusOr<std::vector<PoolKey>> ListPools(absl::Time now);
+  virtual absl::StatusOr<std::vector<PoolKey>> ListPools(absl::Time now) = 0;
   // A pool's unexpired waiting tickets, oldest first, read without locking anything (a snapshot
   // the matcher plans on). Filled: ticket_id, members, rating, player_counts, create_time,
   // properties, requirements, avoid.
-  absl::StatusOr<std::vector<TicketRow>> LoadPool(const PoolKey& pool, absl::Time now);
+  virtual absl::StatusOr<std::vector<TicketRow>> LoadPool(const PoolKey& pool, absl::Time now) = 0;
   // Writes one batch of planned matches over `tickets` (as LoadPool returned them) in one short
   // transaction: locks those of the batch's tickets that are still waiting and that no other
   // transaction holds (SKIP LOCKED: it never waits for a player cancelling or another replica),
   // and writes every planned match all of whose tickets it locked, with their state change. A
   // ticket leaves 'waiting' at most once whatever runs concurrently. Replicas holding the same
   // plan do not both work on one batch: the second to arrive gets `skipped`.
-  absl::StatusOr<ClaimResult> ClaimMatches(const PoolKey& pool,
-                                           const std::vector<TicketRow>& tickets,
-                                           const std::vector<PlannedMatch>& batch, absl::Time now);
+  virtual absl::StatusOr<ClaimResult> ClaimMatches(const PoolKey& pool,
+                                                   const std::vector<TicketRow>& tickets,
+                                                   const std::vector<PlannedMatch>& batch,
+                                                   absl::Time now) = 0;
 
   // Expires waiting tickets and open challenges whose time has come; returns the expired tickets.
-  absl::StatusOr<std::vector<TicketRow>> ExpireDue(absl::Time now, int limit);
+  virtual absl::StatusOr<std::vector<TicketRow>> ExpireDue(absl::Time now, int limit) = 0;
 
   // The game-creation outbox: claims up to `limit` matches without a game whose next attempt is
   // due (pushing it `lease` ahead so other replicas leave them alone meanwhile).
-  absl::StatusOr<std::vector<MatchRow>> ClaimPendingMatches(absl::Time now, absl::Duration lease,
-                                                            int limit);
-  absl::Status MarkGameCreated(const std::string& match_id, const std::string& game_id,
-                               absl::Time now);
-  absl::Status RecordCreateFailure(const std::string& match_id, const std::string& error,
-                                   absl::Time next_attempt);
-  absl::StatusOr<MatchRow> GetMatch(const std::string& match_id);
-
- private:
-  DbPool* db_;
+  virtual absl::StatusOr<std::vector<MatchRow>> ClaimPendingMatches(absl::Time now,
+                                                                    absl::Duration lease,
+                                                                    int limit) = 0;
+  virtual absl::Status MarkGameCreated(const std::string& match_id, const std::string& game_id,
+                                       absl::Time now) = 0;
+  virtual absl::Status RecordCreateFailure(const std::string& match_id, const std::string& error,
+                                           absl::Time next_attempt) = 0;
+  virtual absl::StatusOr<MatchRow> GetMatch(const std::string& match_id) = 0;
 };
 
 }  // namespace parlor::matchmaking

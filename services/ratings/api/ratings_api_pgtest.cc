@@ -38,36 +38,23 @@ TEST_F(RatingsFirstStartPgTest, TheRefresherWaitsForTheMigrations) {
   logger->set_level(spdlog::level::info);
   spdlog::set_default_logger(logger);
 
-  const auth::KeyPairBase64 keys = auth::GenerateKeyPair();
-  ServerConfig server;
-  server.listen_host = "127.0.0.1";
-  server.grpc_port = 0;
-  server.metrics_port = 0;
-  server.db_url = db_url();
-  server.worker_threads = 2;
-  server.drain_timeout = absl::Seconds(1);
-  server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
-  server.access_token_public_key = keys.public_key;
-  server.service_token_public_key = keys.public_key;
+  const parlor::testing::TestKeys keys;
   RatingsConfig config;
   config.page_token_secret = "test-secret";
   config.refresh_boards = true;
   config.options.refresh_interval = absl::Milliseconds(100);
   const model::LadderRegistry ladders = ConfiguredLadders(config);
-  absl::StatusOr<std::unique_ptr<ServiceHost>> host =
-      ServiceHost::Create(RatingsIdentity(), server);
-  ASSERT_TRUE(host.ok()) << host.status();
   RatingsService* domain = nullptr;
-  absl::StatusOr<std::shared_ptr<void>> installed = InstallRatings(
-      **host, config, &ladders, [] { return absl::Now(); }, &domain);
-  ASSERT_TRUE(installed.ok()) << installed.status();
-  ASSERT_TRUE((*host)->Start().ok());
+  auto server = parlor::testing::TestServer::Start(
+      RatingsIdentity(), parlor::testing::TestServerConfig(db_url(), keys), [&](ServiceHost& host) {
+        return InstallRatings(
+            host, config, &ladders, [] { return absl::Now(); }, &domain);
+      });
+  ASSERT_TRUE(server.ok()) << server.status();
   for (int i = 0; i < 200 && domain->refresher_passes() < 2; ++i)
     absl::SleepFor(absl::Milliseconds(50));
   const int passes = domain->refresher_passes();
-  (*host)->Shutdown();
-  installed->reset();
-  host->reset();
+  server->reset();
   spdlog::set_default_logger(previous);
 
   EXPECT_GE(passes, 2) << "the refresher never ran";
@@ -242,7 +229,7 @@ TEST_F(RatingsApiPgTest, ReportReadBoardsAndHistory) {
   } while (!htoken.empty());
   EXPECT_EQ(total, 16);
 
-  const std::string metrics = host_->metrics().Serialize();
+  const std::string metrics = server_->host().metrics().Serialize();
   EXPECT_THAT(metrics, HasSubstr("parlor_ratings_updates_total{ladder=\"pico\"} 48"));
   EXPECT_THAT(metrics, HasSubstr("parlor_ratings_update_duration_seconds_count"));
   EXPECT_THAT(metrics, HasSubstr("parlor_ratings_players{ladder=\"pico\"} 6"));

@@ -14,6 +14,7 @@
 #include "pqxx/pqxx"
 #include "services/common/core/crypto.h"
 #include "services/common/core/page_token.h"
+#include "services/common/grpc_status.h"
 #include "services/ratings/api/ratings_server_pgtest_fixture.h"
 
 namespace parlor::ratings {
@@ -29,27 +30,6 @@ struct BadInputCase {
   // transport's own wording); then `message` must appear in it.
   bool whole_message = true;
 };
-
-const char* CodeName(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::OK:
-      return "OK";
-    case grpc::StatusCode::INVALID_ARGUMENT:
-      return "INVALID_ARGUMENT";
-    case grpc::StatusCode::NOT_FOUND:
-      return "NOT_FOUND";
-    case grpc::StatusCode::FAILED_PRECONDITION:
-      return "FAILED_PRECONDITION";
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case grpc::StatusCode::UNAUTHENTICATED:
-      return "UNAUTHENTICATED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "RESOURCE_EXHAUSTED";
-    default:
-      return "other";
-  }
-}
 
 class RatingsBadInputPgTest : public RatingsServerPgTest {};
 
@@ -82,8 +62,11 @@ TEST_F(RatingsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing)
   const absl::Time an_hour_ago = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()) - 3600);
   const std::string expired_player = PlayerToken(1, an_hour_ago);
   const std::string expired_service = ServiceToken(an_hour_ago);
+  // Service credentials live 5 minutes, access tokens 15 (parlor::testing::TestKeys).
   const std::string expired_at =
       absl::FormatTime(absl::RFC3339_sec, an_hour_ago + absl::Minutes(5), absl::UTCTimeZone());
+  const std::string player_expired_at =
+      absl::FormatTime(absl::RFC3339_sec, an_hour_ago + absl::Minutes(15), absl::UTCTimeZone());
   const auth::KeyPairBase64 other_keys = auth::GenerateKeyPair();
   const std::string forged_player =
       *auth::TokenSigner::Create(auth::TokenKind::kAccess, other_keys.private_key)
@@ -423,7 +406,8 @@ TEST_F(RatingsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing)
        "access token is malformed: expected a JWT (header.payload.signature)"},
       {"GetLeaderboard: expired token", board("pico", "", 0, "", expired_player),
        StatusCode::UNAUTHENTICATED,
-       absl::StrCat("access token expired at ", expired_at, "; call RefreshSession for a new one")},
+       absl::StrCat("access token expired at ", player_expired_at,
+                    "; call RefreshSession for a new one")},
       {"GetLeaderboardAroundMe: forged token", around("pico", "", 5, 5, forged_player),
        StatusCode::UNAUTHENTICATED, kBadPlayerSignature},
       {"GetRatingHistory: tampered token", history("", "pico", "", 0, "", tampered),
@@ -600,8 +584,8 @@ TEST_F(RatingsBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNothing)
                                 ? status.error_message() == c.message
                                 : status.error_message().find(c.message) != std::string::npos;
     const bool unchanged = digest == before;
-    EXPECT_TRUE(code_ok) << "got " << CodeName(status.error_code()) << " (" << status.error_code()
-                         << "), want " << CodeName(c.code);
+    EXPECT_TRUE(code_ok) << "got " << GrpcCodeName(status.error_code()) << ", want "
+                         << GrpcCodeName(c.code);
     EXPECT_TRUE(message_ok) << "got message: " << status.error_message() << "\nwant: " << c.message;
     EXPECT_TRUE(unchanged) << "the ratings schema changed";
     if (code_ok && message_ok && unchanged) ++passed;

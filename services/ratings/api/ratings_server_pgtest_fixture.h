@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "parlor/ratings/v1/ratings.grpc.pb.h"
 #include "services/common/core/token.h"
+#include "services/common/testing/test_server.h"
 #include "services/ratings/ratings_server.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -30,56 +31,31 @@ class RatingsServerPgTest : public parlor::testing::PgTest {
 
   void SetUp() override {
     PgTest::SetUp();
-    access_keys_ = auth::GenerateKeyPair();
-    service_keys_ = auth::GenerateKeyPair();
-    ServerConfig server;
-    server.listen_host = "127.0.0.1";
-    server.grpc_port = 0;
-    server.metrics_port = 0;
-    server.db_url = db_url();
-    server.worker_threads = 2;
-    server.drain_timeout = absl::Seconds(1);
-    server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
-    server.access_token_public_key = access_keys_.public_key;
-    server.service_token_public_key = service_keys_.public_key;
-    absl::StatusOr<std::unique_ptr<ServiceHost>> host =
-        ServiceHost::Create(RatingsIdentity(), server);
-    ASSERT_TRUE(host.ok()) << host.status();
-    host_ = *std::move(host);
     config_.page_token_secret = kPageTokenSecret;
     config_.refresh_boards = false;
     ladders_ = std::make_unique<model::LadderRegistry>(ConfiguredLadders(config_));
-    absl::StatusOr<std::shared_ptr<void>> installed = InstallRatings(
-        *host_, config_, ladders_.get(), [clock = clock_] { return *clock; }, &domain_);
-    ASSERT_TRUE(installed.ok()) << installed.status();
-    installed_ = *std::move(installed);
-    absl::Status started = host_->Start();
-    ASSERT_TRUE(started.ok()) << started;
-    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", host_->grpc_port()),
-                                       grpc::InsecureChannelCredentials());
-    ratings_ = v1::RatingsService::NewStub(channel);
-    internal_ = v1::RatingsInternalService::NewStub(channel);
+    auto started = parlor::testing::TestServer::Start(
+        RatingsIdentity(), parlor::testing::TestServerConfig(db_url(), keys_),
+        [this](ServiceHost& host) {
+          return InstallRatings(
+              host, config_, ladders_.get(), [clock = clock_] { return *clock; }, &domain_);
+        });
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = *std::move(started);
+    ratings_ = v1::RatingsService::NewStub(server_->channel());
+    internal_ = v1::RatingsInternalService::NewStub(server_->channel());
   }
 
-  void TearDown() override {
-    if (host_ != nullptr) host_->Shutdown();
-    installed_.reset();
-    host_.reset();
-  }
+  void TearDown() override { server_.reset(); }
 
   static std::unique_ptr<grpc::ClientContext> With(const std::string& token) {
-    auto context = std::make_unique<grpc::ClientContext>();
-    if (!token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", token));
-    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    return context;
+    return parlor::testing::Bearer(token, absl::Seconds(10));
   }
   std::string ServiceToken(absl::Time issued = absl::Now()) {
-    auto signer = auth::TokenSigner::Create(auth::TokenKind::kService, service_keys_.private_key);
-    return *signer->Sign("sessions", "", issued, absl::Minutes(5));
+    return keys_.ServiceToken("sessions", issued);
   }
   std::string PlayerToken(int i, absl::Time issued = absl::Now()) {
-    auto signer = auth::TokenSigner::Create(auth::TokenKind::kAccess, access_keys_.private_key);
-    return *signer->Sign(TestAccount(i), "session-1", issued, absl::Minutes(5));
+    return keys_.PlayerToken(TestAccount(i), issued);
   }
   std::string Digest() {
     absl::StatusOr<std::string> d = parlor::testing::SchemaContentDigest(db_url(), "ratings");
@@ -113,12 +89,10 @@ class RatingsServerPgTest : public parlor::testing::PgTest {
   }
 
   std::shared_ptr<absl::Time> clock_ = std::make_shared<absl::Time>(absl::Now());
-  auth::KeyPairBase64 access_keys_;
-  auth::KeyPairBase64 service_keys_;
+  parlor::testing::TestKeys keys_;
   RatingsConfig config_;
   std::unique_ptr<model::LadderRegistry> ladders_;
-  std::unique_ptr<ServiceHost> host_;
-  std::shared_ptr<void> installed_;
+  std::unique_ptr<parlor::testing::TestServer> server_;
   RatingsService* domain_ = nullptr;
   std::unique_ptr<v1::RatingsService::Stub> ratings_;
   std::unique_ptr<v1::RatingsInternalService::Stub> internal_;

@@ -1,4 +1,4 @@
-#include "services/matchmaking/store/store.h"
+#include "services/matchmaking/store/pg_matchmaking_store.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -168,7 +168,7 @@ std::string InsertMatch(pqxx::work& txn, const std::string& source, const std::s
 
 // ---- Tickets ------------------------------------------------------------------------------------
 
-absl::StatusOr<TicketRow> MatchmakingStore::InsertTicket(const TicketRow& ticket) {
+absl::StatusOr<TicketRow> PgMatchmakingStore::InsertTicket(const TicketRow& ticket) {
   TicketRow result;
   absl::Status status = db_->Transact("insert_ticket", [&](pqxx::work& txn) -> absl::Status {
     if (!ticket.party_id.empty()) {
@@ -213,8 +213,8 @@ absl::StatusOr<TicketRow> MatchmakingStore::InsertTicket(const TicketRow& ticket
   return result;
 }
 
-absl::StatusOr<TicketRow> MatchmakingStore::GetTicket(const std::string& ticket_id,
-                                                      const std::string& account_id) {
+absl::StatusOr<TicketRow> PgMatchmakingStore::GetTicket(const std::string& ticket_id,
+                                                        const std::string& account_id) {
   TicketRow result;
   absl::Status status = db_->Transact("get_ticket", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result rows = txn.exec_params(sql::kGetTicket, ticket_id, account_id);
@@ -226,9 +226,9 @@ absl::StatusOr<TicketRow> MatchmakingStore::GetTicket(const std::string& ticket_
   return result;
 }
 
-absl::StatusOr<TicketRow> MatchmakingStore::CancelTicket(const std::string& ticket_id,
-                                                         const std::string& account_id,
-                                                         absl::Time now) {
+absl::StatusOr<TicketRow> PgMatchmakingStore::CancelTicket(const std::string& ticket_id,
+                                                           const std::string& account_id,
+                                                           absl::Time now) {
   TicketRow result;
   absl::Status status = db_->Transact("cancel_ticket", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result locked = txn.exec_params(sql::kLockTicketState, ticket_id, account_id);
@@ -250,9 +250,8 @@ absl::StatusOr<TicketRow> MatchmakingStore::CancelTicket(const std::string& tick
   return result;
 }
 
-absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::ListTickets(const std::string& account_id,
-                                                                     absl::Time changed_after,
-                                                                     int limit) {
+absl::StatusOr<std::vector<TicketRow>> PgMatchmakingStore::ListTickets(
+    const std::string& account_id, absl::Time changed_after, int limit) {
   std::vector<TicketRow> result;
   absl::Status status = db_->Transact("list_tickets", [&](pqxx::work& txn) -> absl::Status {
     result.clear();
@@ -268,8 +267,8 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::ListTickets(const std::
 
 // ---- Parties ------------------------------------------------------------------------------------
 
-absl::StatusOr<PartyRow> MatchmakingStore::CreateParty(const std::string& leader_id, int max_size,
-                                                       const std::string& code, absl::Time now) {
+absl::StatusOr<PartyRow> PgMatchmakingStore::CreateParty(const std::string& leader_id, int max_size,
+                                                         const std::string& code, absl::Time now) {
   PartyRow result;
   absl::Status status = db_->Transact("create_party", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result inserted =
@@ -287,9 +286,9 @@ absl::StatusOr<PartyRow> MatchmakingStore::CreateParty(const std::string& leader
   return result;
 }
 
-absl::StatusOr<PartyRow> MatchmakingStore::JoinParty(const std::string& code,
-                                                     const std::string& account_id,
-                                                     absl::Time now) {
+absl::StatusOr<PartyRow> PgMatchmakingStore::JoinParty(const std::string& code,
+                                                       const std::string& account_id,
+                                                       absl::Time now) {
   PartyRow result;
   absl::Status status = db_->Transact("join_party", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result party = txn.exec_params(sql::kLockPartyByCode, code);
@@ -320,7 +319,7 @@ absl::StatusOr<PartyRow> MatchmakingStore::JoinParty(const std::string& code,
   return result;
 }
 
-absl::Status MatchmakingStore::LeaveParty(const std::string& account_id, absl::Time now) {
+absl::Status PgMatchmakingStore::LeaveParty(const std::string& account_id, absl::Time now) {
   return db_->Transact("leave_party", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result party = txn.exec_params(sql::kLockPartyOfMember, account_id);
     if (party.empty()) return absl::NotFoundError("you are not in a party");
@@ -339,7 +338,7 @@ absl::Status MatchmakingStore::LeaveParty(const std::string& account_id, absl::T
   });
 }
 
-absl::StatusOr<PartyRow> MatchmakingStore::GetParty(const std::string& party_id) {
+absl::StatusOr<PartyRow> PgMatchmakingStore::GetParty(const std::string& party_id) {
   PartyRow result;
   absl::Status status = db_->Transact("get_party", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result party = txn.exec_params(sql::kLockPartyById, party_id);
@@ -353,7 +352,7 @@ absl::StatusOr<PartyRow> MatchmakingStore::GetParty(const std::string& party_id)
 
 // ---- Challenges ---------------------------------------------------------------------------------
 
-absl::StatusOr<ChallengeRow> MatchmakingStore::InsertChallenge(const ChallengeRow& challenge) {
+absl::StatusOr<ChallengeRow> PgMatchmakingStore::InsertChallenge(const ChallengeRow& challenge) {
   ChallengeRow result;
   absl::Status status = db_->Transact("insert_challenge", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result inserted = txn.exec_params(
@@ -374,7 +373,7 @@ absl::StatusOr<ChallengeRow> MatchmakingStore::InsertChallenge(const ChallengeRo
   return result;
 }
 
-absl::StatusOr<ChallengeRow> MatchmakingStore::AcceptChallenge(
+absl::StatusOr<ChallengeRow> PgMatchmakingStore::AcceptChallenge(
     const std::string& challenge_id, const std::string& invite_code, const std::string& account_id,
     absl::Time now,
     const std::function<absl::StatusOr<std::vector<int>>(const ChallengeRow&)>& seat_teams) {
@@ -431,9 +430,9 @@ absl::StatusOr<ChallengeRow> MatchmakingStore::AcceptChallenge(
   return result;
 }
 
-absl::StatusOr<ChallengeRow> MatchmakingStore::DeclineChallenge(const std::string& challenge_id,
-                                                                const std::string& account_id,
-                                                                absl::Time now) {
+absl::StatusOr<ChallengeRow> PgMatchmakingStore::DeclineChallenge(const std::string& challenge_id,
+                                                                  const std::string& account_id,
+                                                                  absl::Time now) {
   ChallengeRow result;
   absl::Status status = db_->Transact("decline_challenge", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result locked = txn.exec_params(sql::kLockChallengeById, challenge_id);
@@ -459,7 +458,7 @@ absl::StatusOr<ChallengeRow> MatchmakingStore::DeclineChallenge(const std::strin
   return result;
 }
 
-absl::StatusOr<std::vector<ChallengeRow>> MatchmakingStore::ListChallenges(
+absl::StatusOr<std::vector<ChallengeRow>> PgMatchmakingStore::ListChallenges(
     const std::string& account_id, absl::Time changed_after, int limit) {
   std::vector<ChallengeRow> result;
   absl::Status status = db_->Transact("list_challenges", [&](pqxx::work& txn) -> absl::Status {
@@ -476,7 +475,7 @@ absl::StatusOr<std::vector<ChallengeRow>> MatchmakingStore::ListChallenges(
 
 // ---- Matcher ------------------------------------------------------------------------------------
 
-absl::StatusOr<std::vector<PoolKey>> MatchmakingStore::ListPools(absl::Time now) {
+absl::StatusOr<std::vector<PoolKey>> PgMatchmakingStore::ListPools(absl::Time now) {
   std::vector<PoolKey> result;
   absl::Status status = db_->Transact("list_pools", [&](pqxx::work& txn) -> absl::Status {
     result.clear();
@@ -490,8 +489,8 @@ absl::StatusOr<std::vector<PoolKey>> MatchmakingStore::ListPools(absl::Time now)
   return result;
 }
 
-absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::LoadPool(const PoolKey& pool,
-                                                                  absl::Time now) {
+absl::StatusOr<std::vector<TicketRow>> PgMatchmakingStore::LoadPool(const PoolKey& pool,
+                                                                    absl::Time now) {
   std::vector<TicketRow> result;
   absl::Status status = db_->Read("load_pool", [&](pqxx::nontransaction& txn) -> absl::Status {
     result.clear();
@@ -524,10 +523,10 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::LoadPool(const PoolKey&
   return result;
 }
 
-absl::StatusOr<ClaimResult> MatchmakingStore::ClaimMatches(const PoolKey& pool,
-                                                           const std::vector<TicketRow>& tickets,
-                                                           const std::vector<PlannedMatch>& batch,
-                                                           absl::Time now) {
+absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool,
+                                                             const std::vector<TicketRow>& tickets,
+                                                             const std::vector<PlannedMatch>& batch,
+                                                             absl::Time now) {
   ClaimResult result;
   if (batch.empty()) return result;
   std::vector<std::string> ids;
@@ -599,7 +598,7 @@ absl::StatusOr<ClaimResult> MatchmakingStore::ClaimMatches(const PoolKey& pool,
   return result;
 }
 
-absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::ExpireDue(absl::Time now, int limit) {
+absl::StatusOr<std::vector<TicketRow>> PgMatchmakingStore::ExpireDue(absl::Time now, int limit) {
   std::vector<TicketRow> result;
   absl::Status status = db_->Transact("expire_due", [&](pqxx::work& txn) -> absl::Status {
     result.clear();
@@ -622,9 +621,9 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingStore::ExpireDue(absl::Time no
 
 // ---- Outbox -------------------------------------------------------------------------------------
 
-absl::StatusOr<std::vector<MatchRow>> MatchmakingStore::ClaimPendingMatches(absl::Time now,
-                                                                            absl::Duration lease,
-                                                                            int limit) {
+absl::StatusOr<std::vector<MatchRow>> PgMatchmakingStore::ClaimPendingMatches(absl::Time now,
+                                                                              absl::Duration lease,
+                                                                              int limit) {
   std::vector<MatchRow> result;
   absl::Status status = db_->Transact("claim_matches", [&](pqxx::work& txn) -> absl::Status {
     result.clear();
@@ -638,8 +637,8 @@ absl::StatusOr<std::vector<MatchRow>> MatchmakingStore::ClaimPendingMatches(absl
   return result;
 }
 
-absl::Status MatchmakingStore::MarkGameCreated(const std::string& match_id,
-                                               const std::string& game_id, absl::Time now) {
+absl::Status PgMatchmakingStore::MarkGameCreated(const std::string& match_id,
+                                                 const std::string& game_id, absl::Time now) {
   return db_->Transact("mark_game_created", [&](pqxx::work& txn) -> absl::Status {
     txn.exec_params0(sql::kMarkGameCreated, match_id, game_id, Micros(now));
     txn.exec_params0(sql::kTouchMatchTickets, match_id, Micros(now));
@@ -648,16 +647,16 @@ absl::Status MatchmakingStore::MarkGameCreated(const std::string& match_id,
   });
 }
 
-absl::Status MatchmakingStore::RecordCreateFailure(const std::string& match_id,
-                                                   const std::string& error,
-                                                   absl::Time next_attempt) {
+absl::Status PgMatchmakingStore::RecordCreateFailure(const std::string& match_id,
+                                                     const std::string& error,
+                                                     absl::Time next_attempt) {
   return db_->Transact("record_create_failure", [&](pqxx::work& txn) -> absl::Status {
     txn.exec_params0(sql::kRecordCreateFailure, match_id, error, Micros(next_attempt));
     return absl::OkStatus();
   });
 }
 
-absl::StatusOr<MatchRow> MatchmakingStore::GetMatch(const std::string& match_id) {
+absl::StatusOr<MatchRow> PgMatchmakingStore::GetMatch(const std::string& match_id) {
   MatchRow result;
   absl::Status status = db_->Transact("get_match", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result rows = txn.exec_params(sql::kGetMatch, match_id);
