@@ -11,74 +11,86 @@ std::string S(absl::string_view s) { return std::string(s); }
 
 SessionsMetrics::SessionsMetrics(prometheus::Registry* registry) {
   if (registry == nullptr) return;
+  BuildGameMetrics(*registry);
+  BuildWatchMetrics(*registry);
+  BuildOutboxMetrics(*registry);
+}
+
+void SessionsMetrics::BuildGameMetrics(prometheus::Registry& registry) {
   games_ = &prometheus::BuildGauge()
                 .Name("parlor_sessions_games")
                 .Help("Games by game and status")
-                .Register(*registry);
+                .Register(registry);
   actions_ = &prometheus::BuildCounter()
                   .Name("parlor_sessions_actions_total")
                   .Help(
                       "SubmitAction calls by game and result (the gRPC code's name, as on "
                       "parlor_rpc_*)")
-                  .Register(*registry);
+                  .Register(registry);
   commit_ = &prometheus::BuildHistogram()
                  .Name("parlor_sessions_commit_duration_seconds")
                  .Help("Time to apply and commit one SubmitAction transaction")
-                 .Register(*registry)
+                 .Register(registry)
                  .Add({}, prometheus::Histogram::BucketBoundaries{0.0005, 0.001, 0.002, 0.005, 0.01,
                                                                   0.02, 0.05, 0.1, 0.25, 1});
+  timeouts_ = &prometheus::BuildCounter()
+                   .Name("parlor_sessions_timeouts_total")
+                   .Help("Deadlines that passed, by game and the policy applied")
+                   .Register(registry);
+}
+
+void SessionsMetrics::BuildWatchMetrics(prometheus::Registry& registry) {
   streams_ = &prometheus::BuildGauge()
                   .Name("parlor_sessions_watch_streams")
                   .Help("Open WatchGame and WatchMyGames streams on this replica")
-                  .Register(*registry)
+                  .Register(registry)
                   .Add({});
   watch_refused_ = &prometheus::BuildCounter()
                         .Name("parlor_sessions_watch_refused_total")
                         .Help(
                             "WatchGame and WatchMyGames streams refused at open, by the limit "
                             "that refused them")
-                        .Register(*registry);
+                        .Register(registry);
   watch_ended_ = &prometheus::BuildCounter()
                       .Name("parlor_sessions_watch_ended_total")
                       .Help(
                           "Watch streams the server ended early, by reason (token_expired, "
                           "signed_out, fell_behind, overloaded)")
-                      .Register(*registry);
+                      .Register(registry);
   watch_reads_ = &prometheus::BuildCounter()
                       .Name("parlor_sessions_watch_pages_read_total")
                       .Help(
                           "Reads done for watch streams, each at most one page of events (the "
                           "streams' catch-up and live work)")
-                      .Register(*registry)
+                      .Register(registry)
                       .Add({});
-  timeouts_ = &prometheus::BuildCounter()
-                   .Name("parlor_sessions_timeouts_total")
-                   .Help("Deadlines that passed, by game and the policy applied")
-                   .Register(*registry);
+}
+
+void SessionsMetrics::BuildOutboxMetrics(prometheus::Registry& registry) {
   outbox_ = &prometheus::BuildGauge()
                  .Name("parlor_sessions_outbox_pending")
                  .Help("Outbox rows not yet delivered, by kind")
-                 .Register(*registry);
+                 .Register(registry);
   outbox_age_ = &prometheus::BuildGauge()
                      .Name("parlor_sessions_outbox_oldest_age_seconds")
                      .Help(
                          "Age of the oldest outbox row not yet delivered, by kind (0 when none "
                          "is pending)")
-                     .Register(*registry);
+                     .Register(registry);
   notifications_failed_ = &prometheus::BuildCounter()
                                .Name("parlor_sessions_notifications_failed_total")
                                .Help(
                                    "Push notifications the adapter did not accept (each is "
                                    "retried with backoff), by adapter")
-                               .Register(*registry);
+                               .Register(registry);
   quota_refused_ = &prometheus::BuildCounter()
                         .Name("parlor_sessions_quota_refused_total")
                         .Help("CreateBotGame calls refused by a per-account quota, by quota")
-                        .Register(*registry);
+                        .Register(registry);
   batch_size_ = &prometheus::BuildHistogram()
                      .Name("parlor_sessions_group_commit_batch_size")
                      .Help("Moves committed together in one SubmitAction group commit transaction")
-                     .Register(*registry)
+                     .Register(registry)
                      .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128});
 }
 

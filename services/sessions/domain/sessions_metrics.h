@@ -64,6 +64,12 @@ class SessionsMetrics {
   void SetOutbox(absl::string_view kind, int64_t pending, absl::Duration oldest_age);
 
  private:
+  // Games, moves, commits and timeouts; the watch streams; the outbox, pushes, quotas and group
+  // commit.
+  void BuildGameMetrics(prometheus::Registry& registry);
+  void BuildWatchMetrics(prometheus::Registry& registry);
+  void BuildOutboxMetrics(prometheus::Registry& registry);
+
   prometheus::Family<prometheus::Gauge>* games_ = nullptr;
   prometheus::Family<prometheus::Counter>* actions_ = nullptr;
   prometheus::Histogram* commit_ = nullptr;
