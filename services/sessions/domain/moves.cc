@@ -10,6 +10,7 @@
 #include "google/protobuf/arena.h"
 #include "services/common/core/logging.h"
 #include "services/common/core/status_macros.h"
+#include "services/common/core/utf8.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/time_control.h"
 
@@ -187,15 +188,6 @@ struct LastMove {
   std::string words;
 };
 
-// At most `limit` bytes of `text`, cut at a character boundary.
-std::string CutUtf8(std::string text, size_t limit) {
-  if (text.size() <= limit) return text;
-  size_t end = limit;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  text.resize(end);
-  return text;
-}
-
 LastMove LastMoveFor(const Change& c, const SeatRow& s) {
   if (c.before_last == nullptr || c.log.empty()) return {};
   engine::v1::LogEntry entry;
@@ -211,7 +203,7 @@ LastMove LastMoveFor(const Change& c, const SeatRow& s) {
   if (entry.seat() >= 0 && entry.seat() < static_cast<int>(c.after.seats.size())) {
     last.mover = CutUtf8(c.after.seats[entry.seat()].display_name, 64);
   }
-  last.words = CutUtf8(std::move(words), 200);
+  last.words = CutUtf8(words, 200);
   return last;
 }
 

@@ -5,22 +5,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "pqxx/pqxx"
+#include "services/common/core/utf8.h"
 #include "services/common/db/pg_array.h"
 #include "services/sessions/store/outbox_sql.h"
 
 namespace parlor::sessions {
-namespace {
-
-// Cuts to at most `max` bytes without splitting a UTF-8 sequence (the column is text).
-std::string CutUtf8(const std::string& s, size_t max) {
-  if (s.size() <= max) return s;
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
-  return s.substr(0, end);
-}
-
-}  // namespace
-
 absl::Status OutboxStore::MarkNotificationsSent(const std::vector<int64_t>& ids, absl::Time now) {
   if (ids.empty()) return absl::OkStatus();
   const std::string id_array = PgIntArray(ids);
