@@ -46,6 +46,10 @@ def create_database(server_conninfo, prefix="e2e"):
     return server_conninfo + " dbname=" + name
 
 
+class PortTaken(RuntimeError):
+    """A service exited because its chosen port was taken before it could bind it."""
+
+
 class Stack:
     """The four services (or `services`) as child processes. Use as a context manager."""
 
@@ -73,7 +77,19 @@ class Stack:
     def address(self, name):
         return "127.0.0.1:%d" % self.grpc[name]
 
-    def start(self):
+    def start(self, attempts=3):
+        """Starts every service; when one cannot bind its port (another test took it between
+        choosing and binding), stops what started and tries again on fresh ports."""
+        for attempt in range(attempts):
+            try:
+                self._start_once()
+                return
+            except PortTaken:
+                self.stop()
+                if attempt + 1 == attempts:
+                    raise
+
+    def _start_once(self):
         os.makedirs(self.log_dir, exist_ok=True)
         access_private, access_public = keygen(self.build_dir)
         self.service_private, service_public = keygen(self.build_dir)
@@ -110,7 +126,10 @@ class Stack:
                 parlor_grpc.wait_serving(self.address(name), timeout=60, process=process)
             except Exception:
                 with open(log_path) as f:
-                    sys.stderr.write(f.read()[-4000:])
+                    tail = f.read()[-4000:]
+                sys.stderr.write(tail)
+                if "cannot listen" in tail:
+                    raise PortTaken(name) from None
                 raise
 
     def service_token(self, subject="e2e"):

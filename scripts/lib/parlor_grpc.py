@@ -3,6 +3,7 @@
 Uses only Debian's python3-grpcio and the stubs generated into <build>/gen/python.
 """
 import os
+import random
 import socket
 import sys
 import time
@@ -17,7 +18,35 @@ def add_stub_path(build_dir):
     sys.path.insert(0, os.path.join(build_dir, "gen", "python"))
 
 
+def _ephemeral_range():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(x) for x in f.read().split())
+            return low, high
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port():
+    """A loopback port that is free now, chosen at random *below* the kernel's ephemeral range.
+
+    A port the kernel hands out for bind(0) comes from the ephemeral range, which is also where
+    every outgoing connection's local port comes from: between choosing it and the server
+    binding it, one of the many client connections of a parallel test run can take it (seen in
+    CI as "Address already in use"). Ports below the range are only ever taken by explicit
+    binds, so the race is with other tests choosing the same random port, which is rare, and
+    Stack retries that case."""
+    low, _ = _ephemeral_range()
+    ceiling = min(low, 65536) - 1
+    floor = 10000 if ceiling > 20000 else 1024
+    for _ in range(200):
+        port = random.randint(floor, ceiling)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

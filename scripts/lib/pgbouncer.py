@@ -16,13 +16,11 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import parlor_grpc  # noqa: E402
 
 
 class PgBouncer:
@@ -31,7 +29,7 @@ class PgBouncer:
         if not os.path.exists(binary):
             raise RuntimeError("pgbouncer not installed (Debian package pgbouncer)")
         fields = dict(re.findall(r"(\w+)=(\S+)", server_conninfo))
-        self.port = _free_port()
+        self.port = parlor_grpc.free_port()
         # Files next to the server's data (owned by its user, removed with it): PgBouncer will
         # not run as root and switches to that user when started by root.
         self.dir = os.path.join(pg_root, "pgbouncer")

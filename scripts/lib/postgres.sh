@@ -24,14 +24,10 @@ pg_as_owner() {
   fi
 }
 
+# A free loopback port below the kernel's ephemeral range (parlor_grpc.free_port says why).
 pg_free_port() {
-  /usr/bin/python3 - <<'PY'
-import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])
-s.close()
-PY
+  PYTHONPATH="$(dirname "${BASH_SOURCE[0]}")" /usr/bin/python3 -c \
+    'import parlor_grpc; print(parlor_grpc.free_port())'
 }
 
 pg_local_stop() {
