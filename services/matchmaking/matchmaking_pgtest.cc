@@ -272,7 +272,18 @@ TEST_F(MatchmakingPgTest, TwoReplicasRacingOver1000TicketsMatchEachExactlyOnce) 
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets t JOIN matchmaking.matches m "
                   "USING (match_id) WHERE NOT t.owner_id = ANY(m.seat_accounts)"),
             0);
-  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.ticket_players WHERE waiting"), 2);
+  // The two left over hold their players' places; a seated player's place is taken again by
+  // their next Enqueue (the claim leaves the flag, the Enqueue clears it).
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.ticket_players p JOIN matchmaking.tickets t "
+                  "USING (ticket_id) WHERE p.waiting AND t.state = 'waiting'"),
+            2);
+  pqxx::connection conn(db_url());
+  const std::string seated = pqxx::nontransaction(conn)
+                                 .exec1(
+                                     "SELECT owner_id FROM matchmaking.tickets "
+                                     "WHERE state = 'matched' ORDER BY owner_id LIMIT 1")[0]
+                                 .as<std::string>();
+  EXPECT_THAT(a.service->Enqueue(seated, Input("pico", false)), IsOk());
 }
 
 TEST_F(MatchmakingPgTest, RatingWindowWidensAsTheInjectedClockMoves) {
@@ -511,7 +522,52 @@ TEST_F(MatchmakingPgTest, ClaimWritesOnlyMatchesWhoseTicketsAreAllStillFree) {
   ASSERT_THAT(claim, IsOk());
   EXPECT_THAT(claim->matches, SizeIs(0));
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches"), 1);
-  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.ticket_players WHERE waiting"), 1);
+  // Seated c and d may queue again at once; waiting a still may not.
+  EXPECT_THAT(r.service->Enqueue("c", Input("pico", false)), IsOk());
+  EXPECT_THAT(r.service->Enqueue("d", Input("pico", false)), IsOk());
+  EXPECT_THAT(r.service->Enqueue("a", Input("pico", false)),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("already have")));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.ticket_players p JOIN matchmaking.tickets t "
+                  "USING (ticket_id) WHERE p.waiting AND t.state <> 'waiting'"),
+            0);
+}
+
+// The claim finds a ticket where the pass read it. A ticket whose row changed after the read
+// (here its block list, as forgetting a deleted account does) is not there any more: its match
+// waits for the next pass, which reads it afresh and seats it.
+TEST_F(MatchmakingPgTest, ClaimLeavesATicketChangedSinceTheReadToTheNextPass) {
+  Replica r = MakeReplica();
+  absl::StatusOr<TicketRow> a = r.service->Enqueue("a", Input("pico", false));
+  absl::StatusOr<TicketRow> b = r.service->Enqueue("b", Input("pico", false));
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  const PoolKey pool{a->game, a->options, false};
+  auto pair = [](const std::vector<TicketRow>& tickets) {
+    return PlannedMatch{.tickets = {0, 1},
+                        .seat_accounts = {tickets[0].owner_id, tickets[1].owner_id},
+                        .seat_teams = {0, 1},
+                        .rating_spread = 0};
+  };
+  absl::StatusOr<std::vector<TicketRow>> read = r.store->LoadPool(pool, clock_->Now());
+  ASSERT_THAT(read, IsOk());
+  ASSERT_THAT(*read, SizeIs(2));
+  pqxx::connection conn(db_url());
+  pqxx::work change(conn);
+  change.exec_params0("UPDATE matchmaking.tickets SET avoid = '{gone}' WHERE ticket_id = $1::uuid",
+                      a->ticket_id);
+  change.commit();
+  absl::StatusOr<ClaimResult> claim =
+      r.store->ClaimMatches(pool, *read, {pair(*read)}, clock_->Now());
+  ASSERT_THAT(claim, IsOk());
+  EXPECT_THAT(claim->matches, SizeIs(0));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets WHERE state = 'waiting'"), 2);
+  read = r.store->LoadPool(pool, clock_->Now());
+  ASSERT_THAT(read, IsOk());
+  ASSERT_THAT(*read, SizeIs(2));
+  claim = r.store->ClaimMatches(pool, *read, {pair(*read)}, clock_->Now());
+  ASSERT_THAT(claim, IsOk());
+  EXPECT_THAT(claim->matches, SizeIs(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets WHERE state = 'matched'"), 2);
 }
 
 TEST_F(MatchmakingPgTest, ChallengeFlowsFromInviteToMatch) {

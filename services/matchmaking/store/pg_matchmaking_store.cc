@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -188,6 +189,8 @@ absl::StatusOr<TicketRow> PgMatchmakingStore::InsertTicket(const TicketRow& tick
                          Micros(ticket.expire_time), ticket.properties, ticket.requirements,
                          PgTextArray(ticket.avoid), ticket.time_control, ticket.visibility)[0]
             .as<std::string>();
+    txn.exec_params0(sql::kReleaseStaleTicketPlayers, PgTextArray(ticket.members), ticket.game,
+                     ticket.ranked);
     pqxx::result players = txn.exec_params(sql::kInsertTicketPlayers, id,
                                            PgTextArray(ticket.members), ticket.game, ticket.ranked);
     if (players.size() != ticket.members.size()) {
@@ -514,6 +517,7 @@ absl::StatusOr<std::vector<TicketRow>> PgMatchmakingStore::LoadPool(const PoolKe
       t.properties = row[5].as<std::string>();
       t.requirements = row[6].as<std::string>();
       t.avoid = SplitList(row[7].as<std::string>());
+      t.row_locator = row[8].as<std::string>();
       t.state = TicketState::kWaiting;
       result.push_back(std::move(t));
     }
@@ -529,9 +533,14 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
                                                              absl::Time now) {
   ClaimResult result;
   if (batch.empty()) return result;
-  std::vector<std::string> ids;
+  std::vector<std::string> ids, locators;
+  std::unordered_set<std::string> batch_ids;
   for (const PlannedMatch& planned : batch) {
-    for (size_t index : planned.tickets) ids.push_back(tickets.at(index).ticket_id);
+    for (size_t index : planned.tickets) {
+      ids.push_back(tickets.at(index).ticket_id);
+      locators.push_back(tickets.at(index).row_locator);
+      batch_ids.insert(ids.back());
+    }
   }
   // Match ids are made here so that each ticket's row can name its match in the same statement.
   std::vector<std::string> match_ids;
@@ -543,13 +552,15 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
       result.skipped = true;
       return absl::OkStatus();
     }
-    txn.exec0(sql::kClaimIndexOnly);
-    std::unordered_set<std::string> locked;
-    for (const pqxx::row& row :
-         db_->Run(txn, "mm_lock_claimable", sql::kLockClaimable, PgTextArray(ids), Micros(now))) {
-      locked.insert(row[0].as<std::string>());
+    // Each locked ticket of the batch, with where its row is now.
+    std::unordered_map<std::string, std::string> locked;
+    for (const pqxx::row& row : db_->Run(txn, "mm_lock_claimable", sql::kLockClaimable,
+                                         PgTextArray(locators), Micros(now))) {
+      std::string id = row[1].as<std::string>();
+      if (batch_ids.contains(id)) locked.emplace(std::move(id), row[0].as<std::string>());
     }
-    std::vector<std::string> claim_ids, claim_matches, m_ids, m_seats, m_teams, m_spreads;
+    std::vector<std::string> claim_locators, claim_ids, claim_matches, m_ids, m_seats, m_teams,
+        m_spreads;
     for (size_t m = 0; m < batch.size(); ++m) {
       const PlannedMatch& planned = batch[m];
       const bool all = std::all_of(planned.tickets.begin(), planned.tickets.end(), [&](size_t i) {
@@ -557,6 +568,7 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
       });
       if (!all) continue;
       for (size_t i : planned.tickets) {
+        claim_locators.push_back(locked.at(tickets.at(i).ticket_id));
         claim_ids.push_back(tickets.at(i).ticket_id);
         claim_matches.push_back(match_ids[m]);
       }
@@ -585,13 +597,13 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
              PgTextArray(m_seats), PgTextArray(m_teams), PgTextArray(m_spreads), pool.game,
              pool.options, pool.ranked, Micros(now), pool.time_control, pool.visibility);
     const pqxx::result updated =
-        db_->Run(txn, "mm_claim_tickets", sql::kClaimTickets, PgTextArray(claim_ids),
-                 PgTextArray(claim_matches), Micros(now));
+        db_->Run(txn, "mm_claim_tickets", sql::kClaimTickets, PgTextArray(claim_locators),
+                 PgTextArray(claim_ids), PgTextArray(claim_matches), Micros(now));
     if (updated.affected_rows() != claim_ids.size()) {
       // Cannot happen while the rows are locked; refuse to write a partial match.
       return absl::AbortedError("a ticket of a planned match is no longer waiting");
     }
-    db_->Run(txn, "mm_release_ticket_players", sql::kReleaseTicketPlayers, PgTextArray(claim_ids));
+    // The players' ticket_players flags stay set: their next Enqueue clears them.
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

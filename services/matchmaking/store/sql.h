@@ -49,6 +49,14 @@ inline constexpr char kInsertTicketPlayers[] =
     "SELECT $1::uuid, a, $3, $4, true FROM unnest($2::text[]) AS a "
     "ON CONFLICT (account_id, game, ranked) WHERE waiting DO NOTHING RETURNING account_id";
 
+// A claim leaves a seated player's flag set (the flag only says the ticket held the place when it
+// was written): before taking the place, an enqueue clears the flags of its players' tickets for
+// this game and mode that are no longer waiting.
+inline constexpr char kReleaseStaleTicketPlayers[] =
+    "UPDATE matchmaking.ticket_players p SET waiting = false FROM matchmaking.tickets t "
+    "WHERE p.account_id = ANY($1::text[]) AND p.game = $2 AND p.ranked = $3 AND p.waiting "
+    "AND t.ticket_id = p.ticket_id AND t.state <> 'waiting'";
+
 inline constexpr char kGetTicket[] =
     "SELECT " PARLOR_MM_TICKET_COLUMNS "WHERE t.ticket_id = $1::uuid AND $2 = ANY(t.members)";
 
@@ -161,11 +169,12 @@ inline constexpr char kListPools[] =
     "WHERE state = 'waiting' AND expire_time > " PARLOR_MM_TS(
         1) " ORDER BY game, options, ranked, time_control, visibility";
 
-// The pass reads a pool without locking it: only what the matcher needs, oldest first.
+// The pass reads a pool without locking it: only what the matcher needs, oldest first, and where
+// each row is (its ctid) for the claim.
 inline constexpr char kLoadPool[] =
     "SELECT t.ticket_id::text, array_to_string(t.members, ','), t.rating, " PARLOR_MM_MICROS(
         "t.create_time") ", array_to_string(t.player_counts, ','), t.properties, t.requirements, "
-    "array_to_string(t.avoid, ',') FROM matchmaking.tickets t "
+    "array_to_string(t.avoid, ','), t.ctid::text FROM matchmaking.tickets t "
     "WHERE t.state = 'waiting' AND t.game = $1 AND t.options = $2 AND t.ranked = $3 "
     "AND t.time_control = $5 AND t.visibility = $6 "
     "AND t.expire_time > " PARLOR_MM_TS(4) " ORDER BY t.create_time, t.ticket_id";
@@ -175,9 +184,13 @@ inline constexpr char kTryLockBatch[] =
     "SELECT pg_try_advisory_xact_lock(hashtextextended('matchmaking.claim|' || $1, 0))";
 
 // Locks those tickets of a batch that are still waiting and that nobody else holds right now (a
-// player cancelling, another replica claiming): the claim never waits for them.
+// player cancelling, another replica claiming): the claim never waits for them. The rows are
+// reached where the pass read them ($1, ctids), not through an index. A row changed since has
+// moved: it is either not found (not claimed this pass) or, when it changed after this
+// statement's snapshot, found at its new place, which is returned. A ctid reused by another
+// ticket returns that ticket's id, which the store ignores unless it is one of the batch's.
 inline constexpr char kLockClaimable[] =
-    "SELECT ticket_id::text FROM matchmaking.tickets WHERE ticket_id = ANY($1::uuid[]) "
+    "SELECT ctid::text, ticket_id::text FROM matchmaking.tickets WHERE ctid = ANY($1::tid[]) "
     "AND state = 'waiting' AND expire_time > " PARLOR_MM_TS(2) " FOR UPDATE SKIP LOCKED";
 
 // Matches of one batch: ids, seats and teams as "a,b,c" texts (account ids hold no commas).
@@ -188,15 +201,12 @@ inline constexpr char kInsertMatches[] =
     "u.s, " PARLOR_MM_TS(8) ", " PARLOR_MM_TS(8) ", $9, $10 FROM unnest($1::uuid[], $2::text[], $3::text[], "
     "$4::float8[]) AS u(m, a, t, s)";
 
-// The ANY($1) lets the planner find the batch's rows through the primary key.
+// Seats the locked tickets ($1 their ctids as kLockClaimable returned them, which stay put while
+// the rows are locked; $2 their ids; $3 their matches). The ANY($1) is a TID scan.
 inline constexpr char kClaimTickets[] =
     "UPDATE matchmaking.tickets t SET state = 'matched', match_id = u.m, update_time = " PARLOR_MM_TS(
-        3) " FROM unnest($1::uuid[], $2::uuid[]) AS u(id, m) "
-    "WHERE t.ticket_id = ANY($1::uuid[]) AND t.ticket_id = u.id AND t.state = 'waiting'";
-
-// A batch's rows are a small part of a big pool's but lie on most of its pages, so the planner
-// would read the whole table for every batch; the primary key finds them in a fraction of that.
-inline constexpr char kClaimIndexOnly[] = "SET LOCAL enable_seqscan = off";
+        4) " FROM unnest($1::tid[], $2::uuid[], $3::uuid[]) AS u(c, id, m) "
+    "WHERE t.ctid = ANY($1::tid[]) AND t.ctid = u.c AND t.ticket_id = u.id AND t.state = 'waiting'";
 
 inline constexpr char kInsertMatch[] =
     "INSERT INTO matchmaking.matches (source, game, options, ranked, seat_accounts, seat_teams, "

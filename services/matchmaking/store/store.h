@@ -42,6 +42,9 @@ struct TicketRow {
   // The published time control's name (domain/time_controls.h) and "private" or "public".
   std::string time_control = "per_move_3d";
   std::string visibility = "private";
+  // LoadPool only: where the row was when the pool was read (its ctid), so that a claim reaches
+  // it without an index lookup; a row changed since is not found there and is not claimed.
+  std::string row_locator;
 };
 
 struct PartyRow {
