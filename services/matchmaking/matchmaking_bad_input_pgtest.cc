@@ -17,6 +17,7 @@
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "parlor/matchmaking/v1/matchmaking.grpc.pb.h"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/testing/test_server.h"
 #include "services/matchmaking/matchmaking_server.h"
 #include "tests/pg/pg_test_database.h"
@@ -36,13 +37,7 @@ class MatchmakingBadInputPgTest : public parlor::testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    accounts::AccountsConfig accounts_config;
-    accounts_config.access_token_private_key = keys_.access().private_key;
-    ServerConfig accounts_server = parlor::testing::TestServerConfig(db_url(), keys_);
-    ASSERT_TRUE(accounts::FinalizeAccountsConfig(accounts_config, accounts_server).ok());
-    auto accounts = parlor::testing::TestServer::Start(
-        accounts::AccountsIdentity(), accounts_server,
-        [&](ServiceHost& host) { return accounts::InstallAccounts(host, accounts_config); });
+    auto accounts = accounts::StartTestAccounts(db_url(), keys_);
     ASSERT_TRUE(accounts.ok()) << accounts.status();
     accounts_ = *std::move(accounts);
     accounts_stub_ = accounts::v1::AccountsService::NewStub(accounts_->channel());

@@ -23,6 +23,7 @@
 #include "parlor/ratings/v1/ratings.grpc.pb.h"
 #include "pqxx/pqxx"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/testing/status_matchers.h"
 #include "services/common/testing/test_server.h"
 #include "services/matchmaking/api/clients.h"
@@ -75,15 +76,8 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
     PgTest::SetUp();
     // Real accounts server (invitee lookups, display names, player tokens).
     {
-      ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
-      accounts::AccountsConfig config;
-      config.access_token_private_key = keys_.access().private_key;
-      ASSERT_TRUE(accounts::FinalizeAccountsConfig(config, server).ok());
-      auto started = parlor::testing::TestServer::Start(
-          accounts::AccountsIdentity(), server, [&](ServiceHost& host) {
-            return accounts::InstallAccounts(host, config,
-                                             [clock = clock_] { return clock->Now(); });
-          });
+      auto started = accounts::StartTestAccounts(db_url(), keys_, {},
+                                                 [clock = clock_] { return clock->Now(); });
       ASSERT_TRUE(started.ok()) << started.status();
       accounts_ = *std::move(started);
       accounts_stub_ = accounts::v1::AccountsService::NewStub(accounts_->channel());

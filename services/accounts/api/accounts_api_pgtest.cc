@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/core/crypto.h"
 #include "services/common/testing/grpc_health.h"
 #include "tests/pg/pg_test_database.h"
@@ -42,47 +43,22 @@ class AccountsApiPgTest : public parlor::testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    access_keys_ = auth::GenerateKeyPair();
-    service_keys_ = auth::GenerateKeyPair();
-    ServerConfig server;
-    server.listen_host = "127.0.0.1";
-    server.grpc_port = 0;
-    server.metrics_port = 0;
-    server.db_url = db_url();
-    server.worker_threads = 2;
-    server.drain_timeout = absl::Seconds(1);
-    server.migrations_dir = PARLOR_SOURCE_DIR "/migrations";
-    server.service_token_public_key = service_keys_.public_key;
-    Configure(server);
     AccountsConfig config;
-    config.access_token_private_key = access_keys_.private_key;
     ConfigureAccounts(config);
-    ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
-    absl::StatusOr<std::unique_ptr<ServiceHost>> host =
-        ServiceHost::Create(AccountsIdentity(), server);
-    ASSERT_TRUE(host.ok()) << host.status();
-    host_ = *std::move(host);
-    absl::StatusOr<std::shared_ptr<void>> installed =
-        InstallAccounts(*host_, config, [clock = clock_] { return clock->now; });
-    ASSERT_TRUE(installed.ok()) << installed.status();
-    installed_ = *std::move(installed);
-    absl::Status started = host_->Start();
-    ASSERT_TRUE(started.ok()) << started;
-    auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", host_->grpc_port()),
-                                       grpc::InsecureChannelCredentials());
-    accounts_ = AccountsService::NewStub(channel);
-    internal_ = AccountsInternalService::NewStub(channel);
+    auto started = StartTestAccounts(
+        db_url(), keys_, config, [clock = clock_] { return clock->now; },
+        [this](ServerConfig& server) { Configure(server); });
+    ASSERT_TRUE(started.ok()) << started.status();
+    server_ = *std::move(started);
+    accounts_ = AccountsService::NewStub(server_->channel());
+    internal_ = AccountsInternalService::NewStub(server_->channel());
   }
 
   // Lets a derived fixture change the server settings.
   virtual void Configure(ServerConfig& server) { (void)server; }
   virtual void ConfigureAccounts(AccountsConfig& config) { (void)config; }
 
-  void TearDown() override {
-    if (host_ != nullptr) host_->Shutdown();
-    installed_.reset();
-    host_.reset();
-  }
+  void TearDown() override { server_.reset(); }
 
   static std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
     auto context = std::make_unique<grpc::ClientContext>();
@@ -102,10 +78,7 @@ class AccountsApiPgTest : public parlor::testing::PgTest {
     return response;
   }
 
-  std::string ServiceToken() {
-    auto signer = auth::TokenSigner::Create(auth::TokenKind::kService, service_keys_.private_key);
-    return *signer->Sign("matchmaking", "", clock_->now, absl::Minutes(5));
-  }
+  std::string ServiceToken() { return keys_.ServiceToken("matchmaking", clock_->now); }
 
   std::string Digest() {
     absl::StatusOr<std::string> digest = parlor::testing::SchemaContentDigest(db_url(), "accounts");
@@ -114,10 +87,8 @@ class AccountsApiPgTest : public parlor::testing::PgTest {
   }
 
   std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
-  auth::KeyPairBase64 access_keys_;
-  auth::KeyPairBase64 service_keys_;
-  std::unique_ptr<ServiceHost> host_;
-  std::shared_ptr<void> installed_;
+  parlor::testing::TestKeys keys_;
+  std::unique_ptr<parlor::testing::TestServer> server_;
   std::unique_ptr<AccountsService::Stub> accounts_;
   std::unique_ptr<AccountsInternalService::Stub> internal_;
 };
@@ -203,7 +174,7 @@ TEST_F(AccountsApiPgTest, RequestIdIsEchoedAndMetricsAreRecorded) {
 
   v1::GetMeResponse me;
   EXPECT_FALSE(accounts_->GetMe(WithToken("").get(), {}, &me).ok());
-  const std::string scrape = host_->metrics().Serialize();
+  const std::string scrape = server_->host().metrics().Serialize();
   EXPECT_THAT(scrape,
               HasSubstr("parlor_rpc_requests_total{code=\"OK\",method=\"AuthenticateDevice\","
                         "service=\"parlor.accounts.v1.AccountsService\"} 1"));
@@ -233,8 +204,7 @@ TEST_F(AccountsApiPgTest, ExpiredRefreshTokenIsRefused) {
 }
 
 TEST_F(AccountsApiPgTest, HealthTurnsServingOnceMigratedAndConnected) {
-  auto channel = grpc::CreateChannel(absl::StrCat("127.0.0.1:", host_->grpc_port()),
-                                     grpc::InsecureChannelCredentials());
+  auto channel = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
   const absl::Time deadline = absl::Now() + absl::Seconds(10);
   while (parlor::testing::HealthCheck(channel, "") != kServing && absl::Now() < deadline) {
     absl::SleepFor(absl::Milliseconds(50));
@@ -320,7 +290,7 @@ class AccountsRateLimitPgTest : public AccountsApiPgTest {
     return std::nullopt;
   }
 
-  std::string Scrape() { return host_->metrics().Serialize(); }
+  std::string Scrape() { return server_->host().metrics().Serialize(); }
 };
 
 TEST_F(AccountsRateLimitPgTest, SignInsBeyondTheAddressBurstAreRefusedWithRetryInfo) {
@@ -350,7 +320,7 @@ TEST_F(AccountsRateLimitPgTest, PlayerCallsBeyondTheDeviceBurstAreRefusedAndChan
   const std::string token = ada.tokens().access_token();
   // The token names its device (a digest of the id, not the id).
   absl::StatusOr<auth::Claims> claims =
-      auth::TokenVerifier::Create(auth::TokenKind::kAccess, access_keys_.public_key)
+      auth::TokenVerifier::Create(auth::TokenKind::kAccess, keys_.access().public_key)
           ->Verify(token, absl::Now());
   ASSERT_TRUE(claims.ok()) << claims.status();
   EXPECT_EQ(claims->device, auth::DeviceClaim("device-rate-ada"));

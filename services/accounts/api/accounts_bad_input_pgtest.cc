@@ -15,6 +15,7 @@
 #include "services/accounts/accounts_server.h"
 #include "services/accounts/credentials/testing/fake_identity_provider.h"
 #include "services/accounts/credentials/testing/local_servers.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/core/crypto.h"
 #include "services/common/testing/test_server.h"
 #include "tests/pg/pg_test_database.h"
@@ -32,7 +33,6 @@ class AccountsBadInputPgTest : public parlor::testing::PgTest {
   void SetUp() override {
     PgTest::SetUp();
     AccountsConfig config;
-    config.access_token_private_key = keys_.access().private_key;
     // Codes by SMTP to a local server the test reads; Google Sign-In with a test provider's keys.
     config.smtp = {.url = smtp_.Url(),
                    .from = "no-reply@parlor.test",
@@ -45,11 +45,7 @@ class AccountsBadInputPgTest : public parlor::testing::PgTest {
     config.google_client_ids = "parlor-test-client";
     config.google_keys_url = google_keys_.Url("/certs");
     config.credentials.password_hashing = {.memory_kib = 1024, .iterations = 1, .parallelism = 1};
-    ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
-    ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
-    auto started = parlor::testing::TestServer::Start(
-        AccountsIdentity(), server,
-        [&config](ServiceHost& host) { return InstallAccounts(host, config); });
+    auto started = StartTestAccounts(db_url(), keys_, config);
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = *std::move(started);
     accounts_ = v1::AccountsService::NewStub(server_->channel());

@@ -17,6 +17,7 @@
 #include "services/accounts/accounts_server.h"
 #include "services/accounts/credentials/testing/fake_identity_provider.h"
 #include "services/accounts/credentials/testing/local_servers.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/core/crypto.h"
 #include "services/common/testing/test_server.h"
 #include "tests/pg/pg_test_database.h"
@@ -51,7 +52,6 @@ class CredentialsPgTest : public parlor::testing::PgTest {
     apple_keys_.Set("/auth/keys", 200, apple_.Jwks());
 
     AccountsConfig config;
-    config.access_token_private_key = keys_.access().private_key;
     config.smtp = {.url = smtp_.Url(),
                    .from = "no-reply@parlor.test",
                    .username = "",
@@ -64,14 +64,10 @@ class CredentialsPgTest : public parlor::testing::PgTest {
     config.apple_keys_url = apple_keys_.Url("/auth/keys");
     // Cheap hashes keep the test fast; the production cost is the flag default.
     config.credentials.password_hashing = {.memory_kib = 1024, .iterations = 1, .parallelism = 1};
-    ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
     // The test client (127.0.0.1) is a trusted proxy, so X-Forwarded-For can play many clients.
-    server.trusted_proxies = "127.0.0.1/32";
-    ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
-    auto started = parlor::testing::TestServer::Start(
-        AccountsIdentity(), server, [&config, clock = clock_](ServiceHost& host) {
-          return InstallAccounts(host, config, [clock] { return clock->now; });
-        });
+    auto started = StartTestAccounts(
+        db_url(), keys_, config, [clock = clock_] { return clock->now; },
+        [](ServerConfig& server) { server.trusted_proxies = "127.0.0.1/32"; });
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = *std::move(started);
     accounts_ = v1::AccountsService::NewStub(server_->channel());

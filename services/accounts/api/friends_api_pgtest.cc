@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/testing/test_server.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -27,13 +28,7 @@ class FriendsPgTest : public parlor::testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    AccountsConfig config;
-    config.access_token_private_key = keys_.access().private_key;
-    ServerConfig server = parlor::testing::TestServerConfig(db_url(), keys_);
-    ASSERT_TRUE(FinalizeAccountsConfig(config, server).ok());
-    auto started = parlor::testing::TestServer::Start(
-        AccountsIdentity(), server,
-        [&config](ServiceHost& host) { return InstallAccounts(host, config); });
+    auto started = StartTestAccounts(db_url(), keys_);
     ASSERT_TRUE(started.ok()) << started.status();
     server_ = *std::move(started);
     accounts_ = v1::AccountsService::NewStub(server_->channel());

@@ -19,6 +19,7 @@
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "pqxx/pqxx"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/testing/test_server.h"
 #include "services/sessions/outbox/notifications_adapter.h"
 #include "services/sessions/sessions_server.h"
@@ -101,13 +102,7 @@ class TableTalkPgTest : public SessionsServerPgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    accounts::AccountsConfig accounts_config;
-    accounts_config.access_token_private_key = keys_.access().private_key;
-    ServerConfig accounts_server = parlor::testing::TestServerConfig(db_url(), keys_);
-    ASSERT_TRUE(accounts::FinalizeAccountsConfig(accounts_config, accounts_server).ok());
-    auto accounts = parlor::testing::TestServer::Start(
-        accounts::AccountsIdentity(), accounts_server,
-        [&](ServiceHost& host) { return accounts::InstallAccounts(host, accounts_config); });
+    auto accounts = accounts::StartTestAccounts(db_url(), keys_);
     ASSERT_TRUE(accounts.ok()) << accounts.status();
     accounts_ = *std::move(accounts);
     accounts_stub_ = accounts::v1::AccountsService::NewStub(accounts_->channel());

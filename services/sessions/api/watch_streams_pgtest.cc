@@ -23,6 +23,7 @@
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/testing/test_server.h"
 #include "services/sessions/sessions_server.h"
 #include "services/sessions/testing/sessions_test_server.h"
@@ -149,14 +150,7 @@ class WatchStreamsPgTest : public parlor::testing::PgTest {
  protected:
   void SetUp() override {
     PgTest::SetUp();
-    accounts::AccountsConfig accounts_config;
-    accounts_config.access_token_private_key = keys_.access().private_key;
-    ServerConfig accounts_server = parlor::testing::TestServerConfig(db_url(), keys_);
-    ASSERT_TRUE(accounts::FinalizeAccountsConfig(accounts_config, accounts_server).ok());
-    auto accounts = parlor::testing::TestServer::Start(
-        accounts::AccountsIdentity(), accounts_server, [&accounts_config](ServiceHost& host) {
-          return accounts::InstallAccounts(host, accounts_config);
-        });
+    auto accounts = accounts::StartTestAccounts(db_url(), keys_);
     ASSERT_TRUE(accounts.ok()) << accounts.status();
     accounts_ = *std::move(accounts);
     for (auto& replica : replicas_) {
