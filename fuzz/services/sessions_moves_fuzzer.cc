@@ -3,8 +3,8 @@
 // seats, ranked or not, a per-move clock or a time bank), then a sequence of decisions — a move
 // by any seat (a legal action, or a raw code), a resignation, a sweep at a later time with or
 // without vacations — each applied to the rows and state the previous one left, as the store
-// would hand them to the next transaction. And request protos parsed from the input through the
-// request checks.
+// would hand them to the next transaction. And request protos parsed from the input, mapped as
+// the API maps them (services/sessions/api/mapping.h), through the request checks.
 //
 // Checks: refusals have a precise code (INVALID_ARGUMENT, FAILED_PRECONDITION, PERMISSION_DENIED,
 // never INTERNAL/UNKNOWN) and a message; every Mutation is well formed: versions follow one
@@ -30,6 +30,7 @@
 #include "engine/games/all_games.h"
 #include "fuzz/fuzz_support.h"
 #include "parlor/sessions/v1/sessions.pb.h"
+#include "services/sessions/api/mapping.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/moves.h"
 #include "services/sessions/domain/requests.h"
@@ -59,7 +60,7 @@ void Requests(FuzzedDataProvider& in) {
   const std::string bytes = in.ConsumeRemainingBytesAsString();
   sessions::v1::SubmitActionRequest submit;
   if (submit.ParseFromString(bytes)) {
-    const absl::Status status = sessions::ValidateSubmit(submit);
+    const absl::Status status = sessions::ValidateSubmit(sessions::FromProto(submit));
     if (!status.ok()) CheckRefusal(status, "ValidateSubmit");
     if (status.ok()) {
       PARLOR_FUZZ_CHECK(sessions::IsUuid(submit.game_id()), "a game_id that is no UUID passed");
@@ -68,7 +69,8 @@ void Requests(FuzzedDataProvider& in) {
   }
   sessions::v1::CreateGameRequest create;
   if (create.ParseFromString(bytes)) {
-    absl::StatusOr<std::vector<SeatRow>> seats = sessions::CreateGameSeats(create);
+    absl::StatusOr<std::vector<SeatRow>> seats =
+        sessions::CreateGameSeats(sessions::FromProto(create));
     if (!seats.ok()) {
       CheckRefusal(seats.status(), "CreateGameSeats");
     } else {
@@ -83,7 +85,8 @@ void Requests(FuzzedDataProvider& in) {
         }
       }
     }
-    absl::StatusOr<sessions::TimeControlRow> tc = sessions::ParseTimeControl(create.time_control());
+    absl::StatusOr<sessions::TimeControlRow> tc =
+        sessions::ParseTimeControl(sessions::FromProto(create.time_control()));
     if (!tc.ok()) CheckRefusal(tc.status(), "ParseTimeControl");
   }
 }

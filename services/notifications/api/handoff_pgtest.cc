@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "services/common/db/migrations.h"
 #include "services/notifications/testing/notifications_fixture.h"
+#include "services/sessions/api/calls.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/notifications_adapter.h"
 
@@ -135,18 +136,18 @@ TEST_F(HandoffPgTest, RealGamesOfAllFiveReachNotificationsWithWhatAPushNeedsAndN
     }
     create.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(86400);
     sessions::v1::CreateGameResponse created;
-    ASSERT_TRUE(games.CreateGame(create, &created).ok()) << game->name();
+    ASSERT_TRUE(sessions::calls::CreateGame(games, create, &created).ok()) << game->name();
     const std::string game_id = created.game().game_id();
     for (int move = 0; move < 6; ++move) {
       now += absl::Minutes(1);
       sessions::v1::GetGameRequest get;
       get.set_game_id(game_id);
       sessions::v1::GetGameResponse any;
-      ASSERT_TRUE(games.GetGame(people[0].first, get, &any).ok());
+      ASSERT_TRUE(sessions::calls::GetGame(games, people[0].first, get, &any).ok());
       if (any.game().acting_seats().empty()) break;  // over
       const std::string account = any.game().seats(any.game().acting_seats(0)).account_id();
       sessions::v1::GetGameResponse mine;
-      ASSERT_TRUE(games.GetGame(account, get, &mine).ok());
+      ASSERT_TRUE(sessions::calls::GetGame(games, account, get, &mine).ok());
       ASSERT_FALSE(mine.legal_actions().empty()) << game->name();
       sessions::v1::SubmitActionRequest submit;
       submit.set_game_id(game_id);
@@ -154,7 +155,8 @@ TEST_F(HandoffPgTest, RealGamesOfAllFiveReachNotificationsWithWhatAPushNeedsAndN
       submit.set_idempotency_key(absl::StrCat("k", move));
       *submit.mutable_action() = mine.legal_actions(rng() % mine.legal_actions_size());
       sessions::v1::SubmitActionResponse moved;
-      ASSERT_TRUE(games.SubmitAction(account, submit, &moved).ok()) << game->name();
+      ASSERT_TRUE(sessions::calls::SubmitAction(games, account, submit, &moved).ok())
+          << game->name();
       ++played;
     }
   }
@@ -219,7 +221,7 @@ TEST_F(HandoffPgTest, RealGamesOfAllFiveReachNotificationsWithWhatAPushNeedsAndN
       get.set_from_version(n.version());
       get.set_page_size(1);
       sessions::v1::GetHistoryResponse history;
-      ASSERT_TRUE(games.GetHistory(account, get, &history).ok());
+      ASSERT_TRUE(sessions::calls::GetHistory(games, account, get, &history).ok());
       ASSERT_EQ(history.events_size(), 1) << n.DebugString();
       const sessions::v1::HistoryEvent& event = history.events(0);
       if (event.has_action()) {

@@ -15,6 +15,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "services/common/core/status_macros.h"
 #include "services/common/grpc_status.h"
+#include "services/sessions/api/calls.h"
 #include "services/sessions/api/mapping.h"
 #include "services/sessions/domain/game_feed.h"
 #include "spdlog/spdlog.h"
@@ -312,7 +313,10 @@ class WatchGameReader final : public StreamReactor<v1::WatchGameResponse>::Reade
 
   // The game's versions first, then its new chat messages.
   absl::Status Read(std::vector<v1::WatchGameResponse>* out, bool* more) override {
-    if (absl::Status s = feed_.Next(page_size_, out, more); !s.ok() || *more) return s;
+    std::vector<FeedItem> items;
+    absl::Status read = feed_.Next(page_size_, &items, more);
+    for (const FeedItem& item : items) ToProto(item, &out->emplace_back());
+    if (!read.ok() || *more) return read;
     if (!chat_after_) {
       // Without chat_after_message_id: the messages sent from now on.
       absl::StatusOr<int64_t> latest = sessions_->LatestChatId();
@@ -324,7 +328,7 @@ class WatchGameReader final : public StreamReactor<v1::WatchGameResponse>::Reade
       chat_after_ = *latest;
       return absl::OkStatus();
     }
-    std::vector<v1::ChatMessage> chat;
+    std::vector<ChatMessage> chat;
     int64_t read_to = *chat_after_;
     absl::Status s =
         sessions_->ChatAfter(account_id_, game_id_, *chat_after_, page_size_, &chat, &read_to);
@@ -336,7 +340,7 @@ class WatchGameReader final : public StreamReactor<v1::WatchGameResponse>::Reade
     }
     *more = read_to - *chat_after_ > 0 && static_cast<int>(chat.size()) >= page_size_;
     chat_after_ = read_to;
-    for (v1::ChatMessage& m : chat) *out->emplace_back().mutable_chat() = std::move(m);
+    for (const ChatMessage& m : chat) ToProto(m, out->emplace_back().mutable_chat());
     return absl::OkStatus();
   }
 
@@ -390,7 +394,7 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
       v1::ListMyGamesRequest request;
       request.set_page_size(100);
       v1::ListMyGamesResponse games;
-      absl::Status status = sessions_->ListMyGames(account_id_, request, &games);
+      absl::Status status = calls::ListMyGames(*sessions_, account_id_, request, &games);
       if (!status.ok()) {
         Retry(/*resync=*/true, versions);
         return status;
@@ -410,7 +414,7 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
     for (const auto& [game_id, version] : versions) {
       auto it = sent_.find(game_id);
       if (it != sent_.end() && it->second >= version) continue;
-      absl::StatusOr<v1::Game> game = sessions_->GameSummary(account_id_, game_id);
+      absl::StatusOr<v1::Game> game = calls::SummaryOf(*sessions_, account_id_, game_id);
       if (IsTransient(game.status())) {
         // The change is kept for the next read, with every one not sent yet.
         Retry(/*resync=*/false, versions);
@@ -424,7 +428,7 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
     for (const auto& [game_id, version] : versions) {
       int64_t& after = chat_sent_[game_id];
       after = std::max(after, chat_floor_);
-      std::vector<v1::ChatMessage> chat;
+      std::vector<ChatMessage> chat;
       int64_t read_to = after;
       absl::Status s = sessions_->ChatAfter(account_id_, game_id, after, 100, &chat, &read_to);
       if (!s.ok() || chat.empty()) {
@@ -435,17 +439,17 @@ class WatchMyGamesReader final : public StreamReactor<v1::WatchMyGamesResponse>:
         after = read_to;
         continue;
       }
-      absl::StatusOr<v1::Game> game = sessions_->GameSummary(account_id_, game_id);
+      absl::StatusOr<v1::Game> game = calls::SummaryOf(*sessions_, account_id_, game_id);
       if (IsTransient(game.status())) {
         Retry(/*resync=*/false, versions);
         return game.status();
       }
       if (!game.ok()) continue;
       after = read_to;
-      for (v1::ChatMessage& m : chat) {
+      for (const ChatMessage& m : chat) {
         v1::WatchMyGamesResponse& r = out->emplace_back();
         *r.mutable_game() = *game;
-        *r.mutable_chat() = std::move(m);
+        ToProto(m, r.mutable_chat());
       }
     }
     return absl::OkStatus();
@@ -496,15 +500,15 @@ absl::StatusOr<auth::Claims> AuthenticatePlayer(const StreamDeps& deps,
 
 }  // namespace
 
-#define PARLOR_SESSIONS_UNARY(Method, access, call_expr)                                 \
-  grpc::ServerUnaryReactor* SessionsApi::Method(grpc::CallbackServerContext* context,    \
-                                                const v1::Method##Request* request,      \
-                                                v1::Method##Response* response) {        \
-    return rpc_->Run(context, access, request, response,                                 \
-                     [this](const CallContext& call, const v1::Method##Request& request, \
-                            v1::Method##Response* response) -> absl::Status {            \
-                       return sessions_->Method(call.account_id(), request, response);   \
-                     });                                                                 \
+#define PARLOR_SESSIONS_UNARY(Method, access, call_expr)                                       \
+  grpc::ServerUnaryReactor* SessionsApi::Method(grpc::CallbackServerContext* context,          \
+                                                const v1::Method##Request* request,            \
+                                                v1::Method##Response* response) {              \
+    return rpc_->Run(context, access, request, response,                                       \
+                     [this](const CallContext& call, const v1::Method##Request& request,       \
+                            v1::Method##Response* response) -> absl::Status {                  \
+                       return calls::Method(*sessions_, call.account_id(), request, response); \
+                     });                                                                       \
   }
 
 PARLOR_SESSIONS_UNARY(CreateBotGame, Access::kPlayer, )
@@ -604,8 +608,8 @@ grpc::ServerUnaryReactor* SessionsApi::SubmitAction(grpc::CallbackServerContext*
   return rpc_->RunAsync(context, Access::kPlayer, request, response,
                         [this](const CallContext& call, const v1::SubmitActionRequest& request,
                                v1::SubmitActionResponse* response, RpcRunner::Done done) {
-                          sessions_->SubmitActionAsync(call.account_id(), request, response,
-                                                       std::move(done));
+                          calls::SubmitActionAsync(*sessions_, call.account_id(), request, response,
+                                                   std::move(done));
                         });
 }
 
@@ -681,7 +685,7 @@ grpc::ServerUnaryReactor* SessionsInternalApi::CreateGame(grpc::CallbackServerCo
   return rpc_->Run(context, Access::kService, request, response,
                    [this](const CallContext&, const v1::CreateGameRequest& request,
                           v1::CreateGameResponse* response) -> absl::Status {
-                     return sessions_->CreateGame(request, response);
+                     return calls::CreateGame(*sessions_, request, response);
                    });
 }
 

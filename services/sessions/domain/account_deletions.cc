@@ -11,10 +11,7 @@ absl::Status SessionsDeletionSink::Forget(const DeletedAccount& deleted) {
   absl::StatusOr<std::vector<std::string>> games = store_->ActiveGamesOf(deleted.account_id);
   if (!games.ok()) return games.status();
   for (const std::string& game_id : *games) {
-    v1::ResignRequest request;
-    request.set_game_id(game_id);
-    v1::ResignResponse response;
-    absl::Status resigned = sessions_->Resign(deleted.account_id, request, &response);
+    absl::Status resigned = sessions_->Resign(deleted.account_id, game_id).status();
     // FAILED_PRECONDITION: the game ended (or the seat left it) since it was listed.
     if (!resigned.ok() && !absl::IsFailedPrecondition(resigned)) {
       return absl::Status(resigned.code(),

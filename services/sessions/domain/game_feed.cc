@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
 #include "services/common/core/status_macros.h"
 #include "services/sessions/domain/engine_glue.h"
 
@@ -90,37 +89,36 @@ absl::Status GameFeed::ReadHead() {
 
 absl::Status GameFeed::Start() { return ReadHead(); }
 
-v1::Game GameFeed::SummaryAt(int64_t version, absl::Time committed) const {
-  if (version == head_.version()) return head_;
+GameSummary GameFeed::SummaryAt(int64_t version, absl::Time committed) const {
+  if (version == head_.version) return head_;
   // An earlier version: what the game looked like when it committed. Deadlines and time banks
   // of past turns are not kept, so they are left out; the game had not ended yet.
-  v1::Game out = head_;
-  out.set_version(version);
-  out.set_status(v1::GAME_STATUS_ACTIVE);
-  out.clear_outcome();
-  out.clear_seed();
-  out.clear_deadline();
-  out.clear_acting_seats();
+  GameSummary out = head_;
+  out.version = version;
+  out.finished = false;
+  out.outcome.reset();
+  out.seed.clear();
+  out.deadline.reset();
+  out.acting_seats.clear();
   const uint32_t acting = ActingBits(*state_);
-  for (v1::Seat& seat : *out.mutable_seats()) {
-    seat.set_forfeited(state_->IsForfeited(seat.seat()));
-    seat.clear_time_bank_remaining();
-    if ((acting >> seat.seat() & 1u) != 0) out.add_acting_seats(seat.seat());
+  for (SeatSummary& seat : out.seats) {
+    seat.forfeited = state_->IsForfeited(seat.seat);
+    seat.time_bank_remaining.reset();
+    if ((acting >> seat.seat & 1u) != 0) out.acting_seats.push_back(seat.seat);
   }
-  out.set_my_turn(seat_ >= 0 && (acting >> seat_ & 1u) != 0);
-  *out.mutable_update_time() =
-      google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(committed));
+  out.my_turn = seat_ >= 0 && (acting >> seat_ & 1u) != 0;
+  out.update_time = committed;
   return out;
 }
 
-absl::Status GameFeed::Next(int limit, std::vector<v1::WatchGameResponse>* out, bool* more) {
+absl::Status GameFeed::Next(int limit, std::vector<FeedItem>* out, bool* more) {
   *more = false;
   if (!started_) PARLOR_RETURN_IF_ERROR(Start());
   PARLOR_ASSIGN_OR_RETURN(std::vector<LogRow> log,
                           sessions_->store_->GetLog(game_id_, last_version_ + 1, limit));
   if (log.empty()) return absl::OkStatus();
   // Past the newest row read: read it again (for the current summary and whether it ended).
-  if (log.back().version > head_.version()) PARLOR_RETURN_IF_ERROR(ReadHead());
+  if (log.back().version > head_.version) PARLOR_RETURN_IF_ERROR(ReadHead());
   // While the game runs, a seat's view (or the spectator view); the version that ended it,
   // everything. A page read after the end that also holds earlier versions shows those as they
   // were (their summaries say the game was running).
@@ -128,7 +126,7 @@ absl::Status GameFeed::Next(int limit, std::vector<v1::WatchGameResponse>* out, 
       seat_ >= 0 ? engine::Viewer::Seat(seat_) : engine::Viewer::Spectator();
   for (const LogRow& row : log) {
     const engine::Viewer viewer =
-        finished_ && row.version == head_.version() ? engine::Viewer::All() : running;
+        finished_ && row.version == head_.version ? engine::Viewer::All() : running;
     if (row.version != last_version_ + 1) {
       return absl::DataLossError(absl::StrCat("game ", game_id_, " log skips from version ",
                                               last_version_, " to ", row.version));
@@ -137,25 +135,24 @@ absl::Status GameFeed::Next(int limit, std::vector<v1::WatchGameResponse>* out, 
     if (!entry.ParseFromString(row.entry)) {
       return absl::DataLossError(absl::StrCat("log entry ", row.version, " does not parse"));
     }
-    v1::WatchGameResponse& r = out->emplace_back();
-    v1::HistoryEvent* event = r.mutable_event();
-    event->set_version(row.version);
-    event->set_seat(row.seat);
-    event->set_kind(EventKindOf(row.kind));
-    event->set_cause(EventCauseOf(row.cause));
+    FeedItem& item = out->emplace_back();
+    HistoryEvent& event = item.event;
+    event.version = row.version;
+    event.seat = row.seat;
+    event.kind = row.kind;
+    event.cause = row.cause;
     if (row.version == 0) {
-      event->set_description("the game was set up");
+      event.description = "the game was set up";
     } else {
       bool revealed = false;
-      event->set_description(DescribeMove(*state_, entry, viewer, &revealed));
+      event.description = DescribeMove(*state_, entry, viewer, &revealed);
       // The typed action beside the words, under the same rule (never a hidden choice).
-      if (revealed) *event->mutable_action() = PackAny(*game_->ActionToProto(entry.action()));
+      if (revealed) event.action = PackAny(*game_->ActionToProto(entry.action()));
       PARLOR_RETURN_IF_ERROR(Apply(*state_, entry, row.version));
     }
-    *event->mutable_view() = ViewAny(*state_, viewer);
-    *event->mutable_time() = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
-        absl::ToUnixMicros(row.created_at));
-    *r.mutable_game() = SummaryAt(row.version, row.created_at);
+    event.view = ViewAny(*state_, viewer);
+    event.time = row.created_at;
+    item.game = SummaryAt(row.version, row.created_at);
     last_version_ = row.version;
   }
   *more = static_cast<int>(log.size()) == limit;

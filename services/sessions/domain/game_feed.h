@@ -9,8 +9,8 @@
 
 #include "absl/status/status.h"
 #include "engine/core/state.h"
-#include "parlor/sessions/v1/sessions.pb.h"
 #include "services/sessions/domain/sessions.h"
+#include "services/sessions/domain/summary.h"
 
 namespace parlor::sessions {
 
@@ -29,7 +29,7 @@ class GameFeed {
   // version; *more when a full page came back (there may be more at once). NOT_FOUND,
   // PERMISSION_DENIED as for GetHistory; OUT_OF_RANGE when `after_version` is beyond the game's
   // current version.
-  absl::Status Next(int limit, std::vector<v1::WatchGameResponse>* out, bool* more);
+  absl::Status Next(int limit, std::vector<FeedItem>* out, bool* more);
 
   // The version of the last event handed out (after_version until the first one): where a
   // watcher that lost the stream resumes.
@@ -38,7 +38,7 @@ class GameFeed {
  private:
   absl::Status Start();
   absl::Status ReadHead();
-  v1::Game SummaryAt(int64_t version, absl::Time committed) const;
+  GameSummary SummaryAt(int64_t version, absl::Time committed) const;
 
   Sessions* sessions_;
   const std::string account_id_;
@@ -49,7 +49,7 @@ class GameFeed {
   std::unique_ptr<engine::State> state_;  // at last_version_
   int seat_ = -1;                         // the watcher's seat; -1 for a spectator
   // The newest game row read, as the watcher's summary.
-  v1::Game head_;
+  GameSummary head_;
   bool finished_ = false;
 };
 

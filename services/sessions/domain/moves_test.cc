@@ -551,78 +551,104 @@ TEST(TimeControlTest, ABankLosesTheTimeUsedGainsTheIncrementAndNeverExceedsItsSt
 }
 
 TEST(TimeControlTest, OutOfBoundsTimeControlsNameTheirField) {
-  v1::TimeControl tc;
-  tc.mutable_per_move()->mutable_limit()->set_seconds(60);
+  TimeControlSpec tc;
+  tc.kind = TimeControlSpec::Kind::kPerMove;
+  tc.per_move_limit = absl::Seconds(60);
   EXPECT_THAT(ParseTimeControl(tc),
               testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                 "time_control.per_move.limit must be whole seconds from 3600 to "
                                 "1209600 (got 60s)"));
-  tc.Clear();
+  tc.per_move_limit = absl::Seconds(kHourSeconds) + absl::Milliseconds(1);
+  EXPECT_THAT(ParseTimeControl(tc),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "time_control.per_move.limit must be whole seconds from 3600 to "
+                                "1209600 (got 3600s)"));
+  tc = TimeControlSpec{};
   EXPECT_THAT(ParseTimeControl(tc),
               testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                 "time_control must set per_move or time_bank"));
-  tc.mutable_time_bank()->mutable_initial()->set_seconds(kDaySeconds);
-  tc.mutable_time_bank()->mutable_increment()->set_seconds(kHourSeconds);
-  tc.set_vacation_days(2);
+  tc.kind = TimeControlSpec::Kind::kTimeBank;
+  tc.bank_initial = absl::Seconds(kDaySeconds);
+  tc.bank_increment = absl::Seconds(kHourSeconds);
+  tc.vacation_days = 2;
   absl::StatusOr<TimeControlRow> row = ParseTimeControl(tc);
   ASSERT_THAT(row, testing::IsOk());
-  EXPECT_EQ(TimeControlProto(*row).SerializeAsString(), tc.SerializeAsString());
+  EXPECT_EQ(row->bank_initial_s, kDaySeconds);
+  EXPECT_EQ(row->bank_increment_s, kHourSeconds);
+  EXPECT_EQ(row->vacation_days, 2);
+  const TimeControlSpec back = TimeControlOf(*row);
+  EXPECT_EQ(back.kind, tc.kind);
+  EXPECT_EQ(back.bank_initial, tc.bank_initial);
+  EXPECT_EQ(back.bank_increment, tc.bank_increment);
+  EXPECT_EQ(back.vacation_days, tc.vacation_days);
 }
 
 TEST(RequestsTest, SubmitActionFieldsAreCheckedInOrder) {
-  v1::SubmitActionRequest r;
+  SubmitRequest r;
   EXPECT_THAT(ValidateSubmit(r),
               testing::StatusIs(absl::StatusCode::kInvalidArgument, "game_id is required"));
-  r.set_game_id("00000000-0000-4000-8000-00000000000A");
+  r.game_id = "00000000-0000-4000-8000-00000000000A";
   EXPECT_THAT(ValidateSubmit(r),
               testing::StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("lower-case UUID")));
-  r.set_game_id(kAlice);
+  r.game_id = kAlice;
   EXPECT_THAT(ValidateSubmit(r),
               testing::StatusIs(absl::StatusCode::kInvalidArgument, "idempotency_key is required"));
-  r.set_idempotency_key("k\n");
+  r.idempotency_key = "k\n";
   EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                                    "idempotency_key contains control characters"));
-  r.set_idempotency_key("k");
-  r.set_expected_version(-1);
+  r.idempotency_key = "k";
+  r.expected_version = -1;
   EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                                    "expected_version must be >= 0"));
-  r.set_expected_version(0);
+  r.expected_version = 0;
   EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                                    HasSubstr("action is required")));
-  r.mutable_action()->set_type_url("type.googleapis.com/parlor.games.v1.PicoAction");
-  r.mutable_action()->set_value(std::string(kMaxActionBytes, 'x'));
+  r.action.emplace();
+  EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                   HasSubstr("action is required")));
+  r.action->set_type_url("type.googleapis.com/parlor.games.v1.PicoAction");
+  r.action->set_value(std::string(kMaxActionBytes, 'x'));
   EXPECT_THAT(ValidateSubmit(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                                    HasSubstr("action is too large")));
-  r.mutable_action()->set_value("");
+  r.action->set_value("");
   EXPECT_THAT(ValidateSubmit(r), testing::IsOk());
 }
 
 TEST(RequestsTest, CreateGameSeatsAreEachAPlayerOrAComputerAndSeatedOnce) {
-  v1::CreateGameRequest r;
-  v1::SeatSpec* a = r.add_seats();
-  a->set_account_id(kAlice);
-  a->set_display_name("Alice");
-  v1::SeatSpec* b = r.add_seats();
-  b->set_account_id(kAlice);
-  b->set_display_name("Alice again");
+  CreateGameRequest r;
+  r.seats.push_back(SeatSpec{kAlice, "Alice", std::nullopt, ""});
+  r.seats.push_back(SeatSpec{kAlice, "Alice again", std::nullopt, ""});
+  SeatSpec& b = r.seats[1];
   EXPECT_THAT(CreateGameSeats(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                                     "seats[1].account_id is already seated at "
                                                     "seat 0"));
-  b->clear_account_id();
+  b.account_id.clear();
   EXPECT_THAT(CreateGameSeats(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                                     "seats[1]: set exactly one of account_id "
                                                     "and bot"));
-  b->set_bot("random");
-  b->clear_display_name();
-  r.set_ranked(true);
+  b.bot = "random";
+  b.display_name.clear();
+  r.ranked = true;
   EXPECT_THAT(CreateGameSeats(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                                     "seats[1]: ranked games cannot have computer "
                                                     "seats"));
-  r.set_ranked(false);
+  r.ranked = false;
+  b.team = kMaxSeats;
+  EXPECT_THAT(CreateGameSeats(r), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                                    "seats[1].team must be 0 to 31"));
+  b.team.reset();
   absl::StatusOr<std::vector<SeatRow>> seats = CreateGameSeats(r);
   ASSERT_THAT(seats, testing::IsOk());
   EXPECT_EQ((*seats)[1].display_name, "Computer (random)");
   EXPECT_EQ((*seats)[0].team, -1);
+}
+
+TEST(RequestsTest, AVisibilityIsUnsetPrivateOrPublic) {
+  EXPECT_THAT(IsPublic(0), testing::IsOkAndHolds(false));
+  EXPECT_THAT(IsPublic(1), testing::IsOkAndHolds(false));
+  EXPECT_THAT(IsPublic(kVisibilityPublic), testing::IsOkAndHolds(true));
+  EXPECT_THAT(IsPublic(3), testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("visibility must be VISIBILITY_PRIVATE")));
 }
 
 TEST(RequestsTest, APageTokenContinuesOnlyTheListingItWasIssuedFor) {

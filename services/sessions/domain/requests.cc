@@ -16,48 +16,48 @@ namespace {
 bool IsLowerHex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 // One seat of a CreateGame request.
-absl::StatusOr<SeatRow> CreateGameSeat(const v1::CreateGameRequest& request, int i,
+absl::StatusOr<SeatRow> CreateGameSeat(const CreateGameRequest& request, int i,
                                        const std::vector<SeatRow>& seated) {
-  const v1::SeatSpec& spec = request.seats(i);
+  const SeatSpec& spec = request.seats[i];
   const std::string field = absl::StrCat("seats[", i, "]");
   SeatRow s;
   s.seat = i;
-  s.team = spec.has_team() ? spec.team() : -1;
-  if (spec.account_id().empty() == spec.bot().empty()) {
+  s.team = spec.team.value_or(-1);
+  if (spec.account_id.empty() == spec.bot.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(field, ": set exactly one of account_id and bot"));
   }
-  if (!spec.account_id().empty()) {
-    if (!IsUuid(spec.account_id())) {
+  if (!spec.account_id.empty()) {
+    if (!IsUuid(spec.account_id)) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".account_id must be a lower-case UUID"));
     }
     for (const SeatRow& other : seated) {
-      if (other.account_id == spec.account_id()) {
+      if (other.account_id == spec.account_id) {
         return absl::InvalidArgumentError(
             absl::StrCat(field, ".account_id is already seated at seat ", other.seat));
       }
     }
-    s.account_id = spec.account_id();
+    s.account_id = spec.account_id;
     PARLOR_RETURN_IF_ERROR(
-        CheckText(absl::StrCat(field, ".display_name"), spec.display_name(), kMaxNameLength, true));
-    s.display_name = spec.display_name();
+        CheckText(absl::StrCat(field, ".display_name"), spec.display_name, kMaxNameLength, true));
+    s.display_name = spec.display_name;
   } else {
-    if (request.ranked()) {
+    if (request.ranked) {
       return absl::InvalidArgumentError(
           absl::StrCat(field, ": ranked games cannot have computer seats"));
     }
-    absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(spec.bot());
+    absl::StatusOr<std::unique_ptr<bots::Bot>> bot = bots::MakeBot(spec.bot);
     if (!bot.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(field, ".bot: ", bot.status().message()));
     }
-    s.bot = spec.bot();
-    PARLOR_RETURN_IF_ERROR(CheckText(absl::StrCat(field, ".display_name"), spec.display_name(),
-                                     kMaxNameLength, false));
+    s.bot = spec.bot;
+    PARLOR_RETURN_IF_ERROR(
+        CheckText(absl::StrCat(field, ".display_name"), spec.display_name, kMaxNameLength, false));
     s.display_name =
-        spec.display_name().empty() ? absl::StrCat("Computer (", s.bot, ")") : spec.display_name();
+        spec.display_name.empty() ? absl::StrCat("Computer (", s.bot, ")") : spec.display_name;
   }
-  if (spec.has_team() && (spec.team() < 0 || spec.team() >= kMaxSeats)) {
+  if (spec.team && (*spec.team < 0 || *spec.team >= kMaxSeats)) {
     return absl::InvalidArgumentError(absl::StrCat(field, ".team must be 0 to 31"));
   }
   return s;
@@ -96,7 +96,7 @@ absl::Status CheckText(absl::string_view field, absl::string_view value, size_t 
 }
 
 absl::Status CheckGameAndOptions(const std::string& game,
-                                 const google::protobuf::Map<std::string, std::string>& options) {
+                                 const std::map<std::string, std::string>& options) {
   if (game.empty()) return absl::InvalidArgumentError("game is required");
   PARLOR_RETURN_IF_ERROR(CheckText("game", game, kMaxNameLength, true));
   for (const auto& [name, value] : options) {
@@ -108,11 +108,11 @@ absl::Status CheckGameAndOptions(const std::string& game,
 }
 
 absl::StatusOr<bool> IsPublic(int visibility) {
-  if (!v1::Visibility_IsValid(visibility)) {
+  if (visibility < 0 || visibility > kVisibilityMax) {
     return absl::InvalidArgumentError(
         "visibility must be VISIBILITY_PRIVATE, VISIBILITY_PUBLIC or unset (private)");
   }
-  return visibility == v1::VISIBILITY_PUBLIC;
+  return visibility == kVisibilityPublic;
 }
 
 absl::Status ValidateGameId(absl::string_view game_id) {
@@ -123,26 +123,26 @@ absl::Status ValidateGameId(absl::string_view game_id) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateSubmit(const v1::SubmitActionRequest& request) {
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+absl::Status ValidateSubmit(const SubmitRequest& request) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id));
   PARLOR_RETURN_IF_ERROR(
-      CheckText("idempotency_key", request.idempotency_key(), kMaxKeyLength, true));
-  if (request.expected_version() < 0) {
+      CheckText("idempotency_key", request.idempotency_key, kMaxKeyLength, true));
+  if (request.expected_version < 0) {
     return absl::InvalidArgumentError("expected_version must be >= 0");
   }
-  if (!request.has_action() || request.action().type_url().empty()) {
+  if (!request.action || request.action->type_url().empty()) {
     return absl::InvalidArgumentError("action is required (an Any holding the game's Action)");
   }
-  if (request.action().ByteSizeLong() > kMaxActionBytes) {
+  if (request.action->ByteSizeLong() > kMaxActionBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("action is too large (at most ", kMaxActionBytes, " bytes)"));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<SeatRow>> CreateGameSeats(const v1::CreateGameRequest& request) {
+absl::StatusOr<std::vector<SeatRow>> CreateGameSeats(const CreateGameRequest& request) {
   std::vector<SeatRow> seats;
-  for (int i = 0; i < request.seats_size(); ++i) {
+  for (int i = 0; i < static_cast<int>(request.seats.size()); ++i) {
     PARLOR_ASSIGN_OR_RETURN(SeatRow s, CreateGameSeat(request, i, seats));
     seats.push_back(std::move(s));
   }

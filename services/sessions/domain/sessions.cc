@@ -7,13 +7,14 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/notification.h"
 #include "engine/bots/bot.h"
 #include "engine/core/rng.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "google/protobuf/util/time_util.h"
 #include "services/common/core/crypto.h"
 #include "services/common/core/status_macros.h"
 #include "services/common/grpc_status.h"
@@ -22,8 +23,6 @@
 
 namespace parlor::sessions {
 namespace {
-
-using google::protobuf::util::TimeUtil;
 
 std::string Deterministic(const google::protobuf::Message& message) {
   std::string out;
@@ -65,10 +64,6 @@ engine::Viewer ViewerFor(int seat, bool finished) {
   return seat >= 0 ? engine::Viewer::Seat(seat) : engine::Viewer::Spectator();
 }
 
-google::protobuf::Timestamp ToTimestamp(absl::Time t) {
-  return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
-}
-
 // Options that make a game long, bounded in games against the computer (a game's log grows
 // with them, and the computer plays most of it). The bound is the game's default.
 struct BotGameOptionBound {
@@ -95,17 +90,12 @@ absl::Status CheckBotGameOptions(const engine::Game& game, const engine::Options
   return absl::OkStatus();
 }
 
-// ABORTED for a stale expected_version, carrying the current version as a VersionConflict
-// detail (sent to the client in the status details).
+// ABORTED for a stale expected_version, carrying both versions (StaleVersionOf) for the API's
+// VersionConflict detail.
 absl::Status StaleVersion(int64_t expected, int64_t current) {
   absl::Status status = absl::AbortedError(
       absl::StrCat("expected_version ", expected, " is stale: the game is at version ", current));
-  v1::VersionConflict conflict;
-  conflict.set_current_version(current);
-  conflict.set_expected_version(expected);
-  status.SetPayload(
-      absl::StrCat("type.googleapis.com/", v1::VersionConflict::descriptor()->full_name()),
-      absl::Cord(conflict.SerializeAsString()));
+  status.SetPayload(kStaleVersionPayload, absl::Cord(absl::StrCat(expected, " ", current)));
   return status;
 }
 
@@ -128,15 +118,15 @@ absl::StatusOr<std::string> BotOfRequest(const std::string& requested) {
 
 // The seats of a game against the computer: the caller at my_seat, `bot` everywhere else.
 std::vector<SeatRow> BotGameSeats(const std::string& account_id,
-                                  const v1::CreateBotGameRequest& request, const std::string& bot) {
+                                  const CreateBotGameRequest& request, const std::string& bot) {
   std::vector<SeatRow> seats;
-  for (int i = 0; i < request.num_players(); ++i) {
+  for (int i = 0; i < request.num_players; ++i) {
     SeatRow s;
     s.seat = i;
     s.team = -1;
-    if (i == request.my_seat()) {
+    if (i == request.my_seat) {
       s.account_id = account_id;
-      s.display_name = request.display_name().empty() ? "Player" : request.display_name();
+      s.display_name = request.display_name.empty() ? "Player" : request.display_name;
     } else {
       s.bot = bot;
       s.display_name = absl::StrCat("Computer (", bot, ")");
@@ -148,30 +138,17 @@ std::vector<SeatRow> BotGameSeats(const std::string& account_id,
 
 }  // namespace
 
-v1::EventKind EventKindOf(LogRow::Kind kind) {
-  switch (kind) {
-    case LogRow::Kind::kSetup:
-      return v1::EVENT_KIND_SETUP;
-    case LogRow::Kind::kAction:
-      return v1::EVENT_KIND_ACTION;
-    case LogRow::Kind::kForfeit:
-      return v1::EVENT_KIND_FORFEIT;
+std::optional<StaleVersionDetail> StaleVersionOf(const absl::Status& status) {
+  const auto payload = status.GetPayload(kStaleVersionPayload);
+  if (!payload) return std::nullopt;
+  std::pair<std::string, std::string> parts =
+      absl::StrSplit(std::string(*payload), absl::MaxSplits(' ', 1));
+  StaleVersionDetail detail;
+  if (!absl::SimpleAtoi(parts.first, &detail.expected) ||
+      !absl::SimpleAtoi(parts.second, &detail.current)) {
+    return std::nullopt;
   }
-  return v1::EVENT_KIND_UNSPECIFIED;
-}
-
-v1::EventCause EventCauseOf(LogRow::Cause cause) {
-  switch (cause) {
-    case LogRow::Cause::kSystem:
-      return v1::EVENT_CAUSE_SYSTEM;
-    case LogRow::Cause::kPlayer:
-      return v1::EVENT_CAUSE_PLAYER;
-    case LogRow::Cause::kBot:
-      return v1::EVENT_CAUSE_BOT;
-    case LogRow::Cause::kTimeout:
-      return v1::EVENT_CAUSE_TIMEOUT;
-  }
-  return v1::EVENT_CAUSE_UNSPECIFIED;
+  return detail;
 }
 
 Sessions::Sessions(SessionsStore* store, const engine::Registry* games,
@@ -222,57 +199,52 @@ absl::StatusOr<std::unique_ptr<engine::State>> Sessions::LockedState(const engin
   return LoadState(game, locked.snapshot);
 }
 
-absl::StatusOr<v1::Game> Sessions::Summary(const GameRow& row, int my_seat) const {
-  v1::Game out;
-  out.set_game_id(row.game_id);
-  out.set_game(row.game);
-  for (const auto& [k, v] : row.options) (*out.mutable_options())[k] = v;
-  out.set_ranked(row.ranked);
-  out.set_status(row.finished ? v1::GAME_STATUS_FINISHED : v1::GAME_STATUS_ACTIVE);
-  out.set_version(row.version);
+absl::StatusOr<GameSummary> Sessions::Summary(const GameRow& row, int my_seat) const {
+  GameSummary out;
+  out.game_id = row.game_id;
+  out.game = row.game;
+  out.options = row.options;
+  out.ranked = row.ranked;
+  out.finished = row.finished;
+  out.version = row.version;
   const absl::Time now = clock_();
   for (const SeatRow& s : row.seats) {
-    v1::Seat* seat = out.add_seats();
-    seat->set_seat(s.seat);
-    seat->set_account_id(s.account_id);
-    seat->set_display_name(s.display_name);
-    seat->set_team(s.team);
-    seat->set_bot(s.bot);
-    seat->set_forfeited(s.forfeited);
+    SeatSummary& seat = out.seats.emplace_back();
+    seat.seat = s.seat;
+    seat.account_id = s.account_id;
+    seat.display_name = s.display_name;
+    seat.team = s.team;
+    seat.bot = s.bot;
+    seat.forfeited = s.forfeited;
     if (const std::optional<int64_t> bank = RemainingBankMs(s, now)) {
-      *seat->mutable_time_bank_remaining() = TimeUtil::MillisecondsToDuration(*bank);
+      seat.time_bank_remaining = absl::Milliseconds(*bank);
     }
-    *seat->mutable_vacation_used() = TimeUtil::MillisecondsToDuration(s.vacation_used_ms);
-    if (s.vacation_until && *s.vacation_until > now) {
-      *seat->mutable_vacation_until() = ToTimestamp(*s.vacation_until);
-    }
-    seat->set_timeouts_in_a_row(s.timeouts_in_a_row);
-    if (s.my_turn) out.add_acting_seats(s.seat);
+    seat.vacation_used = absl::Milliseconds(s.vacation_used_ms);
+    if (s.vacation_until && *s.vacation_until > now) seat.vacation_until = *s.vacation_until;
+    seat.timeouts_in_a_row = s.timeouts_in_a_row;
+    if (s.my_turn) out.acting_seats.push_back(s.seat);
   }
-  out.set_my_seat(my_seat);
-  out.set_my_turn(my_seat >= 0 && (row.acting_seats >> my_seat & 1u) != 0);
-  *out.mutable_time_control() = TimeControlProto(row.time_control);
-  if (row.deadline) *out.mutable_deadline() = ToTimestamp(*row.deadline);
-  out.set_seed_commitment(row.seed_commitment);
+  out.my_seat = my_seat;
+  out.my_turn = my_seat >= 0 && (row.acting_seats >> my_seat & 1u) != 0;
+  out.time_control = row.time_control;
+  out.deadline = row.deadline;
+  out.seed_commitment = row.seed_commitment;
   if (row.finished) {
     PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
     PARLOR_ASSIGN_OR_RETURN(engine::Seed seed, engine::Seed::FromBytes(record.seed()));
-    out.set_seed(seed.ToHex());
-    v1::Outcome* outcome = out.mutable_outcome();
-    for (int r : row.ranks) outcome->add_ranks(r);
-    for (int64_t s : row.scores) outcome->add_scores(s);
-    outcome->set_reason(row.end_reason);
+    out.seed = seed.ToHex();
+    out.outcome = Outcome{row.ranks, row.scores, row.end_reason};
   }
-  *out.mutable_create_time() = ToTimestamp(row.created_at);
-  *out.mutable_update_time() = ToTimestamp(row.updated_at);
-  out.set_match_id(row.match_id);
-  out.set_visibility(row.is_public ? v1::VISIBILITY_PUBLIC : v1::VISIBILITY_PRIVATE);
+  out.create_time = row.created_at;
+  out.update_time = row.updated_at;
+  out.match_id = row.match_id;
+  out.is_public = row.is_public;
   // A rematch is created under the match key "rematch:<the finished game's id>" (table.cc).
-  if (absl::StartsWith(row.match_id, "rematch:")) out.set_rematch_of(row.match_id.substr(8));
+  if (absl::StartsWith(row.match_id, "rematch:")) out.rematch_of = row.match_id.substr(8);
   return out;
 }
 
-absl::StatusOr<Sessions::Created> Sessions::Create(CreateSpec spec) {
+absl::StatusOr<CreatedGame> Sessions::Create(CreateSpec spec) {
   const engine::Game& game = *spec.game;
   NewGameSpec ng;
   PARLOR_ASSIGN_OR_RETURN(ng.options,
@@ -296,90 +268,86 @@ absl::StatusOr<Sessions::Created> Sessions::Create(CreateSpec spec) {
   // A game the computer played to its end at creation is reported like any other.
   row.result = std::move(m.result);
   row.notify_payload = std::move(m.notify_payload);
-  Created out;
+  CreatedGame out;
   PARLOR_ASSIGN_OR_RETURN(GameRow stored, store_->CreateGame(row, spec.match_key, &out.created));
   if (out.created && LeavesAutoPlayDue(stored)) AutoPlayDue();
   PARLOR_ASSIGN_OR_RETURN(out.game, Summary(stored, -1));
   return out;
 }
 
-absl::Status Sessions::CreateGame(const v1::CreateGameRequest& request,
-                                  v1::CreateGameResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(CheckText("match_id", request.match_id(), kMaxKeyLength, true));
-  PARLOR_RETURN_IF_ERROR(CheckGameAndOptions(request.game(), request.options()));
-  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game()));
-  if (request.seats_size() < 1 || request.seats_size() > kMaxSeats) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "seats: between 1 and ", kMaxSeats, " seats are needed (got ", request.seats_size(), ")"));
+absl::StatusOr<CreatedGame> Sessions::CreateGame(const CreateGameRequest& request) {
+  PARLOR_RETURN_IF_ERROR(CheckText("match_id", request.match_id, kMaxKeyLength, true));
+  PARLOR_RETURN_IF_ERROR(CheckGameAndOptions(request.game, request.options));
+  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game));
+  const int seats = static_cast<int>(request.seats.size());
+  if (seats < 1 || seats > kMaxSeats) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("seats: between 1 and ", kMaxSeats, " seats are needed (got ", seats, ")"));
   }
-  if (!request.has_time_control()) return absl::InvalidArgumentError("time_control is required");
-  PARLOR_ASSIGN_OR_RETURN(const bool is_public, IsPublic(request.visibility()));
+  if (!request.time_control) return absl::InvalidArgumentError("time_control is required");
+  PARLOR_ASSIGN_OR_RETURN(const bool is_public, IsPublic(request.visibility));
   CreateSpec spec;
   PARLOR_ASSIGN_OR_RETURN(spec.seats, CreateGameSeats(request));
-  spec.match_key = request.match_id();
-  spec.request_hash = Sha256(Deterministic(request));
-  spec.match_id = request.match_id();
+  spec.match_key = request.match_id;
+  spec.request_hash = Sha256(request.fingerprint);
+  spec.match_id = request.match_id;
   spec.game = game;
-  spec.raw_options = {request.options().begin(), request.options().end()};
-  spec.ranked = request.ranked();
+  spec.raw_options = request.options;
+  spec.ranked = request.ranked;
   spec.is_public = is_public;
-  spec.time_control = request.time_control();
-  PARLOR_ASSIGN_OR_RETURN(Created created, Create(std::move(spec)));
-  *response->mutable_game() = std::move(created.game);
-  response->set_created(created.created);
-  return absl::OkStatus();
+  spec.time_control = *request.time_control;
+  return Create(std::move(spec));
 }
 
-absl::Status Sessions::CreateBotGame(const std::string& account_id,
-                                     const v1::CreateBotGameRequest& request,
-                                     v1::CreateBotGameResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(CheckText("request_id", request.request_id(), kMaxKeyLength, true));
-  PARLOR_RETURN_IF_ERROR(CheckGameAndOptions(request.game(), request.options()));
-  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game()));
-  const int n = request.num_players();
+absl::StatusOr<CreatedGame> Sessions::CreateBotGame(const std::string& account_id,
+                                                    const CreateBotGameRequest& request) {
+  PARLOR_RETURN_IF_ERROR(CheckText("request_id", request.request_id, kMaxKeyLength, true));
+  PARLOR_RETURN_IF_ERROR(CheckGameAndOptions(request.game, request.options));
+  PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(request.game));
+  const int n = request.num_players;
   if (n < game->info().min_players || n > game->info().max_players) {
     return absl::InvalidArgumentError(absl::StrCat("num_players must be ", game->info().min_players,
                                                    " to ", game->info().max_players, " for ",
                                                    game->name(), " (got ", n, ")"));
   }
-  if (request.my_seat() < 0 || request.my_seat() >= n) {
+  if (request.my_seat < 0 || request.my_seat >= n) {
     return absl::InvalidArgumentError(absl::StrCat("my_seat must be 0 to ", n - 1));
   }
-  PARLOR_ASSIGN_OR_RETURN(const std::string bot, BotOfRequest(request.bot()));
-  PARLOR_RETURN_IF_ERROR(CheckText("display_name", request.display_name(), kMaxNameLength, false));
+  PARLOR_ASSIGN_OR_RETURN(const std::string bot, BotOfRequest(request.bot));
+  PARLOR_RETURN_IF_ERROR(CheckText("display_name", request.display_name, kMaxNameLength, false));
   CreateSpec spec;
-  PARLOR_ASSIGN_OR_RETURN(spec.is_public, IsPublic(request.visibility()));
-  spec.time_control = request.time_control();
-  if (!request.has_time_control()) {
-    spec.time_control.mutable_per_move()->mutable_limit()->set_seconds(7 * kDaySeconds);
+  PARLOR_ASSIGN_OR_RETURN(spec.is_public, IsPublic(request.visibility));
+  if (request.time_control) {
+    spec.time_control = *request.time_control;
+  } else {
+    spec.time_control.kind = TimeControlSpec::Kind::kPerMove;
+    spec.time_control.per_move_limit = absl::Seconds(7 * kDaySeconds);
   }
   spec.seats = BotGameSeats(account_id, request, bot);
-  spec.request_hash = Sha256(absl::StrCat(account_id, "\n", Deterministic(request)));
-  spec.raw_options = {request.options().begin(), request.options().end()};
+  spec.request_hash = Sha256(absl::StrCat(account_id, "\n", request.fingerprint));
+  spec.raw_options = request.options;
   PARLOR_ASSIGN_OR_RETURN(const engine::Options parsed, game->ParseOptions(spec.raw_options, n));
   PARLOR_RETURN_IF_ERROR(CheckBotGameOptions(*game, parsed));
   PARLOR_RETURN_IF_ERROR(ParseTimeControl(spec.time_control).status());
-  spec.match_key = absl::StrCat("bot:", account_id, ":", request.request_id());
+  spec.match_key = absl::StrCat("bot:", account_id, ":", request.request_id);
   spec.game = game;
   // A retry of a request that created its game gets that game whatever the quotas say now.
   PARLOR_ASSIGN_OR_RETURN(const bool retry, store_->MatchExists(spec.match_key));
   if (!retry) PARLOR_RETURN_IF_ERROR(CheckQuotas(account_id));
-  absl::StatusOr<Created> created = Create(std::move(spec));
+  absl::StatusOr<CreatedGame> created = Create(std::move(spec));
   if (absl::IsAlreadyExists(created.status())) {
     // The store names its internal key; the caller knows the request id.
     return absl::AlreadyExistsError(
-        absl::StrCat("request_id '", request.request_id(),
+        absl::StrCat("request_id '", request.request_id,
                      "' was already used to create a game with different settings; use a fresh "
                      "request_id for a new game"));
   }
   PARLOR_RETURN_IF_ERROR(created.status());
-  response->set_created(created->created);
+  CreatedGame out;
+  out.created = created->created;
   // The summary for the caller (my_turn, and any computer moves made at creation).
-  PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(),
-                          GameSummary(account_id, created->game.game_id()));
-  return absl::OkStatus();
+  PARLOR_ASSIGN_OR_RETURN(out.game, SummaryFor(account_id, created->game.game_id));
+  return out;
 }
 
 absl::Status Sessions::CheckQuotas(const std::string& account_id) {
@@ -421,140 +389,137 @@ absl::Status Sessions::CheckQuotas(const std::string& account_id) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::Game> Sessions::GameSummary(const std::string& account_id,
-                                               absl::string_view game_id) {
+absl::StatusOr<GameSummary> Sessions::SummaryFor(const std::string& account_id,
+                                                 absl::string_view game_id) {
   PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
   PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
   PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
   return Summary(row, seat);
 }
 
-absl::Status Sessions::GetGame(const std::string& account_id, const v1::GetGameRequest& request,
-                               v1::GetGameResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(request.game_id()));
+absl::StatusOr<GameWithView> Sessions::GetGame(const std::string& account_id,
+                                               absl::string_view game_id) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
+  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
   PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LockedState(*game, row));
-  PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(row, seat));
-  PARLOR_RETURN_IF_ERROR(AddSeen(account_id, {response->mutable_game()}));
+  GameWithView out;
+  PARLOR_ASSIGN_OR_RETURN(out.game, Summary(row, seat));
+  PARLOR_RETURN_IF_ERROR(AddSeen(account_id, absl::MakeSpan(&out.game, 1)));
   // A seated player keeps its seat's view after the end (as before); a spectator sees the
   // spectator view while the game runs and everything once it has ended.
-  *response->mutable_view() =
+  out.view =
       ViewAny(*state, seat >= 0 ? engine::Viewer::Seat(seat) : ViewerFor(seat, row.finished));
   if (seat >= 0 && !row.finished && !row.seats[seat].forfeited) {
-    for (auto& a : LegalActionsAny(*state, seat)) *response->add_legal_actions() = std::move(a);
+    out.legal_actions = LegalActionsAny(*state, seat);
   }
-  return absl::OkStatus();
+  return out;
 }
 
 absl::Status Sessions::FillPage(const ListPage& page, const std::string& account_id,
-                                std::vector<GameRow> rows,
-                                google::protobuf::RepeatedPtrField<v1::Game>* games,
-                                std::string* next_page_token) const {
+                                std::vector<GameRow> rows, GamePage* out) const {
   const bool more = static_cast<int>(rows.size()) > page.size;
   if (more) rows.resize(page.size);
   for (const GameRow& row : rows) {
-    PARLOR_ASSIGN_OR_RETURN(*games->Add(), Summary(row, SeatOf(row, account_id)));
+    PARLOR_ASSIGN_OR_RETURN(out->games.emplace_back(), Summary(row, SeatOf(row, account_id)));
   }
-  *next_page_token = NextPageToken(page_tokens_, page, rows, more);
+  out->next_page_token = NextPageToken(page_tokens_, page, rows, more);
   return absl::OkStatus();
 }
 
-absl::Status Sessions::ListMyGames(const std::string& account_id,
-                                   const v1::ListMyGamesRequest& request,
-                                   v1::ListMyGamesResponse* response) {
-  response->Clear();
-  if (!v1::GameFilter_IsValid(request.filter())) {
+absl::StatusOr<GamePage> Sessions::ListMyGames(const std::string& account_id,
+                                               const MyGamesQuery& query) {
+  if (query.filter < 0 || query.filter > kGameFilterMax) {
     return absl::InvalidArgumentError("filter is not a known GameFilter value");
   }
-  if (!v1::GameOrder_IsValid(request.order())) {
+  if (query.order < 0 || query.order > kGameOrderMyTurnFirst) {
     return absl::InvalidArgumentError("order is not a known GameOrder value");
   }
-  if (request.order() == v1::GAME_ORDER_MY_TURN_FIRST) {
-    return ListMyGamesByTurn(account_id, request, response);
-  }
+  if (query.order == kGameOrderMyTurnFirst) return ListMyGamesByTurn(account_id, query);
   PARLOR_ASSIGN_OR_RETURN(const ListPage page,
-                          OpenPage(page_tokens_, request.page_size(), request.page_token(),
-                                   absl::StrCat(account_id, "/", request.filter())));
+                          OpenPage(page_tokens_, query.page_size, query.page_token,
+                                   absl::StrCat(account_id, "/", query.filter)));
   PARLOR_ASSIGN_OR_RETURN(std::vector<GameRow> rows,
-                          store_->ListGames(account_id, static_cast<ListFilter>(request.filter()),
+                          store_->ListGames(account_id, static_cast<ListFilter>(query.filter),
                                             page.cursor, page.size + 1));
-  PARLOR_RETURN_IF_ERROR(FillPage(page, account_id, std::move(rows), response->mutable_games(),
-                                  response->mutable_next_page_token()));
-  std::vector<v1::Game*> games;
-  for (v1::Game& g : *response->mutable_games()) games.push_back(&g);
-  if (request.with_last_move()) PARLOR_RETURN_IF_ERROR(AddLastMoves(account_id, games));
-  return AddSeen(account_id, games);
+  GamePage out;
+  PARLOR_RETURN_IF_ERROR(FillPage(page, account_id, std::move(rows), &out));
+  if (query.with_last_move) {
+    PARLOR_RETURN_IF_ERROR(AddLastMoves(account_id, absl::MakeSpan(out.games)));
+  }
+  PARLOR_RETURN_IF_ERROR(AddSeen(account_id, absl::MakeSpan(out.games)));
+  return out;
 }
 
-absl::Status Sessions::ListPublicGames(const std::string& account_id,
-                                       const v1::ListPublicGamesRequest& request,
-                                       v1::ListPublicGamesResponse* response) {
-  response->Clear();
-  if (!request.game().empty()) {
-    PARLOR_RETURN_IF_ERROR(CheckText("game", request.game(), kMaxNameLength, false));
-    PARLOR_RETURN_IF_ERROR(FindGame(request.game()).status());
+absl::StatusOr<GamePage> Sessions::ListPublicGames(const std::string& account_id,
+                                                   const PublicGamesQuery& query) {
+  if (!query.game.empty()) {
+    PARLOR_RETURN_IF_ERROR(CheckText("game", query.game, kMaxNameLength, false));
+    PARLOR_RETURN_IF_ERROR(FindGame(query.game).status());
   }
-  if (request.status() != v1::GAME_STATUS_UNSPECIFIED &&
-      request.status() != v1::GAME_STATUS_ACTIVE && request.status() != v1::GAME_STATUS_FINISHED) {
+  if (query.status != 0 && query.status != kGameStatusActive &&
+      query.status != kGameStatusFinished) {
     return absl::InvalidArgumentError(
         "status must be GAME_STATUS_ACTIVE (or unset) or GAME_STATUS_FINISHED");
   }
-  const bool finished = request.status() == v1::GAME_STATUS_FINISHED;
+  const bool finished = query.status == kGameStatusFinished;
   // Tokens are bound to the listing they continue, not to the caller: a public page is the same
   // for everyone.
   PARLOR_ASSIGN_OR_RETURN(
       const ListPage page,
-      OpenPage(page_tokens_, request.page_size(), request.page_token(),
-               absl::StrCat("public/", request.game(), "/", finished ? "finished" : "active")));
+      OpenPage(page_tokens_, query.page_size, query.page_token,
+               absl::StrCat("public/", query.game, "/", finished ? "finished" : "active")));
   PARLOR_ASSIGN_OR_RETURN(
       std::vector<GameRow> rows,
-      store_->ListPublicGames(request.game(), finished, page.cursor, page.size + 1));
-  PARLOR_RETURN_IF_ERROR(FillPage(page, account_id, std::move(rows), response->mutable_games(),
-                                  response->mutable_next_page_token()));
-  return LeaveOutBlocked(account_id, response->mutable_games());
+      store_->ListPublicGames(query.game, finished, page.cursor, page.size + 1));
+  GamePage out;
+  PARLOR_RETURN_IF_ERROR(FillPage(page, account_id, std::move(rows), &out));
+  PARLOR_RETURN_IF_ERROR(LeaveOutBlocked(account_id, &out.games));
+  return out;
 }
 
 absl::Status Sessions::LeaveOutBlocked(const std::string& account_id,
-                                       google::protobuf::RepeatedPtrField<v1::Game>* games) const {
+                                       std::vector<GameSummary>* games) const {
   if (!options_.blocked_either_way || games->empty()) return absl::OkStatus();
   // A page may then hold fewer games than asked for; its token still continues after it.
   PARLOR_ASSIGN_OR_RETURN(const std::vector<std::string> blocked,
                           options_.blocked_either_way(account_id));
   if (blocked.empty()) return absl::OkStatus();
   const std::set<std::string> avoid(blocked.begin(), blocked.end());
-  auto with_blocked = [&avoid](const v1::Game& game) {
-    return std::any_of(game.seats().begin(), game.seats().end(), [&avoid](const v1::Seat& seat) {
-      return avoid.contains(seat.account_id());
+  auto with_blocked = [&avoid](const GameSummary& game) {
+    return std::any_of(game.seats.begin(), game.seats.end(), [&avoid](const SeatSummary& seat) {
+      return avoid.contains(seat.account_id);
     });
   };
   games->erase(std::remove_if(games->begin(), games->end(), with_blocked), games->end());
   return absl::OkStatus();
 }
 
-absl::Status Sessions::SubmitAction(const std::string& account_id,
-                                    const v1::SubmitActionRequest& request,
-                                    v1::SubmitActionResponse* response) {
+absl::StatusOr<MoveAnswer> Sessions::SubmitAction(const std::string& account_id,
+                                                  const SubmitRequest& request,
+                                                  const AnswerEncoder& encode) {
   absl::Notification finished;
   absl::Status result;
-  SubmitActionAsync(account_id, request, response, [&](absl::Status status) {
+  MoveAnswer answer;
+  SubmitActionAsync(account_id, request, encode, &answer, [&](absl::Status status) {
     result = std::move(status);
     finished.Notify();
   });
   finished.WaitForNotification();
-  return result;
+  if (!result.ok()) return result;
+  return answer;
 }
 
-// What the decision and the completion of one SubmitAction share; the caller keeps `request` and
-// `response` until `done` is called.
+// What the decision and the completion of one SubmitAction share; the caller keeps `request`,
+// `encode` and the answer until `done` is called.
 struct Sessions::SubmitCall {
   std::string account_id;
-  const v1::SubmitActionRequest* request = nullptr;
+  const SubmitRequest* request = nullptr;
+  const AnswerEncoder* encode = nullptr;
   std::string hash;
   std::string game_name;
-  v1::SubmitActionResponse answer;
+  MoveAnswer answer;
   // The state this change leaves, to keep loaded once (and only if) it has committed.
   std::shared_ptr<const engine::State> committed;
   int64_t committed_version = -1;
@@ -572,21 +537,19 @@ struct Sessions::SubmitCall {
 
 void Sessions::Commit(const std::shared_ptr<SubmitCall>& call,
                       std::function<void(absl::Status)> finish) {
-  const IdempotencyKeyRef key{call->account_id, call->request->idempotency_key()};
+  const IdempotencyKeyRef key{call->account_id, call->request->idempotency_key};
   if (options_.group_committer != nullptr) {
-    options_.group_committer->UpdateAsync("sessions.submit_action", call->request->game_id(), key,
+    options_.group_committer->UpdateAsync("sessions.submit_action", call->request->game_id, key,
                                           call->decide, std::move(finish));
   } else {
-    finish(
-        store_->UpdateGame("sessions.submit_action", call->request->game_id(), key, call->decide));
+    finish(store_->UpdateGame("sessions.submit_action", call->request->game_id, key, call->decide));
   }
 }
 
-void Sessions::SubmitActionAsync(const std::string& account_id,
-                                 const v1::SubmitActionRequest& request,
-                                 v1::SubmitActionResponse* response,
+void Sessions::SubmitActionAsync(const std::string& account_id, const SubmitRequest& request,
+                                 const AnswerEncoder& encode, MoveAnswer* answer,
                                  std::function<void(absl::Status)> done) {
-  response->Clear();
+  *answer = MoveAnswer{};
   if (absl::Status valid = ValidateSubmit(request); !valid.ok()) {
     done(std::move(valid));
     return;
@@ -594,8 +557,9 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
   auto call = std::make_shared<SubmitCall>();
   call->account_id = account_id;
   call->request = &request;
-  call->hash = Sha256(absl::StrCat(request.game_id(), "\n", request.expected_version(), "\n",
-                                   Deterministic(request.action())));
+  call->encode = &encode;
+  call->hash = Sha256(absl::StrCat(request.game_id, "\n", request.expected_version, "\n",
+                                   Deterministic(*request.action)));
   call->started = absl::Now();
   // The decision holds the call by plain pointer (the call owns it; the completion keeps the
   // call alive until the transaction has finished).
@@ -603,16 +567,16 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
   call->decide = [this, self](const GameRow& locked, const std::optional<StoredAnswer>& stored) {
     return DecideSubmit(*self, locked, stored);
   };
-  auto finish = [this, call, response, done = std::move(done)](absl::Status status) {
+  auto finish = [this, call, answer, done = std::move(done)](absl::Status status) {
     metrics_.ActionResult(call->game_name.empty() ? "unknown" : call->game_name,
                           GrpcCodeName(static_cast<grpc::StatusCode>(status.code())));
     if (status.ok()) {
       if (call->committed) {
-        states_.Put(call->request->game_id(), call->committed_version, std::move(call->committed));
+        states_.Put(call->request->game_id, call->committed_version, std::move(call->committed));
       }
       metrics_.CommitDuration(absl::Now() - call->started);
       if (call->auto_play_due) AutoPlayDue();
-      *response = std::move(call->answer);
+      *answer = std::move(call->answer);
     }
     done(std::move(status));
   };
@@ -629,11 +593,11 @@ void Sessions::SubmitActionAsync(const std::string& account_id,
 
 absl::StatusOr<std::optional<Mutation>> Sessions::DecideSubmit(
     SubmitCall& call, const GameRow& locked, const std::optional<StoredAnswer>& stored) {
-  const v1::SubmitActionRequest& request = *call.request;
+  const SubmitRequest& request = *call.request;
   call.game_name = locked.game;
   call.stale = false;
   call.auto_play_due = false;
-  call.answer.Clear();
+  call.answer = MoveAnswer{};
   call.committed.reset();
   const int seat = SeatOf(locked, call.account_id);
   if (seat < 0) return absl::NotFoundError(absl::StrCat("no game with id ", locked.game_id));
@@ -642,56 +606,55 @@ absl::StatusOr<std::optional<Mutation>> Sessions::DecideSubmit(
       return absl::InvalidArgumentError(
           "idempotency_key was already used for a different request; use a fresh key per move");
     }
-    if (!call.answer.ParseFromString(stored->response)) {
-      return absl::DataLossError("stored answer does not parse");
-    }
+    call.answer.replayed = stored->response;
     return std::optional<Mutation>();
   }
-  if (locked.version != request.expected_version()) {
+  if (locked.version != request.expected_version) {
     call.stale = true;
-    return StaleVersion(request.expected_version(), locked.version);
+    return StaleVersion(request.expected_version, locked.version);
   }
   PARLOR_RETURN_IF_ERROR(CheckCanMove(locked, seat));
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(locked.game));
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LockedState(*game, locked));
-  const MoveRequest move{seat, call.account_id, game->ActionFromAny(request.action())};
+  const MoveRequest move{seat, call.account_id, game->ActionFromAny(*request.action)};
   PARLOR_ASSIGN_OR_RETURN(Decision d, DecideMove(Context(game), locked, std::move(state), move));
   Mutation& m = d.mutation;
-  PARLOR_ASSIGN_OR_RETURN(*call.answer.mutable_game(), Summary(m.after, seat));
-  *call.answer.mutable_view() = ViewAny(*d.state, engine::Viewer::Seat(seat));
-  if (!m.after.finished) {
-    for (auto& a : LegalActionsAny(*d.state, seat)) *call.answer.add_legal_actions() = std::move(a);
-  }
-  m.answer = StoredAnswer{call.hash, m.after.version, call.answer.SerializeAsString()};
+  GameWithView& fresh = call.answer.fresh;
+  PARLOR_ASSIGN_OR_RETURN(fresh.game, Summary(m.after, seat));
+  fresh.view = ViewAny(*d.state, engine::Viewer::Seat(seat));
+  if (!m.after.finished) fresh.legal_actions = LegalActionsAny(*d.state, seat);
+  m.answer = StoredAnswer{call.hash, m.after.version, (*call.encode)(fresh)};
   call.committed_version = m.after.version;
   call.committed = std::move(d.state);
   call.auto_play_due = LeavesAutoPlayDue(m.after);
   return std::optional<Mutation>(std::move(m));
 }
 
-absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignRequest& request,
-                              v1::ResignResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+absl::StatusOr<GameSummary> Sessions::Resign(const std::string& account_id,
+                                             absl::string_view game_id) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
+  const std::string id(game_id);
   // Resign carries no expected version, so it decides on the version it read first: when the
   // game changed between that read and the lock, the locked read's seat rows may predate the
   // change (READ COMMITTED re-reads only the locked game row), and the resignation is decided
   // again on fresh rows.
   constexpr int kAttempts = 3;
   for (int attempt = 1;; ++attempt) {
-    PARLOR_ASSIGN_OR_RETURN(const GameRow seen, store_->GetGame(request.game_id()));
+    PARLOR_ASSIGN_OR_RETURN(const GameRow seen, store_->GetGame(id));
     bool changed = false;
     bool auto_play_due = false;
+    GameSummary game;
     absl::Status status = store_->UpdateGame(
-        "sessions.resign", request.game_id(), std::nullopt,
+        "sessions.resign", id, std::nullopt,
         [&](const GameRow& locked, const std::optional<StoredAnswer>&) {
           absl::StatusOr<std::optional<Mutation>> m =
-              DecideResignAt(locked, seen.version, account_id, response, &changed);
+              DecideResignAt(locked, seen.version, account_id, &game, &changed);
           auto_play_due = m.ok() && m->has_value() && LeavesAutoPlayDue((*m)->after);
           return m;
         });
     if (status.ok() && auto_play_due) AutoPlayDue();
-    if (!status.ok() || !changed) return status;
+    if (!status.ok()) return status;
+    if (!changed) return game;
     if (attempt == kAttempts) {
       return absl::AbortedError("the game kept changing while you resigned; try again");
     }
@@ -701,7 +664,7 @@ absl::Status Sessions::Resign(const std::string& account_id, const v1::ResignReq
 absl::StatusOr<std::optional<Mutation>> Sessions::DecideResignAt(const GameRow& locked,
                                                                  int64_t seen,
                                                                  const std::string& account_id,
-                                                                 v1::ResignResponse* response,
+                                                                 GameSummary* game_after,
                                                                  bool* changed) {
   *changed = false;
   const int seat = SeatOf(locked, account_id);
@@ -715,78 +678,67 @@ absl::StatusOr<std::optional<Mutation>> Sessions::DecideResignAt(const GameRow& 
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LoadState(*game, locked.snapshot));
   PARLOR_ASSIGN_OR_RETURN(Decision d,
                           DecideResign(Context(game), locked, std::move(state), seat, account_id));
-  PARLOR_ASSIGN_OR_RETURN(*response->mutable_game(), Summary(d.mutation.after, seat));
+  PARLOR_ASSIGN_OR_RETURN(*game_after, Summary(d.mutation.after, seat));
   return std::optional<Mutation>(std::move(d.mutation));
 }
 
 absl::Status Sessions::WatchEvents(const std::string& account_id, absl::string_view game_id,
-                                   int64_t after_version, int limit,
-                                   std::vector<v1::WatchGameResponse>* out) {
-  v1::GetHistoryRequest request;
-  request.set_game_id(std::string(game_id));
-  request.set_from_version(after_version + 1);
-  request.set_page_size(limit);
-  v1::GetHistoryResponse history;
-  PARLOR_RETURN_IF_ERROR(GetHistory(account_id, request, &history));
-  if (history.events().empty()) return absl::OkStatus();
-  PARLOR_ASSIGN_OR_RETURN(v1::Game summary, GameSummary(account_id, game_id));
-  for (const v1::HistoryEvent& event : history.events()) {
-    v1::WatchGameResponse r;
-    *r.mutable_event() = event;
-    *r.mutable_game() = summary;
-    out->push_back(std::move(r));
-  }
+                                   int64_t after_version, int limit, std::vector<FeedItem>* out) {
+  const HistoryQuery query{std::string(game_id), after_version + 1, limit};
+  PARLOR_ASSIGN_OR_RETURN(History history, GetHistory(account_id, query));
+  if (history.events.empty()) return absl::OkStatus();
+  PARLOR_ASSIGN_OR_RETURN(const GameSummary summary, SummaryFor(account_id, game_id));
+  for (HistoryEvent& event : history.events) out->push_back(FeedItem{std::move(event), summary});
   return absl::OkStatus();
 }
 
-absl::Status Sessions::GetHistory(const std::string& account_id,
-                                  const v1::GetHistoryRequest& request,
-                                  v1::GetHistoryResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  if (request.from_version() < 0) return absl::InvalidArgumentError("from_version must be >= 0");
-  if (request.page_size() < 0 || request.page_size() > 200) {
+absl::StatusOr<History> Sessions::GetHistory(const std::string& account_id,
+                                             const HistoryQuery& query) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(query.game_id));
+  if (query.from_version < 0) return absl::InvalidArgumentError("from_version must be >= 0");
+  if (query.page_size < 0 || query.page_size > 200) {
     return absl::InvalidArgumentError("page_size must be 0 to 200");
   }
-  const int page_size = request.page_size() == 0 ? 50 : request.page_size();
-  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(request.game_id()));
+  const int page_size = query.page_size == 0 ? 50 : query.page_size;
+  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(query.game_id));
   PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
-  response->set_current_version(row.version);
-  if (request.from_version() > row.version) return absl::OkStatus();
-  const int64_t to = std::min<int64_t>(row.version, request.from_version() + page_size - 1);
+  History out;
+  out.current_version = row.version;
+  if (query.from_version > row.version) return out;
+  const int64_t to = std::min<int64_t>(row.version, query.from_version + page_size - 1);
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
   PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
-  const int64_t first = std::max<int64_t>(0, request.from_version() - 1);
+  const int64_t first = std::max<int64_t>(0, query.from_version - 1);
   PARLOR_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<engine::State>> states,
                           StatesBetween(*game, record, first, to));
   PARLOR_ASSIGN_OR_RETURN(std::vector<LogRow> log,
-                          store_->GetLog(request.game_id(), request.from_version(),
-                                         static_cast<int>(to - request.from_version() + 1)));
+                          store_->GetLog(query.game_id, query.from_version,
+                                         static_cast<int>(to - query.from_version + 1)));
   const engine::Viewer viewer = ViewerFor(seat, row.finished);
   for (const LogRow& entry : log) {
     const int64_t v = entry.version;
     if (v - first >= static_cast<int64_t>(states.size())) break;
-    v1::HistoryEvent* event = response->add_events();
-    event->set_version(v);
-    event->set_seat(entry.seat);
-    event->set_kind(EventKindOf(entry.kind));
-    event->set_cause(EventCauseOf(entry.cause));
+    HistoryEvent& event = out.events.emplace_back();
+    event.version = v;
+    event.seat = entry.seat;
+    event.kind = entry.kind;
+    event.cause = entry.cause;
     const engine::State& at = *states[v - first];
     if (v == 0) {
-      event->set_description("the game was set up");
+      event.description = "the game was set up";
     } else {
       const engine::v1::LogEntry& logged = record.log(static_cast<int>(v));
       bool revealed = false;
-      event->set_description(DescribeMove(*states[v - first - 1], logged, viewer, &revealed));
+      event.description = DescribeMove(*states[v - first - 1], logged, viewer, &revealed);
       // The typed action beside the words, under the same rule (never a hidden choice).
-      if (revealed) *event->mutable_action() = PackAny(*game->ActionToProto(logged.action()));
+      if (revealed) event.action = PackAny(*game->ActionToProto(logged.action()));
     }
     // While the game runs, the caller sees its own seat's view (a spectator the spectator
     // view); afterwards, everything.
-    *event->mutable_view() = ViewAny(at, viewer);
-    *event->mutable_time() = ToTimestamp(entry.created_at);
+    event.view = ViewAny(at, viewer);
+    event.time = entry.created_at;
   }
-  return absl::OkStatus();
+  return out;
 }
 
 absl::StatusOr<std::vector<PlayerRecord>> Sessions::GetPlayerRecords(

@@ -13,14 +13,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "engine/core/registry.h"
-#include "parlor/sessions/v1/sessions.pb.h"
 #include "prometheus/registry.h"
 #include "services/common/core/page_token.h"
 #include "services/sessions/domain/moves.h"
 #include "services/sessions/domain/records.h"
 #include "services/sessions/domain/requests.h"
 #include "services/sessions/domain/sessions_metrics.h"
+#include "services/sessions/domain/summary.h"
 #include "services/sessions/store/group_commit.h"
 #include "services/sessions/store/sessions_store.h"
 #include "services/sessions/store/table_store.h"
@@ -28,9 +29,27 @@
 
 namespace parlor::sessions {
 
-// How a log entry is shown in GetHistory and WatchGame.
-v1::EventKind EventKindOf(LogRow::Kind kind);
-v1::EventCause EventCauseOf(LogRow::Cause cause);
+// SubmitAction's ABORTED for a stale expected_version carries both versions (for the API's
+// VersionConflict detail) as a payload under this key.
+inline constexpr char kStaleVersionPayload[] = "parlor.sessions.domain/stale-version";
+struct StaleVersionDetail {
+  int64_t expected = 0;
+  int64_t current = 0;
+};
+// The versions of a stale SubmitAction's status; nullopt for any other status.
+std::optional<StaleVersionDetail> StaleVersionOf(const absl::Status& status);
+
+// How SubmitAction's answer is kept under its idempotency key, so that a retry gets exactly
+// the bytes of the first answer back (MoveAnswer::replayed): the API's encoding of its response.
+using AnswerEncoder = std::function<std::string(const GameWithView& answer)>;
+
+// SubmitAction's answer: the game after the move with the caller's view and legal actions, or,
+// for a retry of a move already made, the first answer as AnswerEncoder encoded it (`replayed`
+// set, the rest empty).
+struct MoveAnswer {
+  GameWithView fresh;
+  std::optional<std::string> replayed;
+};
 
 // The sessions domain: validation, the engine, time controls and the timeout policy, over the
 // store. Every public method blocks (it runs transactions); call it from a worker pool.
@@ -110,33 +129,31 @@ class Sessions {
   // is told. Thread-safe.
   void OnAutoPlayDue(std::function<void()> wake);
 
-  // SessionsInternalService.CreateGame (a service caller).
-  absl::Status CreateGame(const v1::CreateGameRequest& request, v1::CreateGameResponse* response);
+  // SessionsInternalService.CreateGame (a service caller): the game as a spectator sees it.
+  absl::StatusOr<CreatedGame> CreateGame(const CreateGameRequest& request);
   // Player-facing RPCs; `account_id` is the authenticated caller.
-  absl::Status CreateBotGame(const std::string& account_id, const v1::CreateBotGameRequest& request,
-                             v1::CreateBotGameResponse* response);
-  absl::Status GetGame(const std::string& account_id, const v1::GetGameRequest& request,
-                       v1::GetGameResponse* response);
-  absl::Status ListMyGames(const std::string& account_id, const v1::ListMyGamesRequest& request,
-                           v1::ListMyGamesResponse* response);
-  absl::Status SubmitAction(const std::string& account_id, const v1::SubmitActionRequest& request,
-                            v1::SubmitActionResponse* response);
+  absl::StatusOr<CreatedGame> CreateBotGame(const std::string& account_id,
+                                            const CreateBotGameRequest& request);
+  absl::StatusOr<GameWithView> GetGame(const std::string& account_id, absl::string_view game_id);
+  absl::StatusOr<GamePage> ListMyGames(const std::string& account_id, const MyGamesQuery& query);
+  absl::StatusOr<MoveAnswer> SubmitAction(const std::string& account_id,
+                                          const SubmitRequest& request,
+                                          const AnswerEncoder& encode);
   // SubmitAction without blocking the caller: `done` gets the status once the move has been
-  // committed or refused (at once for bad input; otherwise from the group committer's thread).
-  // `request` and `response` must stay alive until then.
-  void SubmitActionAsync(const std::string& account_id, const v1::SubmitActionRequest& request,
-                         v1::SubmitActionResponse* response,
+  // committed or refused (at once for bad input; otherwise from the group committer's thread),
+  // and *answer is set when it is OK. `request`, `encode` and `answer` must stay alive until
+  // then.
+  void SubmitActionAsync(const std::string& account_id, const SubmitRequest& request,
+                         const AnswerEncoder& encode, MoveAnswer* answer,
                          std::function<void(absl::Status)> done);
-  absl::Status Resign(const std::string& account_id, const v1::ResignRequest& request,
-                      v1::ResignResponse* response);
-  absl::Status GetHistory(const std::string& account_id, const v1::GetHistoryRequest& request,
-                          v1::GetHistoryResponse* response);
-  absl::Status ListPublicGames(const std::string& account_id,
-                               const v1::ListPublicGamesRequest& request,
-                               v1::ListPublicGamesResponse* response);
+  // The game after the caller's seat forfeited.
+  absl::StatusOr<GameSummary> Resign(const std::string& account_id, absl::string_view game_id);
+  absl::StatusOr<History> GetHistory(const std::string& account_id, const HistoryQuery& query);
+  absl::StatusOr<GamePage> ListPublicGames(const std::string& account_id,
+                                           const PublicGamesQuery& query);
   // Drops the games in which someone the caller blocked, or who blocked the caller, is seated.
   absl::Status LeaveOutBlocked(const std::string& account_id,
-                               google::protobuf::RepeatedPtrField<v1::Game>* games) const;
+                               std::vector<GameSummary>* games) const;
 
   // A vacation of `duration` (whole seconds, 1 hour to 30 days) from now: the clock of the
   // account's running turns stops meanwhile. Returns when it ends on its own.
@@ -149,24 +166,21 @@ class Sessions {
       const std::vector<std::string>& account_ids);
 
   // Table talk (domain/table.cc).
-  absl::Status SendChatMessage(const std::string& account_id,
-                               const v1::SendChatMessageRequest& request,
-                               v1::SendChatMessageResponse* response);
-  absl::Status ListChatMessages(const std::string& account_id,
-                                const v1::ListChatMessagesRequest& request,
-                                v1::ListChatMessagesResponse* response);
+  absl::StatusOr<ChatMessage> SendChatMessage(const std::string& account_id,
+                                              absl::string_view game_id, const std::string& text);
+  absl::StatusOr<ChatPage> ListChatMessages(const std::string& account_id, const ChatQuery& query);
   // Reports another player's message `message_id` of the game to the moderators.
   absl::Status ReportChatMessage(const std::string& account_id, const std::string& game_id,
                                  int64_t message_id, const std::string& reason);
-  absl::Status OfferRematch(const std::string& account_id, const v1::OfferRematchRequest& request,
-                            v1::OfferRematchResponse* response);
-  absl::Status AcceptRematch(const std::string& account_id, const v1::AcceptRematchRequest& request,
-                             v1::AcceptRematchResponse* response);
-  absl::Status DeclineRematch(const std::string& account_id,
-                              const v1::DeclineRematchRequest& request,
-                              v1::DeclineRematchResponse* response);
-  absl::Status GetRematch(const std::string& account_id, const v1::GetRematchRequest& request,
-                          v1::GetRematchResponse* response);
+  absl::StatusOr<RematchAnswer> OfferRematch(const std::string& account_id,
+                                             const std::string& game_id);
+  absl::StatusOr<RematchAnswer> AcceptRematch(const std::string& account_id,
+                                              const std::string& game_id);
+  // The offer declined (never a game).
+  absl::StatusOr<Rematch> DeclineRematch(const std::string& account_id, const std::string& game_id);
+  // The game's rematch offer; nullopt when none was ever made.
+  absl::StatusOr<std::optional<Rematch>> GetRematch(const std::string& account_id,
+                                                    const std::string& game_id);
   // Pushes a reminder to the players the caller waits for; returns when the game may be nudged
   // again.
   absl::StatusOr<absl::Time> Nudge(const std::string& account_id, const std::string& game_id);
@@ -176,7 +190,7 @@ class Sessions {
   // account may read (WatchGame, WatchMyGames); *read_to is the id of the last message read
   // (shown or hidden by a block; after_id when none). PERMISSION_DENIED as for GetGame.
   absl::Status ChatAfter(const std::string& account_id, absl::string_view game_id, int64_t after_id,
-                         int limit, std::vector<v1::ChatMessage>* out, int64_t* read_to);
+                         int limit, std::vector<ChatMessage>* out, int64_t* read_to);
   // The newest chat message id of any game (streams start after it).
   absl::StatusOr<int64_t> LatestChatId();
 
@@ -184,11 +198,10 @@ class Sessions {
   // spectator of a public game, with the game's summary, as WatchGame sends them.
   // PERMISSION_DENIED when the caller is not seated and the game is private.
   absl::Status WatchEvents(const std::string& account_id, absl::string_view game_id,
-                           int64_t after_version, int limit,
-                           std::vector<v1::WatchGameResponse>* out);
+                           int64_t after_version, int limit, std::vector<FeedItem>* out);
   // The game's summary as the given account sees it (WatchMyGames, WatchGame); my_seat = -1 for
   // a spectator of a public game.
-  absl::StatusOr<v1::Game> GameSummary(const std::string& account_id, absl::string_view game_id);
+  absl::StatusOr<GameSummary> SummaryFor(const std::string& account_id, absl::string_view game_id);
 
   // Handles every due deadline and reminder at the clock's now; returns how many games it
   // changed. Safe on every replica at once.
@@ -216,43 +229,35 @@ class Sessions {
     std::vector<SeatRow> seats;
     bool ranked = false;
     bool is_public = false;
-    v1::TimeControl time_control;
+    TimeControlSpec time_control;
   };
-  struct Created {
-    v1::Game game;  // as a spectator sees it (my_seat -1)
-    bool created = false;
-  };
-  absl::StatusOr<Created> Create(CreateSpec spec);
+  // The game as a spectator sees it (my_seat -1).
+  absl::StatusOr<CreatedGame> Create(CreateSpec spec);
   // The caller's decision context for `game` at the clock's now.
   DecisionContext Context(const engine::Game* game) const;
   // The engine state of the locked version: the loaded one when this replica committed it,
   // else from the snapshot.
   absl::StatusOr<std::unique_ptr<engine::State>> LockedState(const engine::Game& game,
                                                              const GameRow& locked);
-  absl::StatusOr<v1::Game> Summary(const GameRow& row, int my_seat) const;
+  absl::StatusOr<GameSummary> Summary(const GameRow& row, int my_seat) const;
   // Table talk helpers (domain/table.cc).
   absl::StatusOr<PgTableStore*> TableStore() const;
   // Drops the messages whose sender the reader blocked.
   absl::Status HideBlocked(const std::string& reader, const GameRow& row,
                            std::vector<ChatRow>* messages) const;
   // The seat's inbox fields (seen_version, unseen_versions) of summaries of the account's games.
-  absl::Status AddSeen(const std::string& account_id, const std::vector<v1::Game*>& games) const;
+  absl::Status AddSeen(const std::string& account_id, absl::Span<GameSummary> games) const;
   // Creates the rematch of the finished game `row` (idempotent on its match key), as the player
   // of `my_seat` in `row` sees it.
-  absl::StatusOr<v1::Game> CreateRematch(const GameRow& row, int my_seat);
+  absl::StatusOr<GameSummary> CreateRematch(const GameRow& row, int my_seat);
   // The rematch RPCs' common work; `step`: 0 offer, 1 accept, 2 decline.
-  struct RematchResult {
-    v1::Rematch rematch;
-    std::optional<v1::Game> game;
-  };
-  absl::StatusOr<RematchResult> RematchCall(int step, const std::string& account_id,
+  absl::StatusOr<RematchAnswer> RematchCall(int step, const std::string& account_id,
                                             const std::string& game_id);
   // Game.last_move of the caller's games (ListMyGames' with_last_move).
-  absl::Status AddLastMoves(const std::string& account_id, const std::vector<v1::Game*>& games);
+  absl::Status AddLastMoves(const std::string& account_id, absl::Span<GameSummary> games);
   // ListMyGames with GAME_ORDER_MY_TURN_FIRST (domain/table.cc), after its filter is checked.
-  absl::Status ListMyGamesByTurn(const std::string& account_id,
-                                 const v1::ListMyGamesRequest& request,
-                                 v1::ListMyGamesResponse* response);
+  absl::StatusOr<GamePage> ListMyGamesByTurn(const std::string& account_id,
+                                             const MyGamesQuery& query);
   // RESOURCE_EXHAUSTED (with a retry delay when waiting helps) when a CreateBotGame would exceed
   // one of the account's quotas.
   absl::Status CheckQuotas(const std::string& account_id);
@@ -266,14 +271,11 @@ class Sessions {
   // game changed meanwhile.
   absl::StatusOr<std::optional<Mutation>> DecideResignAt(const GameRow& locked, int64_t seen,
                                                          const std::string& account_id,
-                                                         v1::ResignResponse* response,
-                                                         bool* changed);
+                                                         GameSummary* game, bool* changed);
   // One ListMyGames / ListPublicGames page: the summaries of `rows` (read with a limit of
   // page.size + 1) and the next page's token.
   absl::Status FillPage(const ListPage& page, const std::string& account_id,
-                        std::vector<GameRow> rows,
-                        google::protobuf::RepeatedPtrField<v1::Game>* games,
-                        std::string* next_page_token) const;
+                        std::vector<GameRow> rows, GamePage* out) const;
   // The sweeper (sweeper.cc): one due game at `now`; returns whether it changed.
   absl::StatusOr<bool> SweepGame(const std::string& game_id, absl::Time now);
   // Tells OnAutoPlayDue's callback, if any.

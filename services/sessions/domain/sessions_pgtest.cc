@@ -25,6 +25,7 @@
 #include "services/common/db/pool.h"
 #include "services/common/grpc_status.h"
 #include "services/common/testing/status_matchers.h"
+#include "services/sessions/api/calls.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/store/store.h"
@@ -99,7 +100,7 @@ class SessionsPgTest : public parlor::testing::PgTest {
 
   v1::Game Create(const v1::CreateGameRequest& r) {
     v1::CreateGameResponse response;
-    EXPECT_THAT(sessions_->CreateGame(r, &response), IsOk());
+    EXPECT_THAT(calls::CreateGame(*sessions_, r, &response), IsOk());
     return response.game();
   }
 
@@ -116,11 +117,11 @@ class SessionsPgTest : public parlor::testing::PgTest {
     v1::GetGameResponse any_seat;
     // Find an acting seat's account through any seated player.
     for (const char* p : kPlayers) {
-      if (sessions_->GetGame(p, get, &any_seat).ok()) break;
+      if (calls::GetGame(*sessions_, p, get, &any_seat).ok()) break;
     }
     const std::string account = ActingAccount(any_seat.game());
     v1::GetGameResponse mine;
-    absl::Status s = sessions_->GetGame(account, get, &mine);
+    absl::Status s = calls::GetGame(*sessions_, account, get, &mine);
     if (!s.ok()) return s;
     if (mine.legal_actions().empty()) return absl::InternalError("acting seat has no legal action");
     v1::SubmitActionRequest submit;
@@ -129,7 +130,7 @@ class SessionsPgTest : public parlor::testing::PgTest {
     submit.set_idempotency_key(key);
     *submit.mutable_action() = mine.legal_actions(rng() % mine.legal_actions_size());
     v1::SubmitActionResponse out;
-    return sessions_->SubmitAction(account, submit, &out);
+    return calls::SubmitAction(*sessions_, account, submit, &out);
   }
 
   std::unique_ptr<DbPool> pool_;
@@ -143,7 +144,7 @@ TEST_F(SessionsPgTest, CreateGameShowsOnlyTheSeedCommitmentAndIsIdempotentOnMatc
   const engine::Game& game = FirstGame();
   v1::CreateGameRequest request = TwoPlayerRequest(game, "match-1");
   v1::CreateGameResponse first, second;
-  ASSERT_THAT(sessions_->CreateGame(request, &first), IsOk());
+  ASSERT_THAT(calls::CreateGame(*sessions_, request, &first), IsOk());
   EXPECT_TRUE(first.created());
   EXPECT_EQ(first.game().status(), v1::GAME_STATUS_ACTIVE);
   EXPECT_EQ(first.game().version(), 0);
@@ -151,7 +152,7 @@ TEST_F(SessionsPgTest, CreateGameShowsOnlyTheSeedCommitmentAndIsIdempotentOnMatc
   EXPECT_TRUE(first.game().seed().empty());
   EXPECT_FALSE(first.game().acting_seats().empty());
   EXPECT_TRUE(first.game().has_deadline());
-  ASSERT_THAT(sessions_->CreateGame(request, &second), IsOk());
+  ASSERT_THAT(calls::CreateGame(*sessions_, request, &second), IsOk());
   EXPECT_FALSE(second.created());
   EXPECT_EQ(second.game().game_id(), first.game().game_id());
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.games"), 1);
@@ -160,7 +161,7 @@ TEST_F(SessionsPgTest, CreateGameShowsOnlyTheSeedCommitmentAndIsIdempotentOnMatc
   const std::string before = Digest();
   request.set_ranked(true);
   v1::CreateGameResponse third;
-  EXPECT_THAT(sessions_->CreateGame(request, &third),
+  EXPECT_THAT(calls::CreateGame(*sessions_, request, &third),
               StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr("match-1")));
   EXPECT_EQ(Digest(), before);
 
@@ -175,13 +176,13 @@ TEST_F(SessionsPgTest, GetGameShowsTheCallersSeatViewAndHidesTheGameFromOthers) 
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse response;
-  ASSERT_THAT(sessions_->GetGame(kBob, get, &response), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kBob, get, &response), IsOk());
   EXPECT_EQ(response.game().my_seat(), 1);
   EXPECT_EQ(response.view().type_url(),
             absl::StrCat("type.googleapis.com/", game.ViewDescriptor()->full_name()));
   EXPECT_EQ(response.game().seats(0).display_name(), "Player 0");
   EXPECT_EQ(response.game().my_turn(), response.legal_actions_size() > 0);
-  EXPECT_THAT(sessions_->GetGame(kStranger, get, &response),
+  EXPECT_THAT(calls::GetGame(*sessions_, kStranger, get, &response),
               StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr(created.game_id())));
 }
 
@@ -199,7 +200,7 @@ TEST_F(SessionsPgTest, EveryRegisteredGamePlaysToTheEndAndItsSeedVerifiesTheLog)
     get.set_game_id(created.game_id());
     v1::GetGameResponse state;
     for (;;) {
-      ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+      ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
       if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
       ASSERT_LT(moves, 100000) << "game does not end";
       ASSERT_THAT(RandomMove(created.game_id(), rng, absl::StrCat("k", moves)), IsOk());
@@ -232,7 +233,7 @@ TEST_F(SessionsPgTest, EveryRegisteredGamePlaysToTheEndAndItsSeedVerifiesTheLog)
     history_request.set_game_id(created.game_id());
     history_request.set_page_size(200);
     v1::GetHistoryResponse history;
-    ASSERT_THAT(sessions_->GetHistory(kAlice, history_request, &history), IsOk());
+    ASSERT_THAT(calls::GetHistory(*sessions_, kAlice, history_request, &history), IsOk());
     EXPECT_EQ(history.current_version(), moves);
     ASSERT_FALSE(history.events().empty());
     EXPECT_EQ(history.events(0).kind(), v1::EVENT_KIND_SETUP);
@@ -247,22 +248,22 @@ TEST_F(SessionsPgTest, ARetryWithTheSameKeyReturnsTheFirstAnswerWithoutApplyingA
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
   const std::string account = ActingAccount(created);
-  ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, account, get, &state), IsOk());
   v1::SubmitActionRequest submit;
   submit.set_game_id(created.game_id());
   submit.set_expected_version(0);
   submit.set_idempotency_key("key-1");
   *submit.mutable_action() = state.legal_actions(0);
   v1::SubmitActionResponse first, again;
-  ASSERT_THAT(sessions_->SubmitAction(account, submit, &first), IsOk());
+  ASSERT_THAT(calls::SubmitAction(*sessions_, account, submit, &first), IsOk());
   EXPECT_EQ(first.game().version(), 1);
   const std::string digest = Digest();
-  ASSERT_THAT(sessions_->SubmitAction(account, submit, &again), IsOk());
+  ASSERT_THAT(calls::SubmitAction(*sessions_, account, submit, &again), IsOk());
   EXPECT_EQ(again.SerializeAsString(), first.SerializeAsString());
   EXPECT_EQ(Digest(), digest);
   // The same key for a different request is refused.
   submit.set_expected_version(1);
-  EXPECT_THAT(sessions_->SubmitAction(account, submit, &again),
+  EXPECT_THAT(calls::SubmitAction(*sessions_, account, submit, &again),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("idempotency_key")));
   EXPECT_EQ(Digest(), digest);
 }
@@ -275,9 +276,9 @@ TEST_F(SessionsPgTest, AStaleVersionIsAbortedWithTheCurrentVersion) {
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
   const std::string account = ActingAccount(state.game());
-  ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, account, get, &state), IsOk());
   v1::SubmitActionRequest submit;
   submit.set_game_id(created.game_id());
   submit.set_expected_version(1);
@@ -285,7 +286,7 @@ TEST_F(SessionsPgTest, AStaleVersionIsAbortedWithTheCurrentVersion) {
   *submit.mutable_action() = state.legal_actions(0);
   const std::string digest = Digest();
   v1::SubmitActionResponse out;
-  EXPECT_THAT(sessions_->SubmitAction(account, submit, &out),
+  EXPECT_THAT(calls::SubmitAction(*sessions_, account, submit, &out),
               StatusIs(absl::StatusCode::kAborted, HasSubstr("the game is at version 2")));
   EXPECT_EQ(Digest(), digest);
 }
@@ -296,7 +297,7 @@ TEST_F(SessionsPgTest, ConcurrentSubmitsToOneGameExactlyOneWins) {
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, account, get, &state), IsOk());
   constexpr int kClients = 6;
   std::vector<absl::Status> results(kClients);
   std::vector<std::thread> threads;
@@ -308,7 +309,7 @@ TEST_F(SessionsPgTest, ConcurrentSubmitsToOneGameExactlyOneWins) {
       submit.set_idempotency_key(absl::StrCat("client-", i));
       *submit.mutable_action() = state.legal_actions(i % state.legal_actions_size());
       v1::SubmitActionResponse out;
-      results[i] = sessions_->SubmitAction(account, submit, &out);
+      results[i] = calls::SubmitAction(*sessions_, account, submit, &out);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -338,7 +339,7 @@ TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneA
     games.push_back(Create(TwoPlayerRequest(FirstGame(), absl::StrCat("g", i))));
     v1::GetGameRequest get;
     get.set_game_id(games[i].game_id());
-    ASSERT_THAT(sessions_->GetGame(ActingAccount(games[i]), get, &states[i]), IsOk());
+    ASSERT_THAT(calls::GetGame(*sessions_, ActingAccount(games[i]), get, &states[i]), IsOk());
   }
   // Hold the only committer in a batch of its own.
   absl::Notification held, release;
@@ -364,7 +365,7 @@ TEST_F(SessionsPgTest, GroupCommitWritesQueuedMovesTogetherAndRefusesEachBadOneA
       submit.set_expected_version(i == 3 ? 7 : 0);
       submit.set_idempotency_key("k");
       *submit.mutable_action() = states[i].legal_actions(0);
-      results[i] = grouped.SubmitAction(ActingAccount(games[i]), submit, &answers[i]);
+      results[i] = calls::SubmitAction(grouped, ActingAccount(games[i]), submit, &answers[i]);
     });
   }
   while (committer.queued() < kGames - 1) absl::SleepFor(absl::Milliseconds(1));
@@ -444,7 +445,7 @@ TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, account, get, &state), IsOk());
   constexpr int kClients = 8;
   std::vector<absl::Status> results(kClients);
   std::vector<v1::SubmitActionRequest> requests(kClients);
@@ -456,7 +457,7 @@ TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
     *requests[i].mutable_action() = state.legal_actions(i % state.legal_actions_size());
     threads.emplace_back([&, i] {
       v1::SubmitActionResponse out;
-      results[i] = grouped.SubmitAction(account, requests[i], &out);
+      results[i] = calls::SubmitAction(grouped, account, requests[i], &out);
     });
   }
   for (std::thread& t : threads) t.join();
@@ -474,7 +475,7 @@ TEST_F(SessionsPgTest, GroupCommitKeepsOneGamesMovesInSeparateBatches) {
   ASSERT_GE(winner, 0);
   const std::string digest = Digest();
   v1::SubmitActionResponse again;
-  EXPECT_THAT(grouped.SubmitAction(account, requests[winner], &again), IsOk());
+  EXPECT_THAT(calls::SubmitAction(grouped, account, requests[winner], &again), IsOk());
   EXPECT_EQ(again.game().version(), 1);
   EXPECT_EQ(Digest(), digest);
 }
@@ -499,12 +500,12 @@ TEST_F(SessionsPgTest, GroupCommitUnderConcurrentPlayLosesAndDoublesNothing) {
       create.set_num_players(2);
       create.set_bot("random");
       v1::CreateBotGameResponse created;
-      ASSERT_THAT(grouped.CreateBotGame(kPlayers[g % 4], create, &created), IsOk());
+      ASSERT_THAT(calls::CreateBotGame(grouped, kPlayers[g % 4], create, &created), IsOk());
       ids[g] = created.game().game_id();
       v1::GetGameRequest get;
       get.set_game_id(ids[g]);
       v1::GetGameResponse state;
-      ASSERT_THAT(grouped.GetGame(kPlayers[g % 4], get, &state), IsOk());
+      ASSERT_THAT(calls::GetGame(grouped, kPlayers[g % 4], get, &state), IsOk());
       v1::Game game = state.game();
       auto legal = state.legal_actions();
       for (int m = 0; m < kMoves && game.status() != v1::GAME_STATUS_FINISHED; ++m) {
@@ -514,7 +515,7 @@ TEST_F(SessionsPgTest, GroupCommitUnderConcurrentPlayLosesAndDoublesNothing) {
         submit.set_idempotency_key(absl::StrCat("m", m));
         *submit.mutable_action() = legal[m % legal.size()];
         v1::SubmitActionResponse answer;
-        ASSERT_THAT(grouped.SubmitAction(kPlayers[g % 4], submit, &answer), IsOk());
+        ASSERT_THAT(calls::SubmitAction(grouped, kPlayers[g % 4], submit, &answer), IsOk());
         ++acknowledged[g];
         game = answer.game();
         legal = answer.legal_actions();
@@ -556,7 +557,7 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, account, get, &state), IsOk());
   const std::string digest = Digest();
 
   auto submit = [&](const std::string& who, auto mutate) {
@@ -567,7 +568,7 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
     *r.mutable_action() = state.legal_actions(0);
     mutate(r);
     v1::SubmitActionResponse out;
-    return sessions_->SubmitAction(who, r, &out);
+    return calls::SubmitAction(*sessions_, who, r, &out);
   };
   using R = v1::SubmitActionRequest;
   struct Case {
@@ -614,29 +615,29 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
     v1::GetGameRequest r;
     r.set_game_id("../etc");
     v1::GetGameResponse out;
-    cases.push_back({"GetGame garbage id", sessions_->GetGame(account, r, &out),
+    cases.push_back({"GetGame garbage id", calls::GetGame(*sessions_, account, r, &out),
                      absl::StatusCode::kInvalidArgument, "game_id"});
   }
   {
     v1::ListMyGamesRequest r;
     r.set_page_size(1000);
     v1::ListMyGamesResponse out;
-    cases.push_back({"ListMyGames page_size", sessions_->ListMyGames(account, r, &out),
+    cases.push_back({"ListMyGames page_size", calls::ListMyGames(*sessions_, account, r, &out),
                      absl::StatusCode::kInvalidArgument, "page_size"});
     r.set_page_size(1);
     r.set_page_token("forged");
-    cases.push_back({"ListMyGames forged token", sessions_->ListMyGames(account, r, &out),
+    cases.push_back({"ListMyGames forged token", calls::ListMyGames(*sessions_, account, r, &out),
                      absl::StatusCode::kInvalidArgument, "page"});
     r.set_page_token("");
     r.set_filter(static_cast<v1::GameFilter>(99));
-    cases.push_back({"ListMyGames filter", sessions_->ListMyGames(account, r, &out),
+    cases.push_back({"ListMyGames filter", calls::ListMyGames(*sessions_, account, r, &out),
                      absl::StatusCode::kInvalidArgument, "filter"});
   }
   {
     v1::ResignRequest r;
     r.set_game_id(created.game_id());
     v1::ResignResponse out;
-    cases.push_back({"Resign someone else's game", sessions_->Resign(kStranger, r, &out),
+    cases.push_back({"Resign someone else's game", calls::Resign(*sessions_, kStranger, r, &out),
                      absl::StatusCode::kNotFound, "no game"});
   }
   {
@@ -644,38 +645,43 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
     r.set_game_id(created.game_id());
     r.set_from_version(-3);
     v1::GetHistoryResponse out;
-    cases.push_back({"GetHistory negative version", sessions_->GetHistory(account, r, &out),
+    cases.push_back({"GetHistory negative version", calls::GetHistory(*sessions_, account, r, &out),
                      absl::StatusCode::kInvalidArgument, "from_version"});
     r.set_from_version(0);
     cases.push_back({"GetHistory someone else's private game",
-                     sessions_->GetHistory(kStranger, r, &out), absl::StatusCode::kPermissionDenied,
-                     "private"});
+                     calls::GetHistory(*sessions_, kStranger, r, &out),
+                     absl::StatusCode::kPermissionDenied, "private"});
     v1::GetGameRequest g;
     g.set_game_id(created.game_id());
     v1::GetGameResponse gout;
-    cases.push_back({"GetGame someone else's private game", sessions_->GetGame(kStranger, g, &gout),
+    cases.push_back({"GetGame someone else's private game",
+                     calls::GetGame(*sessions_, kStranger, g, &gout),
                      absl::StatusCode::kPermissionDenied, "private"});
     g.set_game_id("00000000-0000-4000-8000-000000000000");
-    cases.push_back({"GetGame unknown game", sessions_->GetGame(kStranger, g, &gout),
+    cases.push_back({"GetGame unknown game", calls::GetGame(*sessions_, kStranger, g, &gout),
                      absl::StatusCode::kNotFound, "no game"});
   }
   {
     v1::ListPublicGamesRequest r;
     v1::ListPublicGamesResponse out;
     r.set_game("chess");
-    cases.push_back({"ListPublicGames unknown game", sessions_->ListPublicGames(kStranger, r, &out),
+    cases.push_back({"ListPublicGames unknown game",
+                     calls::ListPublicGames(*sessions_, kStranger, r, &out),
                      absl::StatusCode::kInvalidArgument, "chess"});
     r.clear_game();
     r.set_page_size(101);
-    cases.push_back({"ListPublicGames page_size", sessions_->ListPublicGames(kStranger, r, &out),
+    cases.push_back({"ListPublicGames page_size",
+                     calls::ListPublicGames(*sessions_, kStranger, r, &out),
                      absl::StatusCode::kInvalidArgument, "page_size"});
     r.set_page_size(0);
     r.set_page_token("forged");
-    cases.push_back({"ListPublicGames forged token", sessions_->ListPublicGames(kStranger, r, &out),
+    cases.push_back({"ListPublicGames forged token",
+                     calls::ListPublicGames(*sessions_, kStranger, r, &out),
                      absl::StatusCode::kInvalidArgument, "page_token"});
     r.clear_page_token();
     r.set_status(static_cast<v1::GameStatus>(42));
-    cases.push_back({"ListPublicGames status", sessions_->ListPublicGames(kStranger, r, &out),
+    cases.push_back({"ListPublicGames status",
+                     calls::ListPublicGames(*sessions_, kStranger, r, &out),
                      absl::StatusCode::kInvalidArgument, "status"});
   }
   {
@@ -683,7 +689,7 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
       v1::CreateGameRequest r = TwoPlayerRequest(game, "m2");
       mutate(r);
       v1::CreateGameResponse out;
-      return sessions_->CreateGame(r, &out);
+      return calls::CreateGame(*sessions_, r, &out);
     };
     using C = v1::CreateGameRequest;
     cases.push_back({"CreateGame unknown game", create([](C& r) { r.set_game("chess"); }),
@@ -732,11 +738,12 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
     r.set_game(game.name());
     r.set_num_players(99);
     v1::CreateBotGameResponse out;
-    cases.push_back({"CreateBotGame num_players", sessions_->CreateBotGame(account, r, &out),
+    cases.push_back({"CreateBotGame num_players",
+                     calls::CreateBotGame(*sessions_, account, r, &out),
                      absl::StatusCode::kInvalidArgument, "num_players"});
     r.set_num_players(game.info().min_players);
     r.set_bot("deep_blue");
-    cases.push_back({"CreateBotGame bot", sessions_->CreateBotGame(account, r, &out),
+    cases.push_back({"CreateBotGame bot", calls::CreateBotGame(*sessions_, account, r, &out),
                      absl::StatusCode::kInvalidArgument, "bot"});
   }
   for (const Case& c : cases) {
@@ -758,7 +765,7 @@ TEST_F(SessionsPgTest, ListMyGamesFiltersAndPagesNewestFirst) {
   std::vector<std::string> seen;
   for (int page = 0; page < 5; ++page) {
     v1::ListMyGamesResponse response;
-    ASSERT_THAT(sessions_->ListMyGames(kAlice, request, &response), IsOk());
+    ASSERT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response), IsOk());
     for (const v1::Game& g : response.games()) seen.push_back(g.game_id());
     if (response.next_page_token().empty()) break;
     request.set_page_token(response.next_page_token());
@@ -768,18 +775,18 @@ TEST_F(SessionsPgTest, ListMyGamesFiltersAndPagesNewestFirst) {
   // A token is bound to its filter.
   request.set_filter(v1::GAME_FILTER_FINISHED);
   v1::ListMyGamesResponse response;
-  EXPECT_THAT(sessions_->ListMyGames(kAlice, request, &response),
+  EXPECT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response),
               StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
   request.clear_page_token();
-  ASSERT_THAT(sessions_->ListMyGames(kAlice, request, &response), IsOk());
+  ASSERT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response), IsOk());
   EXPECT_EQ(response.games_size(), 0);
   // My turn + waiting = all.
   v1::ListMyGamesRequest mine, waiting;
   mine.set_filter(v1::GAME_FILTER_MY_TURN);
   waiting.set_filter(v1::GAME_FILTER_WAITING);
   v1::ListMyGamesResponse a, b;
-  ASSERT_THAT(sessions_->ListMyGames(kAlice, mine, &a), IsOk());
-  ASSERT_THAT(sessions_->ListMyGames(kAlice, waiting, &b), IsOk());
+  ASSERT_THAT(calls::ListMyGames(*sessions_, kAlice, mine, &a), IsOk());
+  ASSERT_THAT(calls::ListMyGames(*sessions_, kAlice, waiting, &b), IsOk());
   EXPECT_EQ(a.games_size() + b.games_size(), 5);
   for (const v1::Game& g : a.games()) EXPECT_TRUE(g.my_turn());
   for (const v1::Game& g : b.games()) EXPECT_FALSE(g.my_turn());
@@ -793,8 +800,8 @@ TEST_F(SessionsPgTest, PlayingTheComputerTheBotsAnswerAtOnce) {
   request.set_num_players(game.info().min_players);
   request.set_my_seat(game.info().min_players - 1);
   v1::CreateBotGameResponse created, again;
-  ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &created), IsOk());
-  ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &again), IsOk());
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kCarol, request, &created), IsOk());
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kCarol, request, &again), IsOk());
   EXPECT_TRUE(created.created());
   EXPECT_FALSE(again.created());
   EXPECT_EQ(again.game().game_id(), created.game().game_id());
@@ -803,7 +810,7 @@ TEST_F(SessionsPgTest, PlayingTheComputerTheBotsAnswerAtOnce) {
   get.set_game_id(created.game().game_id());
   v1::GetGameResponse state;
   for (int i = 0; i < 100000; ++i) {
-    ASSERT_THAT(sessions_->GetGame(kCarol, get, &state), IsOk());
+    ASSERT_THAT(calls::GetGame(*sessions_, kCarol, get, &state), IsOk());
     if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
     // Whenever the game waits, it waits for the player: the computer has already moved.
     ASSERT_TRUE(state.game().my_turn());
@@ -813,7 +820,7 @@ TEST_F(SessionsPgTest, PlayingTheComputerTheBotsAnswerAtOnce) {
     submit.set_idempotency_key(absl::StrCat("k", i));
     *submit.mutable_action() = state.legal_actions(rng() % state.legal_actions_size());
     v1::SubmitActionResponse out;
-    ASSERT_THAT(sessions_->SubmitAction(kCarol, submit, &out), IsOk());
+    ASSERT_THAT(calls::SubmitAction(*sessions_, kCarol, submit, &out), IsOk());
   }
   EXPECT_EQ(state.game().status(), v1::GAME_STATUS_FINISHED);
   EXPECT_GT(Count("SELECT count(*) FROM sessions.actions WHERE cause = 'bot'"), 0);
@@ -824,13 +831,13 @@ TEST_F(SessionsPgTest, ResignEndsATwoSidedGame) {
   v1::ResignRequest request;
   request.set_game_id(created.game_id());
   v1::ResignResponse response;
-  ASSERT_THAT(sessions_->Resign(kBob, request, &response), IsOk());
+  ASSERT_THAT(calls::Resign(*sessions_, kBob, request, &response), IsOk());
   EXPECT_EQ(response.game().status(), v1::GAME_STATUS_FINISHED);
   EXPECT_TRUE(response.game().seats(1).forfeited());
   EXPECT_EQ(response.game().outcome().ranks(1), 2);
   EXPECT_EQ(response.game().outcome().ranks(0), 1);
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.result_outbox WHERE ranked"), 1);
-  EXPECT_THAT(sessions_->Resign(kBob, request, &response),
+  EXPECT_THAT(calls::Resign(*sessions_, kBob, request, &response),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("ended")));
 }
 
@@ -861,7 +868,7 @@ TEST_F(SessionsPgTest, DeadlinesSendRemindersThenTheComputerMovesInCasualGames) 
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
   EXPECT_GE(state.game().version(), 1);
   EXPECT_TRUE(state.game().deadline().seconds() > absl::ToUnixSeconds(now_.load()) ||
               state.game().status() == v1::GAME_STATUS_FINISHED);
@@ -874,7 +881,7 @@ TEST_F(SessionsPgTest, ATimeoutInARankedTwoSidedGameIsAForfeit) {
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
   EXPECT_EQ(state.game().status(), v1::GAME_STATUS_FINISHED);
   EXPECT_TRUE(state.game().seats(created.acting_seats(0)).forfeited());
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions WHERE cause = 'timeout' AND kind = "
@@ -891,7 +898,7 @@ TEST_F(SessionsPgTest, ATimeoutInARankedTwoSidedGameIsAForfeit) {
   history.set_game_id(created.game_id());
   history.set_from_version(1);
   v1::GetHistoryResponse events;
-  ASSERT_THAT(sessions_->GetHistory(kAlice, history, &events), IsOk());
+  ASSERT_THAT(calls::GetHistory(*sessions_, kAlice, history, &events), IsOk());
   ASSERT_EQ(events.events_size(), 1);
   EXPECT_EQ(events.events(0).kind(), v1::EVENT_KIND_FORFEIT);
   EXPECT_EQ(events.events(0).cause(), v1::EVENT_CAUSE_TIMEOUT);
@@ -921,7 +928,7 @@ TEST_F(SessionsPgTest, ATimeoutInALargerRankedGameForfeitsAndTheBotPlaysTheSeat)
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
   EXPECT_TRUE(state.game().seats(timed_out).forfeited());
   EXPECT_EQ(state.game().status(), v1::GAME_STATUS_ACTIVE);
   // Whoever acts now is never the forfeited seat: the bot has already moved for it.
@@ -930,7 +937,7 @@ TEST_F(SessionsPgTest, ATimeoutInALargerRankedGameForfeitsAndTheBotPlaysTheSeat)
   std::mt19937_64 rng(8);
   for (int i = 0; i < 100000 && state.game().status() != v1::GAME_STATUS_FINISHED; ++i) {
     ASSERT_THAT(RandomMove(created.game_id(), rng, absl::StrCat("k", i)), IsOk());
-    ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+    ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
     for (int seat : state.game().acting_seats()) EXPECT_NE(seat, timed_out);
   }
   ASSERT_EQ(state.game().status(), v1::GAME_STATUS_FINISHED);
@@ -1002,7 +1009,7 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
     v1::GetGameRequest get;
     get.set_game_id(open.game_id());
     v1::GetGameResponse watched;
-    ASSERT_THAT(sessions_->GetGame(kStranger, get, &watched), IsOk());
+    ASSERT_THAT(calls::GetGame(*sessions_, kStranger, get, &watched), IsOk());
     EXPECT_EQ(watched.game().my_seat(), -1);
     EXPECT_FALSE(watched.game().my_turn());
     EXPECT_TRUE(watched.legal_actions().empty());
@@ -1011,7 +1018,7 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
               ViewAny(**state, engine::Viewer::Spectator()).SerializeAsString());
     // A seated player of the same game still gets its seat's view.
     v1::GetGameResponse seated;
-    ASSERT_THAT(sessions_->GetGame(kAlice, get, &seated), IsOk());
+    ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &seated), IsOk());
     EXPECT_EQ(seated.game().my_seat(), 0);
     EXPECT_EQ(seated.view().SerializeAsString(),
               ViewAny(**state, engine::Viewer::Seat(0)).SerializeAsString());
@@ -1019,7 +1026,7 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
     v1::GetHistoryRequest history;
     history.set_game_id(open.game_id());
     v1::GetHistoryResponse events;
-    ASSERT_THAT(sessions_->GetHistory(kStranger, history, &events), IsOk());
+    ASSERT_THAT(calls::GetHistory(*sessions_, kStranger, history, &events), IsOk());
     auto record = ParseRecord(row->snapshot);
     ASSERT_THAT(record, IsOk());
     auto states = StatesBetween(*game, *record, 0, row->version);
@@ -1033,7 +1040,8 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
     }
     // The watch stream's reads are the same events and summaries.
     std::vector<v1::WatchGameResponse> streamed;
-    ASSERT_THAT(sessions_->WatchEvents(kStranger, open.game_id(), -1, 50, &streamed), IsOk());
+    ASSERT_THAT(calls::WatchEvents(*sessions_, kStranger, open.game_id(), -1, 50, &streamed),
+                IsOk());
     ASSERT_EQ(streamed.size(), static_cast<size_t>(row->version + 1));
     EXPECT_EQ(streamed.back().game().my_seat(), -1);
     EXPECT_TRUE(streamed.back().game().seed().empty());
@@ -1042,9 +1050,9 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
     v1::ResignRequest resign;
     resign.set_game_id(open.game_id());
     v1::ResignResponse resigned;
-    ASSERT_THAT(sessions_->Resign(kBob, resign, &resigned), IsOk());
+    ASSERT_THAT(calls::Resign(*sessions_, kBob, resign, &resigned), IsOk());
     if (resigned.game().status() == v1::GAME_STATUS_FINISHED) {
-      ASSERT_THAT(sessions_->GetGame(kStranger, get, &watched), IsOk());
+      ASSERT_THAT(calls::GetGame(*sessions_, kStranger, get, &watched), IsOk());
       EXPECT_EQ(watched.game().seed().size(), 64u);
     }
   }
@@ -1056,12 +1064,12 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
   v1::GetGameRequest get;
   get.set_game_id(closed.game_id());
   v1::GetGameResponse out;
-  EXPECT_THAT(sessions_->GetGame(kStranger, get, &out),
+  EXPECT_THAT(calls::GetGame(*sessions_, kStranger, get, &out),
               StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("private")));
   std::vector<v1::WatchGameResponse> streamed;
-  EXPECT_THAT(sessions_->WatchEvents(kStranger, closed.game_id(), -1, 50, &streamed),
+  EXPECT_THAT(calls::WatchEvents(*sessions_, kStranger, closed.game_id(), -1, 50, &streamed),
               StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("private")));
-  EXPECT_THAT(sessions_->GameSummary(kStranger, closed.game_id()).status(),
+  EXPECT_THAT(calls::SummaryOf(*sessions_, kStranger, closed.game_id()).status(),
               StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("private")));
 }
 
@@ -1089,13 +1097,13 @@ TEST_F(SessionsPgTest, ListPublicGamesLeavesOutGamesOfBlockedPlayers) {
   Sessions blocking(
       store_.get(), registry_.get(), [this] { return now_.load(); }, options);
   v1::ListPublicGamesResponse listed;
-  ASSERT_THAT(blocking.ListPublicGames(kStranger, {}, &listed), IsOk());
+  ASSERT_THAT(calls::ListPublicGames(blocking, kStranger, {}, &listed), IsOk());
   ASSERT_EQ(listed.games_size(), 1);
   EXPECT_EQ(listed.games(0).game_id(), carol_game);
-  ASSERT_THAT(blocking.ListPublicGames(kCarol, {}, &listed), IsOk());
+  ASSERT_THAT(calls::ListPublicGames(blocking, kCarol, {}, &listed), IsOk());
   EXPECT_EQ(listed.games_size(), 2);
   accounts_up = false;
-  EXPECT_THAT(blocking.ListPublicGames(kStranger, {}, &listed),
+  EXPECT_THAT(calls::ListPublicGames(blocking, kStranger, {}, &listed),
               StatusIs(absl::StatusCode::kUnavailable, ::testing::HasSubstr("ListBlocks")));
 }
 
@@ -1114,7 +1122,7 @@ TEST_F(SessionsPgTest, ListPublicGamesPagesPublicGamesOnlyNewestFirst) {
   std::vector<std::string> seen;
   for (int page = 0; page < 5; ++page) {
     v1::ListPublicGamesResponse response;
-    ASSERT_THAT(sessions_->ListPublicGames(kStranger, request, &response), IsOk());
+    ASSERT_THAT(calls::ListPublicGames(*sessions_, kStranger, request, &response), IsOk());
     for (const v1::Game& g : response.games()) {
       seen.push_back(g.game_id());
       EXPECT_EQ(g.my_seat(), -1);
@@ -1129,25 +1137,25 @@ TEST_F(SessionsPgTest, ListPublicGamesPagesPublicGamesOnlyNewestFirst) {
   // A seated player sees its own seat in the listing.
   v1::ListPublicGamesRequest first;
   v1::ListPublicGamesResponse mine;
-  ASSERT_THAT(sessions_->ListPublicGames(kBob, first, &mine), IsOk());
+  ASSERT_THAT(calls::ListPublicGames(*sessions_, kBob, first, &mine), IsOk());
   ASSERT_FALSE(mine.games().empty());
   EXPECT_EQ(mine.games(0).my_seat(), 1);
   // Filters: another game's name, and finished games (none yet).
   v1::ListPublicGamesRequest other;
   other.set_game(registry_->games().back()->name());
-  ASSERT_THAT(sessions_->ListPublicGames(kStranger, other, &mine), IsOk());
+  ASSERT_THAT(calls::ListPublicGames(*sessions_, kStranger, other, &mine), IsOk());
   EXPECT_EQ(mine.games_size(), game.name() == other.game() ? 4 : 0);
   v1::ListPublicGamesRequest finished;
   finished.set_status(v1::GAME_STATUS_FINISHED);
-  ASSERT_THAT(sessions_->ListPublicGames(kStranger, finished, &mine), IsOk());
+  ASSERT_THAT(calls::ListPublicGames(*sessions_, kStranger, finished, &mine), IsOk());
   EXPECT_EQ(mine.games_size(), 0);
   // A token only continues the listing it came from.
   request.set_page_size(1);
   request.clear_page_token();
   v1::ListPublicGamesResponse page;
-  ASSERT_THAT(sessions_->ListPublicGames(kStranger, request, &page), IsOk());
+  ASSERT_THAT(calls::ListPublicGames(*sessions_, kStranger, request, &page), IsOk());
   finished.set_page_token(page.next_page_token());
-  EXPECT_THAT(sessions_->ListPublicGames(kStranger, finished, &mine),
+  EXPECT_THAT(calls::ListPublicGames(*sessions_, kStranger, finished, &mine),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_token")));
 }
 
@@ -1165,8 +1173,8 @@ TEST_F(SessionsPgTest, AGameTheComputerPlaysToItsEndWritesOneResultRow) {
     for (int i = 0; i < game->info().min_players; ++i) request.add_seats()->set_bot("random");
     request.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(3600);
     v1::CreateGameResponse made, again;
-    ASSERT_THAT(sessions_->CreateGame(request, &made), IsOk());
-    ASSERT_THAT(sessions_->CreateGame(request, &again), IsOk());
+    ASSERT_THAT(calls::CreateGame(*sessions_, request, &made), IsOk());
+    ASSERT_THAT(calls::CreateGame(*sessions_, request, &again), IsOk());
     EXPECT_FALSE(again.created());
     const std::string id = made.game().game_id();
     EXPECT_LE(made.game().version(), Sessions::Options{}.auto_moves_per_request);
@@ -1174,7 +1182,7 @@ TEST_F(SessionsPgTest, AGameTheComputerPlaysToItsEndWritesOneResultRow) {
     for (int sweep = 0; sweep < 10000 && created.status() != v1::GAME_STATUS_FINISHED; ++sweep) {
       ASSERT_THAT(sessions_->Sweep(), IsOk());
       v1::CreateGameResponse reread;  // the existing game, as it is now
-      ASSERT_THAT(sessions_->CreateGame(request, &reread), IsOk());
+      ASSERT_THAT(calls::CreateGame(*sessions_, request, &reread), IsOk());
       created = reread.game();
     }
     EXPECT_EQ(created.status(), v1::GAME_STATUS_FINISHED);
@@ -1209,7 +1217,7 @@ TEST_F(SessionsPgTest, ComputerMovesAtCreationCountInTheVersion) {
     request.set_num_players(game->info().min_players);
     request.set_my_seat(game->info().min_players - 1);
     v1::CreateBotGameResponse created;
-    ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &created), IsOk());
+    ASSERT_THAT(calls::CreateBotGame(*sessions_, kCarol, request, &created), IsOk());
     const std::string where = absl::StrCat(" WHERE game_id = '", created.game().game_id(), "'");
     EXPECT_EQ(created.game().version(), Count("SELECT max(version) FROM sessions.actions" + where));
   }
@@ -1243,7 +1251,7 @@ TEST_F(SessionsPgTest, AMatchmadeOneDayGameAcrossAVacationGetsBackTheTimeLeft) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("already")));
   EXPECT_EQ(Digest(), digest);
   // The opponent sees it, and the moved deadline.
-  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, other, get, &state), IsOk());
   EXPECT_EQ(state.game().seats(seat).vacation_until().seconds(),
             absl::ToUnixSeconds(start + absl::Hours(4)));
   EXPECT_FALSE(state.game().seats(1 - seat).has_vacation_until());
@@ -1256,7 +1264,7 @@ TEST_F(SessionsPgTest, AMatchmadeOneDayGameAcrossAVacationGetsBackTheTimeLeft) {
   // The vacation is over on its own at T+4h: nothing to do, no longer shown.
   now_ = start + absl::Hours(5);
   EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
-  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, other, get, &state), IsOk());
   EXPECT_FALSE(state.game().seats(seat).has_vacation_until());
   EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 3 * 3600);
   // Half the turn's 24 h of clock time at T+15h: the first reminder, not before.
@@ -1303,12 +1311,12 @@ TEST_F(SessionsPgTest, EndingAVacationEarlyAndTheYearlyAllowance) {
   // the deadline is T+3h+23h = T+26h; 2 hours of the game's allowance used.
   now_ = start + absl::Hours(1);
   ASSERT_THAT(sessions_->StartVacation(player, absl::Hours(10 * 24)), IsOk());
-  ASSERT_THAT(sessions_->GetGame(player, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, player, get, &state), IsOk());
   EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(24 + 168)))
       << "paused for the game's 7-day allowance";
   now_ = start + absl::Hours(3);
   ASSERT_THAT(sessions_->EndVacation(player), IsOk());
-  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, other, get, &state), IsOk());
   EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(26)));
   EXPECT_EQ(state.game().seats(seat).vacation_used().seconds(), 2 * 3600);
   EXPECT_FALSE(state.game().seats(seat).has_vacation_until());
@@ -1320,7 +1328,7 @@ TEST_F(SessionsPgTest, EndingAVacationEarlyAndTheYearlyAllowance) {
   now_ = start + absl::Hours(5);
   std::mt19937_64 rng(7);
   ASSERT_THAT(RandomMove(created.game_id(), rng, "m1"), IsOk());
-  ASSERT_THAT(sessions_->GetGame(other, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, other, get, &state), IsOk());
   if (state.game().my_turn()) {
     EXPECT_EQ(state.game().deadline().seconds(), absl::ToUnixSeconds(start + absl::Hours(76)));
     EXPECT_EQ(state.game().seats(1 - seat).vacation_used().seconds(), 47 * 3600);
@@ -1363,7 +1371,7 @@ TEST_F(SessionsPgTest, ABankWithNoIncrementNeverLocksASeatOutAndRepeatedTimeouts
   // bank is empty, and its next turns get the 1-day floor (never 0 s).
   int timeouts = 0;
   while (true) {
-    ASSERT_THAT(sessions_->GetGame(kPlayers[0], get, &state), IsOk());
+    ASSERT_THAT(calls::GetGame(*sessions_, kPlayers[0], get, &state), IsOk());
     if (state.game().status() != v1::GAME_STATUS_ACTIVE) break;
     ASSERT_LT(timeouts, 6) << "the game should have ended by the third timeout in a row";
     const v1::Seat& acting = state.game().seats(state.game().acting_seats(0));
@@ -1419,7 +1427,7 @@ TEST_F(SessionsPgTest, TimeBanksRunDownGrowPerMoveUpToTheStartAndTimeOutWhenEmpt
     v1::GetGameRequest get;
     get.set_game_id(created.game_id());
     v1::GetGameResponse any;
-    EXPECT_THAT(sessions_->GetGame(kAlice, get, &any), IsOk());
+    EXPECT_THAT(calls::GetGame(*sessions_, kAlice, get, &any), IsOk());
     const int seat = any.game().acting_seats(0);
     EXPECT_THAT(RandomMove(created.game_id(), rng, key), IsOk());
     return seat;
@@ -1428,14 +1436,14 @@ TEST_F(SessionsPgTest, TimeBanksRunDownGrowPerMoveUpToTheStartAndTimeOutWhenEmpt
     v1::GetGameRequest get;
     get.set_game_id(created.game_id());
     v1::GetGameResponse state;
-    EXPECT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+    EXPECT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
     return state.game().seats(seat).time_bank_remaining().seconds();
   };
   auto acting = [&]() {
     v1::GetGameRequest get;
     get.set_game_id(created.game_id());
     v1::GetGameResponse state;
-    EXPECT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+    EXPECT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
     return state.game();
   };
 
@@ -1483,7 +1491,7 @@ TEST_F(SessionsPgTest, PlayerRecordsCountFinishedResignedAndTimedOutGames) {
   v1::ResignRequest resign;
   resign.set_game_id(resigned.game_id());
   v1::ResignResponse after_resign;
-  ASSERT_THAT(sessions_->Resign(kAlice, resign, &after_resign), IsOk());
+  ASSERT_THAT(calls::Resign(*sessions_, kAlice, resign, &after_resign), IsOk());
   ASSERT_EQ(after_resign.game().status(), v1::GAME_STATUS_FINISHED);
   // A ranked game: whoever must act lets the deadline pass and forfeits.
   v1::Game ranked = Create(TwoPlayerRequest(FirstGame(), "record-timeout", /*ranked=*/true));
@@ -1498,9 +1506,9 @@ TEST_F(SessionsPgTest, PlayerRecordsCountFinishedResignedAndTimedOutGames) {
   bot.set_game(FirstGame().name());
   bot.set_num_players(FirstGame().info().min_players);
   v1::CreateBotGameResponse bot_game;
-  ASSERT_THAT(sessions_->CreateBotGame(kCarol, bot, &bot_game), IsOk());
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kCarol, bot, &bot_game), IsOk());
   resign.set_game_id(bot_game.game().game_id());
-  ASSERT_THAT(sessions_->Resign(kCarol, resign, &after_resign), IsOk());
+  ASSERT_THAT(calls::Resign(*sessions_, kCarol, resign, &after_resign), IsOk());
 
   absl::StatusOr<std::vector<PlayerRecord>> records =
       sessions_->GetPlayerRecords({kAlice, kBob, kCarol});
@@ -1551,17 +1559,17 @@ TEST_F(SessionsPgTest, IdempotencyKeysAreForgottenAfterTheRetentionInBatches) {
     v1::GetGameRequest get;
     get.set_game_id(created.game_id());
     v1::GetGameResponse any, mine;
-    ASSERT_THAT(sessions.GetGame(kAlice, get, &any), IsOk());
+    ASSERT_THAT(calls::GetGame(sessions, kAlice, get, &any), IsOk());
     ASSERT_EQ(any.game().status(), v1::GAME_STATUS_ACTIVE);
     const std::string account = ActingAccount(any.game());
-    ASSERT_THAT(sessions.GetGame(account, get, &mine), IsOk());
+    ASSERT_THAT(calls::GetGame(sessions, account, get, &mine), IsOk());
     v1::SubmitActionRequest submit;
     submit.set_game_id(created.game_id());
     submit.set_expected_version(mine.game().version());
     submit.set_idempotency_key(absl::StrCat("key-", i));
     *submit.mutable_action() = mine.legal_actions(rng() % mine.legal_actions_size());
     v1::SubmitActionResponse answer;
-    ASSERT_THAT(sessions.SubmitAction(account, submit, &answer), IsOk());
+    ASSERT_THAT(calls::SubmitAction(sessions, account, submit, &answer), IsOk());
     if (i == 0) {
       first = submit;
       first_answer = answer;
@@ -1574,7 +1582,7 @@ TEST_F(SessionsPgTest, IdempotencyKeysAreForgottenAfterTheRetentionInBatches) {
   now_ = start + absl::Hours(47);
   EXPECT_THAT(sessions.ForgetExpiredIdempotencyKeys(), parlor::testing::IsOkAndHolds(0));
   v1::SubmitActionResponse retried;
-  ASSERT_THAT(sessions.SubmitAction(first_account, first, &retried), IsOk());
+  ASSERT_THAT(calls::SubmitAction(sessions, first_account, first, &retried), IsOk());
   EXPECT_EQ(retried.SerializeAsString(), first_answer.SerializeAsString());
 
   // After it: one sweep deletes at most batches x batch size (2 x 2), the next the rest.
@@ -1585,7 +1593,7 @@ TEST_F(SessionsPgTest, IdempotencyKeysAreForgottenAfterTheRetentionInBatches) {
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.idempotency_keys"), 0);
   // A retry of a forgotten key is not applied again: its version is stale.
   const int64_t actions = Count("SELECT count(*) FROM sessions.actions");
-  EXPECT_THAT(sessions.SubmitAction(first_account, first, &retried),
+  EXPECT_THAT(calls::SubmitAction(sessions, first_account, first, &retried),
               StatusIs(absl::StatusCode::kAborted, HasSubstr("stale")));
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.actions"), actions);
 }
@@ -1617,13 +1625,14 @@ v1::CreateBotGameRequest BotGameRequest(const std::string& request_id, const std
 // score first, and the player, who forfeited first, ranks last.
 TEST_F(SessionsPgTest, ResigningTheLastPlayerEndsABotGameAtOnceByTheForfeitRules) {
   v1::CreateBotGameResponse created;
-  ASSERT_THAT(sessions_->CreateBotGame(kCarol, BotGameRequest("resign", "kadice", 4, 0), &created),
-              IsOk());
+  ASSERT_THAT(
+      calls::CreateBotGame(*sessions_, kCarol, BotGameRequest("resign", "kadice", 4, 0), &created),
+      IsOk());
   ASSERT_EQ(created.game().status(), v1::GAME_STATUS_ACTIVE);
   v1::ResignRequest resign;
   resign.set_game_id(created.game().game_id());
   v1::ResignResponse resigned;
-  ASSERT_THAT(sessions_->Resign(kCarol, resign, &resigned), IsOk());
+  ASSERT_THAT(calls::Resign(*sessions_, kCarol, resign, &resigned), IsOk());
   const v1::Game& game = resigned.game();
   EXPECT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
   // The player's forfeit and two withdrawals: fewer than two sides are left.
@@ -1657,10 +1666,10 @@ TEST_F(SessionsPgTest, ComputerPlayIsBoundedPerRequestAndTheSweeperPlaysOn) {
   int due_before_create = 0;
   for (int attempt = 0; attempt < 20; ++attempt) {
     due_before_create = due;
-    ASSERT_THAT(
-        bounded.CreateBotGame(
-            kCarol, BotGameRequest(absl::StrCat("paced-", attempt), "kadice", 4, 3), &created),
-        IsOk());
+    ASSERT_THAT(calls::CreateBotGame(
+                    bounded, kCarol,
+                    BotGameRequest(absl::StrCat("paced-", attempt), "kadice", 4, 3), &created),
+                IsOk());
     if (!created.game().my_turn()) break;
   }
   EXPECT_EQ(created.game().version(), 2);
@@ -1672,11 +1681,11 @@ TEST_F(SessionsPgTest, ComputerPlayIsBoundedPerRequestAndTheSweeperPlaysOn) {
   int64_t version = created.game().version();
   int sweeps = 0;
   for (; sweeps < 1000; ++sweeps) {
-    ASSERT_THAT(bounded.GetGame(kCarol, get, &state), IsOk());
+    ASSERT_THAT(calls::GetGame(bounded, kCarol, get, &state), IsOk());
     if (state.game().my_turn() || state.game().status() == v1::GAME_STATUS_FINISHED) break;
     const int due_before = due;
     ASSERT_THAT(bounded.Sweep(), parlor::testing::IsOkAndHolds(1));
-    ASSERT_THAT(bounded.GetGame(kCarol, get, &state), IsOk());
+    ASSERT_THAT(calls::GetGame(bounded, kCarol, get, &state), IsOk());
     EXPECT_GT(state.game().version(), version);
     EXPECT_LE(state.game().version(), version + 2);
     version = state.game().version();
@@ -1695,27 +1704,29 @@ TEST_F(SessionsPgTest, OptionsThatMakeGamesHugeAreBoundedAgainstTheComputerOnly)
   v1::CreateBotGameResponse created;
   const std::string digest = Digest();
   EXPECT_THAT(
-      sessions_->CreateBotGame(
-          kCarol, BotGameRequest("huge", "kadice", 4, 0, {{"max_rounds", "500"}}), &created),
+      calls::CreateBotGame(*sessions_, kCarol,
+                           BotGameRequest("huge", "kadice", 4, 0, {{"max_rounds", "500"}}),
+                           &created),
       StatusIs(absl::StatusCode::kInvalidArgument,
                "options: max_rounds must be at most 100 in a game against the computer (got "
                "500)"));
   EXPECT_THAT(
-      sessions_->CreateBotGame(
-          kCarol, BotGameRequest("long", "picadice", 2, 0, {{"turn_limit_per_seat", "151"}}),
-          &created),
+      calls::CreateBotGame(
+          *sessions_, kCarol,
+          BotGameRequest("long", "picadice", 2, 0, {{"turn_limit_per_seat", "151"}}), &created),
       StatusIs(absl::StatusCode::kInvalidArgument,
                HasSubstr("turn_limit_per_seat must be at most 150")));
   EXPECT_EQ(Digest(), digest);
-  EXPECT_THAT(sessions_->CreateBotGame(
-                  kCarol, BotGameRequest("ok", "kadice", 4, 0, {{"max_rounds", "100"}}), &created),
-              IsOk());
+  EXPECT_THAT(
+      calls::CreateBotGame(*sessions_, kCarol,
+                           BotGameRequest("ok", "kadice", 4, 0, {{"max_rounds", "100"}}), &created),
+      IsOk());
   // Between players (a match) the game's own range applies.
   const engine::Game& kadice = **registry_->Find("kadice");
   v1::CreateGameRequest match = TwoPlayerRequest(kadice, "long-match");
   (*match.mutable_options())["max_rounds"] = "500";
   v1::CreateGameResponse made;
-  EXPECT_THAT(sessions_->CreateGame(match, &made), IsOk());
+  EXPECT_THAT(calls::CreateGame(*sessions_, match, &made), IsOk());
 }
 
 TEST_F(SessionsPgTest, QuotasRefuseCreateBotGameWithResourceExhaustedAndARetryDelay) {
@@ -1728,27 +1739,32 @@ TEST_F(SessionsPgTest, QuotasRefuseCreateBotGameWithResourceExhaustedAndARetryDe
   v1::CreateBotGameResponse created;
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {
-    ASSERT_THAT(
-        quota.CreateBotGame(kCarol, BotGameRequest(absl::StrCat("q", i), "pico", 2, 0), &created),
-        IsOk());
+    ASSERT_THAT(calls::CreateBotGame(quota, kCarol,
+                                     BotGameRequest(absl::StrCat("q", i), "pico", 2, 0), &created),
+                IsOk());
     ids.push_back(created.game().game_id());
   }
   const std::string digest = Digest();
-  absl::Status refused = quota.CreateBotGame(kCarol, BotGameRequest("q3", "pico", 2, 0), &created);
+  absl::Status refused =
+      calls::CreateBotGame(quota, kCarol, BotGameRequest("q3", "pico", 2, 0), &created);
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted,
                                 HasSubstr("3 games against the computer in the last hour")));
   EXPECT_EQ(RetryDelay(refused), absl::Hours(1));
   EXPECT_EQ(Digest(), digest);
   // A retry of a request that made its game still gets it.
-  ASSERT_THAT(quota.CreateBotGame(kCarol, BotGameRequest("q1", "pico", 2, 0), &created), IsOk());
+  ASSERT_THAT(calls::CreateBotGame(quota, kCarol, BotGameRequest("q1", "pico", 2, 0), &created),
+              IsOk());
   EXPECT_EQ(created.game().game_id(), ids[1]);
   // Another account has its own quota.
-  EXPECT_THAT(quota.CreateBotGame(kAlice, BotGameRequest("q3", "pico", 2, 0), &created), IsOk());
+  EXPECT_THAT(calls::CreateBotGame(quota, kAlice, BotGameRequest("q3", "pico", 2, 0), &created),
+              IsOk());
   // An hour later the hour's quota has room again, until five games are in progress.
   now_ = now_.load() + absl::Minutes(61);
-  EXPECT_THAT(quota.CreateBotGame(kCarol, BotGameRequest("q4", "pico", 2, 0), &created), IsOk());
-  EXPECT_THAT(quota.CreateBotGame(kCarol, BotGameRequest("q5", "pico", 2, 0), &created), IsOk());
-  refused = quota.CreateBotGame(kCarol, BotGameRequest("q6", "pico", 2, 0), &created);
+  EXPECT_THAT(calls::CreateBotGame(quota, kCarol, BotGameRequest("q4", "pico", 2, 0), &created),
+              IsOk());
+  EXPECT_THAT(calls::CreateBotGame(quota, kCarol, BotGameRequest("q5", "pico", 2, 0), &created),
+              IsOk());
+  refused = calls::CreateBotGame(quota, kCarol, BotGameRequest("q6", "pico", 2, 0), &created);
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted,
                                 HasSubstr("5 games in progress, the most allowed (5)")));
   EXPECT_EQ(RetryDelay(refused), std::nullopt);
@@ -1757,7 +1773,7 @@ TEST_F(SessionsPgTest, QuotasRefuseCreateBotGameWithResourceExhaustedAndARetryDe
   tight.max_actions_per_day = 1;
   Sessions moves(
       store_.get(), registry_.get(), [this] { return now_.load(); }, tight);
-  refused = moves.CreateBotGame(kCarol, BotGameRequest("q7", "pico", 2, 0), &created);
+  refused = calls::CreateBotGame(moves, kCarol, BotGameRequest("q7", "pico", 2, 0), &created);
   EXPECT_THAT(refused, StatusIs(absl::StatusCode::kResourceExhausted,
                                 HasSubstr("your games of the last 24 hours hold")));
   EXPECT_EQ(RetryDelay(refused), absl::Hours(24) - absl::Minutes(61));
@@ -1767,10 +1783,11 @@ TEST_F(SessionsPgTest, QuotasRefuseCreateBotGameWithResourceExhaustedAndARetryDe
 // request id the caller sent, not that key.
 TEST_F(SessionsPgTest, AReusedRequestIdIsRefusedNamingTheRequestId) {
   v1::CreateBotGameResponse created;
-  ASSERT_THAT(sessions_->CreateBotGame(kCarol, BotGameRequest("mine", "pico", 2, 0), &created),
-              IsOk());
+  ASSERT_THAT(
+      calls::CreateBotGame(*sessions_, kCarol, BotGameRequest("mine", "pico", 2, 0), &created),
+      IsOk());
   absl::Status reused =
-      sessions_->CreateBotGame(kCarol, BotGameRequest("mine", "pico", 2, 1), &created);
+      calls::CreateBotGame(*sessions_, kCarol, BotGameRequest("mine", "pico", 2, 1), &created);
   EXPECT_THAT(reused, StatusIs(absl::StatusCode::kAlreadyExists,
                                "request_id 'mine' was already used to create a game with different "
                                "settings; use a fresh request_id for a new game"));
@@ -1783,14 +1800,14 @@ TEST_F(SessionsPgTest, BotLevelsAreAcceptedWhereTheBotNameIsGiven) {
     v1::CreateBotGameRequest request = BotGameRequest(absl::StrCat("lvl-", level), "pico", 2, 0);
     request.set_bot(level);
     v1::CreateBotGameResponse created;
-    ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &created), IsOk());
+    ASSERT_THAT(calls::CreateBotGame(*sessions_, kCarol, request, &created), IsOk());
     // The level, or the bot that plays it: what recomputes the seat's decisions.
     EXPECT_THAT(bots::MakeBot(created.game().seats(1).bot()), IsOk());
   }
   v1::CreateBotGameRequest request = BotGameRequest("lvl-x", "pico", 2, 0);
   request.set_bot("expert");
   v1::CreateBotGameResponse created;
-  EXPECT_THAT(sessions_->CreateBotGame(kCarol, request, &created),
+  EXPECT_THAT(calls::CreateBotGame(*sessions_, kCarol, request, &created),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("bot: ")));
 }
 
@@ -1801,7 +1818,7 @@ TEST_F(SessionsPgTest, ASeatThatAlreadyChoseIsToldSoNotThatItIsNotItsTurn) {
   v1::GetGameRequest get;
   get.set_game_id(created.game_id());
   v1::GetGameResponse mine;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &mine), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &mine), IsOk());
   ASSERT_TRUE(mine.game().my_turn());
   v1::SubmitActionRequest submit;
   submit.set_game_id(created.game_id());
@@ -1809,11 +1826,11 @@ TEST_F(SessionsPgTest, ASeatThatAlreadyChoseIsToldSoNotThatItIsNotItsTurn) {
   submit.set_idempotency_key("first");
   *submit.mutable_action() = mine.legal_actions(0);
   v1::SubmitActionResponse out;
-  ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &out), IsOk());
+  ASSERT_THAT(calls::SubmitAction(*sessions_, kAlice, submit, &out), IsOk());
   submit.set_expected_version(1);
   submit.set_idempotency_key("second");
   const std::string digest = Digest();
-  EXPECT_THAT(sessions_->SubmitAction(kAlice, submit, &out),
+  EXPECT_THAT(calls::SubmitAction(*sessions_, kAlice, submit, &out),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("you already chose")));
   EXPECT_EQ(Digest(), digest);
 }
@@ -1837,7 +1854,7 @@ TEST_F(SessionsPgTest, TwoReplicasAnswerBothCopiesOfAMoveWithTheFirstAnswer) {
     v1::GetGameRequest get;
     get.set_game_id(created.game_id());
     v1::GetGameResponse state;
-    ASSERT_THAT(sessions_->GetGame(account, get, &state), IsOk());
+    ASSERT_THAT(calls::GetGame(*sessions_, account, get, &state), IsOk());
     v1::SubmitActionRequest submit;
     submit.set_game_id(created.game_id());
     submit.set_expected_version(0);
@@ -1853,7 +1870,7 @@ TEST_F(SessionsPgTest, TwoReplicasAnswerBothCopiesOfAMoveWithTheFirstAnswer) {
         ready.fetch_add(1);
         while (ready.load() < 2) {
         }
-        results[i] = replicas[i]->SubmitAction(account, submit, &answers[i]);
+        results[i] = calls::SubmitAction(*replicas[i], account, submit, &answers[i]);
       });
     }
     for (std::thread& t : threads) t.join();
@@ -1895,13 +1912,13 @@ TEST_F(SessionsPgTest, TheComputersSealedCardIsNoBetterThanChanceToGuessAndRecom
         BotGameRequest(absl::StrCat("guess-", g), "pico", 2, my_seat);
     request.set_bot("easy");
     v1::CreateBotGameResponse created;
-    ASSERT_THAT(sessions_->CreateBotGame(kCarol, request, &created), IsOk());
+    ASSERT_THAT(calls::CreateBotGame(*sessions_, kCarol, request, &created), IsOk());
     const std::string id = created.game().game_id();
     v1::GetGameRequest get;
     get.set_game_id(id);
     v1::GetGameResponse state;
     for (int i = 0; i < 1000; ++i) {
-      ASSERT_THAT(sessions_->GetGame(kCarol, get, &state), IsOk());
+      ASSERT_THAT(calls::GetGame(*sessions_, kCarol, get, &state), IsOk());
       if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
       v1::SubmitActionRequest submit;
       submit.set_game_id(id);
@@ -1909,7 +1926,7 @@ TEST_F(SessionsPgTest, TheComputersSealedCardIsNoBetterThanChanceToGuessAndRecom
       submit.set_idempotency_key(absl::StrCat("k", i));
       *submit.mutable_action() = state.legal_actions(rng() % state.legal_actions_size());
       v1::SubmitActionResponse out;
-      ASSERT_THAT(sessions_->SubmitAction(kCarol, submit, &out), IsOk());
+      ASSERT_THAT(calls::SubmitAction(*sessions_, kCarol, submit, &out), IsOk());
     }
     ASSERT_EQ(state.game().status(), v1::GAME_STATUS_FINISHED);
     absl::StatusOr<GameRow> row = store_->GetGame(id);

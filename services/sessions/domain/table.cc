@@ -8,7 +8,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "google/protobuf/util/time_util.h"
 #include "services/common/core/crypto.h"
 #include "services/common/core/logging.h"
 #include "services/common/core/status_macros.h"
@@ -19,8 +18,6 @@
 namespace parlor::sessions {
 namespace {
 
-using google::protobuf::util::TimeUtil;
-
 constexpr size_t kMaxChatCodePoints = 500;
 constexpr size_t kMaxReasonCodePoints = 500;
 constexpr int kDefaultChatPage = 50;
@@ -28,10 +25,6 @@ constexpr int kMaxChatPage = 100;
 // accounts' CheckBlocks takes at most 16 ids: the reader and 15 senders per call.
 constexpr size_t kSendersPerBlockCheck = 15;
 constexpr absl::string_view kRematchKeyPrefix = "rematch:";
-
-google::protobuf::Timestamp Ts(absl::Time t) {
-  return TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
-}
 
 std::string Json(absl::string_view s) { return absl::StrCat("\"", JsonEscape(s), "\""); }
 
@@ -77,18 +70,6 @@ absl::Status CheckFreeText(absl::string_view field, absl::string_view text, size
   return absl::OkStatus();
 }
 
-v1::ChatMessage ChatProto(const ChatRow& c) {
-  v1::ChatMessage m;
-  m.set_message_id(c.message_id);
-  m.set_game_id(c.game_id);
-  m.set_seat(c.seat);
-  m.set_account_id(c.account_id);
-  m.set_text(c.text);
-  m.set_game_version(c.game_version);
-  *m.mutable_create_time() = Ts(c.created_at);
-  return m;
-}
-
 // The accounts seated in the game (player seats only), in seat order.
 std::vector<std::string> Players(const GameRow& row) {
   std::vector<std::string> out;
@@ -116,16 +97,21 @@ bool AllAccepted(const RematchRow& o, const GameRow& row) {
   return true;
 }
 
-v1::Rematch RematchProto(const RematchRow& o, absl::Time now) {
-  v1::Rematch r;
-  r.set_game_id(o.game_id);
-  r.set_offered_by_account_id(o.offered_by);
-  for (const std::string& a : o.accepted_by) r.add_accepted_account_ids(a);
-  r.set_declined(!o.declined_by.empty());
-  *r.mutable_offer_time() = Ts(o.offered_at);
-  *r.mutable_expire_time() = Ts(o.expires_at);
-  r.set_new_game_id(o.new_game_id);
-  r.set_pending(Pending(o, now));
+ChatMessage MessageOf(const ChatRow& c) {
+  return ChatMessage{c.message_id, c.game_id,      c.seat,      c.account_id,
+                     c.text,       c.game_version, c.created_at};
+}
+
+Rematch RematchOf(const RematchRow& o, absl::Time now) {
+  Rematch r;
+  r.game_id = o.game_id;
+  r.offered_by_account_id = o.offered_by;
+  r.accepted_account_ids = o.accepted_by;
+  r.declined = !o.declined_by.empty();
+  r.offer_time = o.offered_at;
+  r.expire_time = o.expires_at;
+  r.new_game_id = o.new_game_id;
+  r.pending = Pending(o, now);
   return r;
 }
 
@@ -218,14 +204,13 @@ absl::Status Sessions::HideBlocked(const std::string& reader, const GameRow& row
   return absl::OkStatus();
 }
 
-absl::Status Sessions::SendChatMessage(const std::string& account_id,
-                                       const v1::SendChatMessageRequest& request,
-                                       v1::SendChatMessageResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  PARLOR_RETURN_IF_ERROR(CheckFreeText("text", request.text(), kMaxChatCodePoints, true));
+absl::StatusOr<ChatMessage> Sessions::SendChatMessage(const std::string& account_id,
+                                                      absl::string_view game_id,
+                                                      const std::string& text) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
+  PARLOR_RETURN_IF_ERROR(CheckFreeText("text", text, kMaxChatCodePoints, true));
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
-  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
   const int seat = SeatOf(row, account_id);
   if (seat < 0) {
     if (!row.is_public) return PrivateGame(row);
@@ -237,7 +222,7 @@ absl::Status Sessions::SendChatMessage(const std::string& account_id,
   message.game_id = row.game_id;
   message.seat = seat;
   message.account_id = account_id;
-  message.text = request.text();
+  message.text = text;
   message.game_version = row.version;
   message.created_at = now;
   absl::Time retry_at;
@@ -248,41 +233,39 @@ absl::Status Sessions::SendChatMessage(const std::string& account_id,
     return WithRetryDelay(stored.status(), std::max(retry_at - now, absl::Seconds(1)));
   }
   if (!stored.ok()) return stored.status();
-  *response->mutable_message() = ChatProto(*stored);
-  return absl::OkStatus();
+  return MessageOf(*stored);
 }
 
-absl::Status Sessions::ListChatMessages(const std::string& account_id,
-                                        const v1::ListChatMessagesRequest& request,
-                                        v1::ListChatMessagesResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
-  if (request.page_size() < 0 || request.page_size() > kMaxChatPage) {
+absl::StatusOr<ChatPage> Sessions::ListChatMessages(const std::string& account_id,
+                                                    const ChatQuery& query) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(query.game_id));
+  if (query.page_size < 0 || query.page_size > kMaxChatPage) {
     return absl::InvalidArgumentError(
         absl::StrCat("page_size must be 0 to ", kMaxChatPage, " (0: ", kDefaultChatPage, ")"));
   }
-  if (request.before_message_id() < 0) {
+  if (query.before_message_id < 0) {
     return absl::InvalidArgumentError(
         "before_message_id must be 0 (the newest page) or a message id from a previous page");
   }
-  const int size = request.page_size() == 0 ? kDefaultChatPage : request.page_size();
+  const int size = query.page_size == 0 ? kDefaultChatPage : query.page_size;
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
-  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(query.game_id));
   if (SeatOf(row, account_id) < 0 && !row.is_public) return PrivateGame(row);
   PARLOR_ASSIGN_OR_RETURN(std::vector<ChatRow> messages,
-                          table->ListChat(row.game_id, 0, request.before_message_id(),
+                          table->ListChat(row.game_id, 0, query.before_message_id,
                                           /*newest_first=*/true, size + 1));
+  ChatPage page;
   if (static_cast<int>(messages.size()) > size) {
     messages.resize(size);
-    response->set_next_before_message_id(messages.back().message_id);
+    page.next_before_message_id = messages.back().message_id;
   }
   PARLOR_RETURN_IF_ERROR(HideBlocked(account_id, row, &messages));
-  for (const ChatRow& m : messages) *response->add_messages() = ChatProto(m);
-  return absl::OkStatus();
+  for (const ChatRow& m : messages) page.messages.push_back(MessageOf(m));
+  return page;
 }
 
 absl::Status Sessions::ChatAfter(const std::string& account_id, absl::string_view game_id,
-                                 int64_t after_id, int limit, std::vector<v1::ChatMessage>* out,
+                                 int64_t after_id, int limit, std::vector<ChatMessage>* out,
                                  int64_t* read_to) {
   *read_to = after_id;
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
@@ -292,7 +275,7 @@ absl::Status Sessions::ChatAfter(const std::string& account_id, absl::string_vie
                           table->ListChat(row.game_id, after_id, 0, /*newest_first=*/false, limit));
   const int64_t last = messages.empty() ? after_id : messages.back().message_id;
   PARLOR_RETURN_IF_ERROR(HideBlocked(account_id, row, &messages));
-  for (const ChatRow& m : messages) out->push_back(ChatProto(m));
+  for (const ChatRow& m : messages) out->push_back(MessageOf(m));
   *read_to = last;
   return absl::OkStatus();
 }
@@ -321,7 +304,7 @@ absl::Status Sessions::ReportChatMessage(const std::string& account_id, const st
   return table->InsertReport(message.message_id, account_id, reason, clock_());
 }
 
-absl::StatusOr<v1::Game> Sessions::CreateRematch(const GameRow& row, int my_seat) {
+absl::StatusOr<GameSummary> Sessions::CreateRematch(const GameRow& row, int my_seat) {
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
   CreateSpec spec;
   spec.match_key = absl::StrCat(kRematchKeyPrefix, row.game_id);
@@ -342,14 +325,14 @@ absl::StatusOr<v1::Game> Sessions::CreateRematch(const GameRow& row, int my_seat
   }
   spec.ranked = row.ranked;
   spec.is_public = row.is_public;
-  spec.time_control = TimeControlProto(row.time_control);
-  PARLOR_ASSIGN_OR_RETURN(Created created, Create(std::move(spec)));
-  v1::Game out = std::move(created.game);
+  spec.time_control = TimeControlOf(row.time_control);
+  PARLOR_ASSIGN_OR_RETURN(CreatedGame created, Create(std::move(spec)));
+  GameSummary out = std::move(created.game);
   if (my_seat >= 0 && n > 0) {
     const int seat = (my_seat - 1 + n) % n;
-    out.set_my_seat(seat);
-    out.set_my_turn(std::find(out.acting_seats().begin(), out.acting_seats().end(), seat) !=
-                    out.acting_seats().end());
+    out.my_seat = seat;
+    out.my_turn =
+        std::find(out.acting_seats.begin(), out.acting_seats.end(), seat) != out.acting_seats.end();
   }
   return out;
 }
@@ -441,9 +424,8 @@ absl::Status RematchStepFor(int step, const GameRow& row, const std::string& acc
 
 }  // namespace
 
-absl::StatusOr<Sessions::RematchResult> Sessions::RematchCall(int step,
-                                                              const std::string& account_id,
-                                                              const std::string& game_id) {
+absl::StatusOr<RematchAnswer> Sessions::RematchCall(int step, const std::string& account_id,
+                                                    const std::string& game_id) {
   PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
   PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
@@ -469,13 +451,13 @@ absl::StatusOr<Sessions::RematchResult> Sessions::RematchCall(int step,
         after = change ? std::optional<RematchRow>(change->offer) : locked;
         return change;
       }));
-  RematchResult result;
+  RematchAnswer result;
   if (!after) return result;
   if (after->declined_by.empty() && (!after->new_game_id.empty() || AllAccepted(*after, row))) {
     // Every player accepted: the new game (created at most once, under its match key).
-    PARLOR_ASSIGN_OR_RETURN(v1::Game game, CreateRematch(row, seat));
+    PARLOR_ASSIGN_OR_RETURN(GameSummary game, CreateRematch(row, seat));
     if (after->new_game_id.empty()) {
-      const std::string new_game_id = game.game_id();
+      const std::string new_game_id = game.game_id;
       PARLOR_RETURN_IF_ERROR(table->UpdateRematch(
           row.game_id, now,
           [&](const std::optional<RematchRow>& locked)
@@ -490,50 +472,35 @@ absl::StatusOr<Sessions::RematchResult> Sessions::RematchCall(int step,
     }
     result.game = std::move(game);
   }
-  result.rematch = RematchProto(*after, now);
+  result.rematch = RematchOf(*after, now);
   return result;
 }
 
-absl::Status Sessions::OfferRematch(const std::string& account_id,
-                                    const v1::OfferRematchRequest& request,
-                                    v1::OfferRematchResponse* response) {
-  response->Clear();
-  PARLOR_ASSIGN_OR_RETURN(RematchResult r, RematchCall(kOffer, account_id, request.game_id()));
-  *response->mutable_rematch() = std::move(r.rematch);
-  if (r.game) *response->mutable_game() = *std::move(r.game);
-  return absl::OkStatus();
+absl::StatusOr<RematchAnswer> Sessions::OfferRematch(const std::string& account_id,
+                                                     const std::string& game_id) {
+  return RematchCall(kOffer, account_id, game_id);
 }
 
-absl::Status Sessions::AcceptRematch(const std::string& account_id,
-                                     const v1::AcceptRematchRequest& request,
-                                     v1::AcceptRematchResponse* response) {
-  response->Clear();
-  PARLOR_ASSIGN_OR_RETURN(RematchResult r, RematchCall(kAccept, account_id, request.game_id()));
-  *response->mutable_rematch() = std::move(r.rematch);
-  if (r.game) *response->mutable_game() = *std::move(r.game);
-  return absl::OkStatus();
+absl::StatusOr<RematchAnswer> Sessions::AcceptRematch(const std::string& account_id,
+                                                      const std::string& game_id) {
+  return RematchCall(kAccept, account_id, game_id);
 }
 
-absl::Status Sessions::DeclineRematch(const std::string& account_id,
-                                      const v1::DeclineRematchRequest& request,
-                                      v1::DeclineRematchResponse* response) {
-  response->Clear();
-  PARLOR_ASSIGN_OR_RETURN(RematchResult r, RematchCall(kDecline, account_id, request.game_id()));
-  *response->mutable_rematch() = std::move(r.rematch);
-  return absl::OkStatus();
+absl::StatusOr<Rematch> Sessions::DeclineRematch(const std::string& account_id,
+                                                 const std::string& game_id) {
+  PARLOR_ASSIGN_OR_RETURN(RematchAnswer r, RematchCall(kDecline, account_id, game_id));
+  return std::move(r.rematch);
 }
 
-absl::Status Sessions::GetRematch(const std::string& account_id,
-                                  const v1::GetRematchRequest& request,
-                                  v1::GetRematchResponse* response) {
-  response->Clear();
-  PARLOR_RETURN_IF_ERROR(ValidateGameId(request.game_id()));
+absl::StatusOr<std::optional<Rematch>> Sessions::GetRematch(const std::string& account_id,
+                                                            const std::string& game_id) {
+  PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
-  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(request.game_id()));
+  PARLOR_ASSIGN_OR_RETURN(const GameRow row, store_->GetGame(game_id));
   if (SeatOf(row, account_id) < 0) return NotSeated(row);
   PARLOR_ASSIGN_OR_RETURN(std::optional<RematchRow> offer, table->GetRematch(row.game_id));
-  if (offer) *response->mutable_rematch() = RematchProto(*offer, clock_());
-  return absl::OkStatus();
+  if (!offer) return std::optional<Rematch>();
+  return std::optional<Rematch>(RematchOf(*offer, clock_()));
 }
 
 absl::StatusOr<absl::Time> Sessions::Nudge(const std::string& account_id,
@@ -597,70 +564,63 @@ absl::Status Sessions::MarkSeen(const std::string& account_id, const std::string
   return table->MarkSeen(row.game_id, account_id, version, clock_());
 }
 
-absl::Status Sessions::ListMyGamesByTurn(const std::string& account_id,
-                                         const v1::ListMyGamesRequest& request,
-                                         v1::ListMyGamesResponse* response) {
+absl::StatusOr<GamePage> Sessions::ListMyGamesByTurn(const std::string& account_id,
+                                                     const MyGamesQuery& query) {
   PARLOR_ASSIGN_OR_RETURN(PgTableStore * table, TableStore());
-  PARLOR_ASSIGN_OR_RETURN(
-      const ListPage page,
-      OpenPage(page_tokens_, request.page_size(), request.page_token(),
-               absl::StrCat(account_id, "/", request.filter(), "/my-turn-first")));
+  PARLOR_ASSIGN_OR_RETURN(const ListPage page,
+                          OpenPage(page_tokens_, query.page_size, query.page_token,
+                                   absl::StrCat(account_id, "/", query.filter, "/my-turn-first")));
   // The cursor's time holds the sort key (microseconds), as the token only carries a number.
   std::optional<std::pair<int64_t, std::string>> after;
   if (page.cursor) after.emplace(absl::ToUnixMicros(page.cursor->updated_at), page.cursor->game_id);
-  PARLOR_ASSIGN_OR_RETURN(
-      auto ids, table->ListGameIdsByTurn(account_id, request.filter(), after, page.size + 1));
+  PARLOR_ASSIGN_OR_RETURN(auto ids,
+                          table->ListGameIdsByTurn(account_id, query.filter, after, page.size + 1));
   const bool more = static_cast<int>(ids.size()) > page.size;
   if (more) ids.resize(page.size);
   // One read per game: pages are at most 100 games.
+  GamePage out;
   std::vector<GameRow> rows;
   for (const auto& [key, game_id] : ids) {
     PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
-    PARLOR_ASSIGN_OR_RETURN(*response->add_games(), Summary(row, SeatOf(row, account_id)));
+    PARLOR_ASSIGN_OR_RETURN(out.games.emplace_back(), Summary(row, SeatOf(row, account_id)));
     rows.push_back(std::move(row));
     // NextPageToken takes the last row's updated_at as the cursor's key.
     rows.back().updated_at = absl::FromUnixMicros(key);
   }
-  response->set_next_page_token(NextPageToken(page_tokens_, page, rows, more));
-  std::vector<v1::Game*> games;
-  for (v1::Game& g : *response->mutable_games()) games.push_back(&g);
-  if (request.with_last_move()) PARLOR_RETURN_IF_ERROR(AddLastMoves(account_id, games));
-  return AddSeen(account_id, games);
+  out.next_page_token = NextPageToken(page_tokens_, page, rows, more);
+  if (query.with_last_move) {
+    PARLOR_RETURN_IF_ERROR(AddLastMoves(account_id, absl::MakeSpan(out.games)));
+  }
+  PARLOR_RETURN_IF_ERROR(AddSeen(account_id, absl::MakeSpan(out.games)));
+  return out;
 }
 
-absl::Status Sessions::AddLastMoves(const std::string& account_id,
-                                    const std::vector<v1::Game*>& games) {
-  for (v1::Game* g : games) {
-    if (g->my_seat() < 0) continue;
-    v1::GetHistoryRequest request;
-    request.set_game_id(g->game_id());
-    request.set_from_version(g->version());
-    request.set_page_size(1);
-    v1::GetHistoryResponse history;
-    PARLOR_RETURN_IF_ERROR(GetHistory(account_id, request, &history));
-    if (history.events().empty()) continue;
-    v1::HistoryEvent* last = g->mutable_last_move();
-    *last = history.events(0);
-    last->clear_view();
+absl::Status Sessions::AddLastMoves(const std::string& account_id, absl::Span<GameSummary> games) {
+  for (GameSummary& g : games) {
+    if (g.my_seat < 0) continue;
+    PARLOR_ASSIGN_OR_RETURN(History history,
+                            GetHistory(account_id, HistoryQuery{g.game_id, g.version, 1}));
+    if (history.events.empty()) continue;
+    g.last_move = std::move(history.events[0]);
+    g.last_move->view.reset();
   }
   return absl::OkStatus();
 }
 
-absl::Status Sessions::AddSeen(const std::string& account_id,
-                               const std::vector<v1::Game*>& games) const {
+absl::Status Sessions::AddSeen(const std::string& account_id, absl::Span<GameSummary> games) const {
   if (options_.table_store == nullptr) return absl::OkStatus();
   std::vector<std::string> ids;
-  for (const v1::Game* g : games) {
-    if (g->my_seat() >= 0) ids.push_back(g->game_id());
+  for (const GameSummary& g : games) {
+    if (g.my_seat >= 0) ids.push_back(g.game_id);
   }
   if (ids.empty()) return absl::OkStatus();
   PARLOR_ASSIGN_OR_RETURN(const auto seen, options_.table_store->SeenVersions(account_id, ids));
-  for (v1::Game* g : games) {
-    if (g->my_seat() < 0) continue;
-    auto it = seen.find(g->game_id());
+  for (GameSummary& g : games) {
+    if (g.my_seat < 0) continue;
+    auto it = seen.find(g.game_id);
     const int64_t version = it == seen.end() ? -1 : it->second;
-    g->set_seen_version(version);
-    g->set_unseen_versions(g->version() - version);
+    g.seen_version = version;
+    g.unseen_versions = g.version - version;
   }
   return absl::OkStatus();
 }

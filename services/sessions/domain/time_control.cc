@@ -9,56 +9,61 @@
 namespace parlor::sessions {
 namespace {
 
-absl::StatusOr<int64_t> WholeSeconds(const google::protobuf::Duration& d, absl::string_view field,
-                                     int64_t lo, int64_t hi) {
-  if (d.nanos() != 0 || d.seconds() < lo || d.seconds() > hi) {
+// Whole seconds as the API's Duration carries them (seconds, truncated towards zero).
+absl::StatusOr<int64_t> WholeSeconds(absl::Duration d, absl::string_view field, int64_t lo,
+                                     int64_t hi) {
+  const int64_t seconds = absl::ToInt64Seconds(d);
+  if (absl::Seconds(seconds) != d || seconds < lo || seconds > hi) {
     return absl::InvalidArgumentError(absl::StrCat(field, " must be whole seconds from ", lo,
-                                                   " to ", hi, " (got ", d.seconds(), "s)"));
+                                                   " to ", hi, " (got ", seconds, "s)"));
   }
-  return d.seconds();
+  return seconds;
 }
 
 int64_t Ms(absl::Duration d) { return absl::ToInt64Milliseconds(d); }
 
 }  // namespace
 
-absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc) {
+absl::StatusOr<TimeControlRow> ParseTimeControl(const TimeControlSpec& tc) {
   TimeControlRow row;
-  if (tc.vacation_days() < 0 || tc.vacation_days() > 30) {
+  if (tc.vacation_days < 0 || tc.vacation_days > 30) {
     return absl::InvalidArgumentError("time_control.vacation_days must be 0 to 30");
   }
-  row.vacation_days = tc.vacation_days();
-  switch (tc.kind_case()) {
-    case v1::TimeControl::kPerMove: {
+  row.vacation_days = tc.vacation_days;
+  switch (tc.kind) {
+    case TimeControlSpec::Kind::kPerMove: {
       row.kind = TimeControlRow::Kind::kPerMove;
       PARLOR_ASSIGN_OR_RETURN(row.per_move_s,
-                              WholeSeconds(tc.per_move().limit(), "time_control.per_move.limit",
+                              WholeSeconds(tc.per_move_limit, "time_control.per_move.limit",
                                            kHourSeconds, 14 * kDaySeconds));
       return row;
     }
-    case v1::TimeControl::kTimeBank: {
+    case TimeControlSpec::Kind::kTimeBank: {
       row.kind = TimeControlRow::Kind::kTimeBank;
-      PARLOR_ASSIGN_OR_RETURN(row.bank_initial_s, WholeSeconds(tc.time_bank().initial(),
-                                                               "time_control.time_bank.initial",
-                                                               kHourSeconds, 30 * kDaySeconds));
-      PARLOR_ASSIGN_OR_RETURN(row.bank_increment_s, WholeSeconds(tc.time_bank().increment(),
-                                                                 "time_control.time_bank.increment",
-                                                                 0, row.bank_initial_s));
+      PARLOR_ASSIGN_OR_RETURN(row.bank_initial_s,
+                              WholeSeconds(tc.bank_initial, "time_control.time_bank.initial",
+                                           kHourSeconds, 30 * kDaySeconds));
+      PARLOR_ASSIGN_OR_RETURN(row.bank_increment_s,
+                              WholeSeconds(tc.bank_increment, "time_control.time_bank.increment", 0,
+                                           row.bank_initial_s));
       return row;
     }
-    default:
-      return absl::InvalidArgumentError("time_control must set per_move or time_bank");
+    case TimeControlSpec::Kind::kUnset:
+      break;
   }
+  return absl::InvalidArgumentError("time_control must set per_move or time_bank");
 }
 
-v1::TimeControl TimeControlProto(const TimeControlRow& row) {
-  v1::TimeControl tc;
-  tc.set_vacation_days(row.vacation_days);
+TimeControlSpec TimeControlOf(const TimeControlRow& row) {
+  TimeControlSpec tc;
+  tc.vacation_days = row.vacation_days;
   if (row.kind == TimeControlRow::Kind::kPerMove) {
-    tc.mutable_per_move()->mutable_limit()->set_seconds(row.per_move_s);
+    tc.kind = TimeControlSpec::Kind::kPerMove;
+    tc.per_move_limit = absl::Seconds(row.per_move_s);
   } else {
-    tc.mutable_time_bank()->mutable_initial()->set_seconds(row.bank_initial_s);
-    tc.mutable_time_bank()->mutable_increment()->set_seconds(row.bank_increment_s);
+    tc.kind = TimeControlSpec::Kind::kTimeBank;
+    tc.bank_initial = absl::Seconds(row.bank_initial_s);
+    tc.bank_increment = absl::Seconds(row.bank_increment_s);
   }
   return tc;
 }

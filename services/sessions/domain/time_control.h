@@ -6,7 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "parlor/sessions/v1/sessions.pb.h"
+#include "services/sessions/domain/requests.h"
 #include "services/sessions/store/rows.h"
 
 // Time controls: how long a turn may take (per move, or a time bank with an increment), the
@@ -19,8 +19,9 @@ inline constexpr int64_t kDaySeconds = 86400;
 // The request's time control, checked: INVALID_ARGUMENT naming the field when out of bounds
 // (per move 1 hour to 14 days; a bank of 1 hour to 30 days with an increment up to the bank;
 // 0 to 30 vacation days; whole seconds).
-absl::StatusOr<TimeControlRow> ParseTimeControl(const v1::TimeControl& tc);
-v1::TimeControl TimeControlProto(const TimeControlRow& row);
+absl::StatusOr<TimeControlRow> ParseTimeControl(const TimeControlSpec& tc);
+// The time control a row holds, as asked for (a rematch asks for its game's).
+TimeControlSpec TimeControlOf(const TimeControlRow& row);
 
 // The least time any turn starts with: the per-move limit; for a time bank a third of the
 // initial bank, at least 1 hour (a bank emptied by a timeout, with no increment, still gives the

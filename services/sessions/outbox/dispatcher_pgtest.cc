@@ -22,6 +22,7 @@
 #include "prometheus/registry.h"
 #include "services/common/db/migrations.h"
 #include "services/common/testing/status_matchers.h"
+#include "services/sessions/api/calls.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/outbox/dispatcher.h"
 #include "services/sessions/outbox/ratings_reporter.h"
@@ -99,7 +100,7 @@ class DispatcherPgTest : public parlor::testing::PgTest {
     }
     r.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(3600);
     v1::CreateGameResponse out;
-    EXPECT_THAT(sessions_->CreateGame(r, &out), IsOk());
+    EXPECT_THAT(calls::CreateGame(*sessions_, r, &out), IsOk());
     return out.game().game_id();
   }
 
@@ -204,7 +205,7 @@ TEST_F(DispatcherPgTest, ResultsAreHeldWithoutAReporterAndReportedOnceWithOne) {
   v1::ResignRequest resign;
   resign.set_game_id(game_id);
   v1::ResignResponse resigned;
-  ASSERT_THAT(sessions_->Resign(kAlice, resign, &resigned), IsOk());
+  ASSERT_THAT(calls::Resign(*sessions_, kAlice, resign, &resigned), IsOk());
   RecordingPush push;
   OutboxDispatcher held(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
   ASSERT_THAT(held.DrainOnce(), IsOk());

@@ -12,6 +12,7 @@
 #include "services/common/db/migrations.h"
 #include "services/common/db/pool.h"
 #include "services/common/testing/status_matchers.h"
+#include "services/sessions/api/calls.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/store/store.h"
@@ -58,14 +59,14 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
   create.set_num_players(2);
   create.set_bot("random");
   v1::CreateBotGameResponse created;
-  ASSERT_THAT(sessions_->CreateBotGame(kAlice, create, &created), IsOk());
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
   const std::string id = created.game().game_id();
   const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
   const int64_t created_at = absl::ToUnixMicros(now_.load());
   v1::GetGameRequest get;
   get.set_game_id(id);
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
   v1::Game game = state.game();
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
   int moves = 0;
@@ -78,7 +79,7 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
     submit.set_idempotency_key(absl::StrCat("k", moves));
     *submit.mutable_action() = legal[0];
     v1::SubmitActionResponse answer;
-    ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &answer), IsOk());
+    ASSERT_THAT(calls::SubmitAction(*sessions_, kAlice, submit, &answer), IsOk());
     game = answer.game();
     legal = answer.legal_actions();
     if (moves == 0) {
@@ -129,12 +130,12 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
   create.set_num_players(2);
   create.set_bot("random");
   v1::CreateBotGameResponse created;
-  ASSERT_THAT(sessions_->CreateBotGame(kAlice, create, &created), IsOk());
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
   const std::string id = created.game().game_id();
   v1::GetGameRequest get;
   get.set_game_id(id);
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
   v1::Game game = state.game();
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
   int moves = 0;
@@ -148,10 +149,10 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
     submit.set_idempotency_key(absl::StrCat("k", moves));
     *submit.mutable_action() = legal[static_cast<int>(moves % legal.size())];
     v1::SubmitActionResponse answer;
-    ASSERT_THAT(replica.SubmitAction(kAlice, submit, &answer), IsOk()) << "move " << moves;
+    ASSERT_THAT(calls::SubmitAction(replica, kAlice, submit, &answer), IsOk()) << "move " << moves;
     // The other replica's GetGame agrees with the answer, whatever it has cached.
     v1::GetGameResponse seen;
-    ASSERT_THAT(replicas[1 - (moves / 2) % 2]->GetGame(kAlice, get, &seen), IsOk());
+    ASSERT_THAT(calls::GetGame(*replicas[1 - (moves / 2) % 2], kAlice, get, &seen), IsOk());
     EXPECT_EQ(seen.game().version(), answer.game().version());
     EXPECT_EQ(seen.view().SerializeAsString(), answer.view().SerializeAsString());
     game = answer.game();
@@ -179,12 +180,12 @@ TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRet
   create.set_num_players(2);
   create.set_bot("random");
   v1::CreateBotGameResponse created;
-  ASSERT_THAT(sessions_->CreateBotGame(kAlice, create, &created), IsOk());
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
   const std::string id = created.game().game_id();
   v1::GetGameRequest get;
   get.set_game_id(id);
   v1::GetGameResponse state;
-  ASSERT_THAT(sessions_->GetGame(kAlice, get, &state), IsOk());
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
   ASSERT_FALSE(state.legal_actions().empty());
   const std::string key = "q\"uo\\te,(a){b} \"\" NULL \xc3\xa9";
   v1::SubmitActionRequest submit;
@@ -193,14 +194,14 @@ TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRet
   submit.set_idempotency_key(key);
   *submit.mutable_action() = state.legal_actions(0);
   v1::SubmitActionResponse first;
-  ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &first), IsOk());
+  ASSERT_THAT(calls::SubmitAction(*sessions_, kAlice, submit, &first), IsOk());
   pqxx::result stored = Query(absl::StrCat(
       "SELECT key, version FROM sessions.idempotency_keys WHERE game_id = '", id, "'"));
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_EQ(stored[0][0].as<std::string>(), key);
   EXPECT_EQ(stored[0][1].as<int64_t>(), first.game().version());
   v1::SubmitActionResponse again;
-  ASSERT_THAT(sessions_->SubmitAction(kAlice, submit, &again), IsOk());
+  ASSERT_THAT(calls::SubmitAction(*sessions_, kAlice, submit, &again), IsOk());
   EXPECT_EQ(again.SerializeAsString(), first.SerializeAsString());
 }
 
