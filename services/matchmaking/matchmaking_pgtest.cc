@@ -564,6 +564,34 @@ TEST_F(MatchmakingPgTest, ClaimLeavesATicketChangedSinceTheReadToTheNextPass) {
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets WHERE state = 'matched'"), 2);
 }
 
+// A pass takes its time when it begins, so it may read and seat tickets written after that: they
+// are seated with their times in order (a ticket is never updated before it was created).
+TEST_F(MatchmakingPgTest, APassSeatsTicketsWrittenAfterItBegan) {
+  Replica r = MakeReplica();
+  const absl::Time pass_began = clock_->Now();
+  clock_->Advance(absl::Seconds(1));
+  absl::StatusOr<TicketRow> a = r.service->Enqueue("a", Input("pico", false));
+  absl::StatusOr<TicketRow> b = r.service->Enqueue("b", Input("pico", false));
+  ASSERT_THAT(a, IsOk());
+  ASSERT_THAT(b, IsOk());
+  const PoolKey pool{a->game, a->options, false};
+  absl::StatusOr<std::vector<TicketRow>> read = r.store->LoadPool(pool, pass_began);
+  ASSERT_THAT(read, IsOk());
+  ASSERT_THAT(*read, SizeIs(2));
+  absl::StatusOr<ClaimResult> claim = r.store->ClaimMatches(
+      pool, *read,
+      {PlannedMatch{.tickets = {0, 1},
+                    .seat_accounts = {(*read)[0].owner_id, (*read)[1].owner_id},
+                    .seat_teams = {0, 1},
+                    .rating_spread = 0}},
+      pass_began);
+  ASSERT_THAT(claim, IsOk());
+  EXPECT_THAT(claim->matches, SizeIs(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets WHERE state = 'matched' "
+                  "AND update_time = create_time"),
+            2);
+}
+
 TEST_F(MatchmakingPgTest, ChallengeFlowsFromInviteToMatch) {
   auto [alice, alice_token] = SignIn("device-alice");
   auto [bob, bob_token] = SignIn("device-bob");

@@ -202,10 +202,12 @@ inline constexpr char kInsertMatches[] =
     "$4::float8[]) AS u(m, a, t, s)";
 
 // Seats the locked tickets ($1 their ctids as kLockClaimable returned them, which stay put while
-// the rows are locked; $2 their ids; $3 their matches). The ANY($1) is a TID scan.
+// the rows are locked; $2 their ids; $3 their matches). The ANY($1) is a TID scan. $4 is the
+// time the pass began, which may be before a ticket it read was written.
 inline constexpr char kClaimTickets[] =
-    "UPDATE matchmaking.tickets t SET state = 'matched', match_id = u.m, update_time = " PARLOR_MM_TS(
-        4) " FROM unnest($1::tid[], $2::uuid[], $3::uuid[]) AS u(c, id, m) "
+    "UPDATE matchmaking.tickets t SET state = 'matched', match_id = u.m, "
+    "update_time = greatest(t.update_time, " PARLOR_MM_TS(
+        4) ") FROM unnest($1::tid[], $2::uuid[], $3::uuid[]) AS u(c, id, m) "
     "WHERE t.ctid = ANY($1::tid[]) AND t.ctid = u.c AND t.ticket_id = u.id AND t.state = 'waiting'";
 
 inline constexpr char kInsertMatch[] =
