@@ -92,6 +92,17 @@ double P99(std::vector<double> ms) {
   return ms[std::min(ms.size() - 1, static_cast<size_t>(0.99 * ms.size()))];
 }
 
+// The machine's 1/5/15-minute load averages: the figures are only comparable at a similar load.
+std::string LoadAverage() {
+  std::FILE* f = std::fopen("/proc/loadavg", "r");
+  if (f == nullptr) return "unknown";
+  double one = 0, five = 0, fifteen = 0;
+  const int fields = std::fscanf(f, "%lf %lf %lf", &one, &five, &fifteen);
+  std::fclose(f);
+  if (fields != 3) return "unknown";
+  return absl::StrFormat("%.2f %.2f %.2f", one, five, fifteen);
+}
+
 int64_t Scalar(const std::string& url, const std::string& query) {
   pqxx::connection c(url);
   pqxx::nontransaction txn(c);
@@ -106,6 +117,7 @@ int Run(int argc, char** argv) {
   int clients = 2;
   int probe_interval_ms = 10;
   int seed = 1;
+  MatchmakingOptions pass_options;
   Flags flags("parlor-matchmaking-pass-bench");
   flags.String("db_url", &server_url,
                "libpq connection string of a PostgreSQL server (a database is created on it and "
@@ -120,6 +132,12 @@ int Run(int argc, char** argv) {
   flags.Int("probe_interval_ms", &probe_interval_ms, "pause between one player's calls",
             {.min = 0, .max = 10000});
   flags.Int("seed", &seed, "seed of the loaded ratings and ages", {.min = 0, .max = 1000000});
+  flags.Int("claim_batch_tickets", &pass_options.claim_batch_tickets,
+            "tickets per claim transaction (the service's default unless set)",
+            {.min = 2, .max = 100000});
+  flags.Int("claim_parallelism", &pass_options.claim_parallelism,
+            "claim transactions of one pool at once per replica (the service's default unless set)",
+            {.min = 1, .max = 16});
   if (absl::Status s = flags.Parse(argc, argv); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 2;
@@ -207,7 +225,10 @@ int Run(int argc, char** argv) {
       auto make = [&](const std::string& name) {
         Replica r;
         r.db = std::make_unique<DbPool>(
-            DbOptions{.url = url, .max_connections = 4, .application_name = name}, nullptr);
+            DbOptions{.url = url,
+                      .max_connections = std::max(4, pass_options.claim_parallelism + 1),
+                      .application_name = name},
+            nullptr);
         r.store = std::make_unique<PgMatchmakingStore>(r.db.get());
         r.service =
             std::make_unique<MatchmakingService>(MatchmakingService::Deps{.store = r.store.get(),
@@ -218,7 +239,7 @@ int Run(int argc, char** argv) {
                                                                           .metrics = nullptr,
                                                                           .clock = clock,
                                                                           .blocks = nullptr},
-                                                 MatchmakingOptions{});
+                                                 pass_options);
         return r;
       };
       std::vector<Replica> passes;
@@ -277,6 +298,7 @@ int Run(int argc, char** argv) {
           Scalar(url, "SELECT count(*) FROM matchmaking.tickets WHERE state = 'waiting'");
       std::vector<absl::StatusOr<PassStats>> results(passes.size(), absl::UnknownError(""));
       std::vector<double> replica_ms(passes.size());
+      const std::string load_before = LoadAverage();
       in_pass = true;
       const auto start = SteadyClock::now();
       {
@@ -290,14 +312,16 @@ int Run(int argc, char** argv) {
         for (std::thread& t : threads) t.join();
       }
       const double wall_ms = Ms(SteadyClock::now() - start);
+      const std::string load_after = LoadAverage();
       in_pass = false;
       stop = true;
       for (std::thread& t : probes) t.join();
 
       std::printf(
           "\n== matcher pass: %d tickets in %d pool(s), %d replica(s) at once, %d "
-          "player(s) calling meanwhile\n",
-          tickets, pools, replicas, clients);
+          "player(s) calling meanwhile; claims of %d tickets, %d at once per replica\n",
+          tickets, pools, replicas, clients, pass_options.claim_batch_tickets,
+          pass_options.claim_parallelism);
       int matches = 0;
       int matched = 0;
       for (size_t i = 0; i < results.size(); ++i) {
@@ -322,6 +346,8 @@ int Run(int argc, char** argv) {
       std::printf("  pass wall time %.0f ms: %d matches seating %d tickets; waiting %lld -> %lld\n",
                   wall_ms, matches, matched, static_cast<long long>(waiting_before),
                   static_cast<long long>(waiting_after));
+      std::printf("  machine load average (1/5/15 min): %s before the pass, %s after\n",
+                  load_before.c_str(), load_after.c_str());
       std::printf("during the pass:\n");
       PrintLatency("Enqueue", lat.enqueue);
       PrintLatency("CancelTicket (own new ticket)", lat.cancel_own);
