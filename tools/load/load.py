@@ -6,11 +6,13 @@ sessions, matchmaking, ratings; sessions reports results to ratings). Loopback o
 --players, --games-per-player and --seconds.
 
 Prints games completed/s, moves/s, p50/p95/p99 of SubmitAction and of turn-notification
-delivery (commit of the move that made it your turn -> the push arriving), matchmaking wait, and
-errors by code. Then checks that every finished ranked game's ratings were applied exactly once
-(ratings' processed results and history rows against the games, and every player's GetMyRatings
-game count) and that every finished game replays to its stored state (`parlor-engine verify` on
-the stored GameRecord). Exit 0 only when every check passes.
+delivery (commit of the move that made it your turn -> the push arriving), matchmaking wait with
+where it goes (the Enqueue call, waiting for the pass that seated the ticket, that pass's claim
+and the game's creation, the push that told the player), and errors by code. Then checks that
+every finished ranked game's ratings were applied exactly once (ratings' processed results and
+history rows against the games, and every player's GetMyRatings game count) and that every
+finished game replays to its stored state (`parlor-engine verify` on the stored GameRecord). Exit
+0 only when every check passes.
 
 usage: load.py BUILD_DIR PG_SERVER_CONNINFO [--players 1000] [--games-per-player 1]
                [--mix pico=4,pict=2,picadice=1,pescado=1,kadice=1] [--seconds 600]
@@ -57,6 +59,7 @@ class Stats:
         self.submit = []
         self.notify = []
         self.mm_wait = []
+        self.mm_tickets = []  # (ticket id, queued, told): client clock, seconds
         self.errors = collections.Counter()
         self.moves = 0
         self.games = []  # (game_id, game name, ranked, [account ids])
@@ -176,7 +179,9 @@ async def drive(stack, plan, args, stats):
             if not game_id:
                 stats.error("matchmaking NOT_MATCHED")
                 return
-            stats.mm_wait.append(time.time() - queued)
+            told = time.time()
+            stats.mm_wait.append(told - queued)
+            stats.mm_tickets.append((ticket.ticket_id, queued, told))
             got = None
             while True:
                 if time.time() > deadline:
@@ -237,6 +242,51 @@ def psql(db_url, sql):
                                    text=True)
 
 
+def wait_breakdown(db_url, tickets, interval):
+    """Where each player's matchmaking wait went, from the ticket and match rows (the services'
+    clocks, on this same machine) and the time the player was told (WatchMyTickets showed the
+    game):
+      enqueue       the Enqueue call (queued -> ticket written)
+      to a pass     ticket written -> the pass that seated it began (the pass interval, waiting
+                    for partners, and passes that ran but could not seat it yet)
+      claim+create  that pass began -> the game existed (the pass's read, plan and claim, then
+                    the game-creation outbox and sessions.CreateGame)
+      push          game created -> the player's WatchMyTickets stream delivered it"""
+    if not tickets:
+        return []
+    rows = {}
+    for chunk in range(0, len(tickets), 500):
+        ids = ",".join("'%s'" % t[0] for t in tickets[chunk:chunk + 500])
+        for line in psql(db_url, "SELECT t.ticket_id, extract(epoch FROM t.create_time), "
+                                 "extract(epoch FROM m.create_time), "
+                                 "extract(epoch FROM m.game_create_time) "
+                                 "FROM matchmaking.tickets t JOIN matchmaking.matches m "
+                                 "USING (match_id) WHERE t.ticket_id IN (%s)" % ids).split("\n"):
+            if line:
+                tid, written, seated, created = line.split("\t")
+                rows[tid] = (float(written), float(seated), float(created))
+    parts = []  # (total, enqueue, to a pass, claim+create, push)
+    for tid, queued, told in tickets:
+        if tid not in rows:
+            continue
+        written, seated, created = rows[tid]
+        parts.append((told - queued, written - queued, seated - written, created - seated,
+                      told - created))
+    names = ("enqueue", "to a pass", "claim+create", "push")
+    lines = ["  where it goes       (pass interval %s; p50 / p99 of each part, then the mean of "
+             "each part over the slowest 1%% of waits)" % interval]
+    worst = sorted(parts)[-max(1, len(parts) // 100):]
+    for k, name in enumerate(names, start=1):
+        values = sorted(p[k] for p in parts)
+        pick = lambda q: values[min(len(values) - 1, int(q * len(values)))]  # noqa: E731
+        lines.append("    %-18s p50 %7.2f s  p99 %7.2f s   slowest 1%%: %7.2f s" % (
+            name, pick(.5), pick(.99), sum(p[k] for p in worst) / len(worst)))
+    if len(parts) != len(tickets):
+        lines.append("    (%d of %d waits have no ticket/match rows)" % (
+            len(tickets) - len(parts), len(tickets)))
+    return lines
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
@@ -291,10 +341,11 @@ def main():
         args.games_per_player, args.seconds, log_dir), flush=True)
 
     stats = Stats()
+    matcher_interval = "250ms"
     # More players than a channel's default concurrent-stream budget: a few channels each.
     with parlor_stack.Stack(args.build_dir, db_url, log_dir,
-                            extra_env={"matchmaking": {"PARLOR_MATCHER_INTERVAL": "250ms"}}
-                            ) as stack:
+                            extra_env={"matchmaking": {"PARLOR_MATCHER_INTERVAL":
+                                                       matcher_interval}}) as stack:
         players, start = asyncio.run(drive(stack, plan, args, stats))
         elapsed = (stats.last_finish or time.time()) - start
         pools = [pc.Channels(stack.address("accounts"), stack.address("sessions"),
@@ -312,6 +363,8 @@ def main():
         print("SubmitAction          " + percentiles(stats.submit))
         print("turn notification     " + percentiles(stats.notify))
         print("matchmaking wait      " + percentiles(stats.mm_wait))
+        for line in wait_breakdown(db_url, stats.mm_tickets, matcher_interval):
+            print(line)
         print("errors by code        %s" % (dict(stats.errors) or "none"))
 
         # --- Ratings applied exactly once -------------------------------------------------
