@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
 
@@ -260,23 +261,36 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
                  absl::Seconds(1), absl::Hours(1));
 }
 
-absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
-                                                      const SessionsConfig& config,
-                                                      std::function<absl::Time()> clock) {
-  auto h = std::make_shared<SessionsHandles>();
-  h->games = std::make_unique<engine::Registry>(config.games());
-  h->store = std::make_unique<GameStore>(&host.db());
-  h->outbox = std::make_unique<OutboxStore>(&host.db());
-  Sessions::Options options;
-  if (!config.page_token_secret.empty()) {
-    options.page_token_secret = config.page_token_secret;
-  } else if (!config.service_token_private_key.empty()) {
-    options.page_token_secret =
-        Sha256Hex(absl::StrCat("page-token:", config.service_token_private_key));
-  } else {
-    spdlog::warn("no --page_token_secret: page tokens work on this replica only");
-    options.page_token_secret = RandomToken(32);
+namespace {
+
+// A signer of service credentials for calls to the peer named by `flag` (its address flag).
+absl::StatusOr<auth::TokenSigner> PeerSigner(const SessionsConfig& config, absl::string_view flag) {
+  absl::StatusOr<auth::TokenSigner> signer =
+      auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
+  if (!signer.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--", flag, " needs --service_token_private_key: ", signer.status().message()));
   }
+  return signer;
+}
+
+// The configured secret; else one derived from the service key, so every replica accepts the
+// others' page tokens; else a random one, valid on this replica only.
+std::string PageTokenSecret(const SessionsConfig& config) {
+  if (!config.page_token_secret.empty()) return config.page_token_secret;
+  if (!config.service_token_private_key.empty()) {
+    return Sha256Hex(absl::StrCat("page-token:", config.service_token_private_key));
+  }
+  spdlog::warn("no --page_token_secret: page tokens work on this replica only");
+  return RandomToken(32);
+}
+
+// The domain's options from the flags, and what they point to (the group committer, the table
+// store, the block checks), built into `h`.
+absl::StatusOr<Sessions::Options> DomainOptions(ServiceHost& host, const SessionsConfig& config,
+                                                SessionsHandles& h) {
+  Sessions::Options options;
+  options.page_token_secret = PageTokenSecret(config);
   options.timeout_bot = config.timeout_bot;
   options.casual_forfeit_after_timeouts = config.casual_forfeit_after_timeouts;
   options.vacation_days_per_year = config.vacation_days_per_year;
@@ -286,45 +300,44 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
   options.max_bot_games_per_hour = config.max_bot_games_per_hour;
   options.max_actions_per_day = config.max_actions_per_day;
   options.idempotency_key_retention = config.idempotency_key_retention;
-  // Set once the domain (which owns the metrics) exists; the committer commits nothing before.
-  std::atomic<SessionsMetrics*>* batch_metrics = &h->batch_metrics;
-  if (config.group_commit_threads > 0) {
-    h->committer = std::make_unique<GroupCommitter>(
-        h->store.get(), GroupCommitter::Options{.threads = config.group_commit_threads,
-                                                .max_batch = config.group_commit_max_batch,
-                                                .on_batch = [batch_metrics](size_t n) {
-                                                  SessionsMetrics* m = batch_metrics->load();
-                                                  if (m != nullptr) m->GroupCommitted(n);
-                                                }});
-    options.group_committer = h->committer.get();
-  }
-  h->table = std::make_unique<PgTableStore>(&host.db());
-  options.table_store = h->table.get();
   options.rematch_offer_ttl = config.rematch_offer_ttl;
   options.nudge_period = config.nudge_period;
-  if (!config.accounts_address.empty()) {
-    // Chat hides a blocked sender's messages from the blocker (accounts' CheckBlocks).
-    absl::StatusOr<auth::TokenSigner> signer =
-        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
-    if (signer.ok()) {
-      h->blocks = std::make_unique<BlockChecker>(host.InternalChannel(config.accounts_address),
-                                                 *std::move(signer));
-      BlockChecker* blocks = h->blocks.get();
-      options.check_blocks = [blocks](const std::vector<std::string>& ids) {
-        return blocks->Check(ids);
-      };
-      // Public game lists leave out games of players the caller blocked or was blocked by.
-      options.blocked_either_way = [blocks](const std::string& id) {
-        return blocks->EitherWay(id);
-      };
-    }
-  } else {
-    spdlog::warn("no --accounts_address: chat cannot honour blocks");
+  if (config.group_commit_threads > 0) {
+    // Set once the domain (which owns the metrics) exists; the committer commits nothing before.
+    std::atomic<SessionsMetrics*>* batch_metrics = &h.batch_metrics;
+    h.committer = std::make_unique<GroupCommitter>(
+        h.store.get(), GroupCommitter::Options{.threads = config.group_commit_threads,
+                                               .max_batch = config.group_commit_max_batch,
+                                               .on_batch = [batch_metrics](size_t n) {
+                                                 SessionsMetrics* m = batch_metrics->load();
+                                                 if (m != nullptr) m->GroupCommitted(n);
+                                               }});
+    options.group_committer = h.committer.get();
   }
-  h->domain = std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, options,
-                                         &host.metrics().registry());
-  SessionsMetrics* metrics = &h->domain->metrics();
-  h->batch_metrics = metrics;
+  h.table = std::make_unique<PgTableStore>(&host.db());
+  options.table_store = h.table.get();
+  if (config.accounts_address.empty()) {
+    spdlog::warn("no --accounts_address: chat cannot honour blocks");
+    return options;
+  }
+  // Chat hides a blocked sender's messages from the blocker (accounts' CheckBlocks); public game
+  // lists leave out games of players the caller blocked or was blocked by.
+  absl::StatusOr<auth::TokenSigner> signer = PeerSigner(config, "accounts_address");
+  if (!signer.ok()) return signer.status();
+  h.blocks = std::make_unique<BlockChecker>(host.InternalChannel(config.accounts_address),
+                                            *std::move(signer));
+  BlockChecker* blocks = h.blocks.get();
+  options.check_blocks = [blocks](const std::vector<std::string>& ids) {
+    return blocks->Check(ids);
+  };
+  options.blocked_either_way = [blocks](const std::string& id) { return blocks->EitherWay(id); };
+  return options;
+}
+
+// What the watch streams need: token checks, the replica's LISTEN hub, the stream bounds, the
+// sign-out poller (which ends a signed-out session's streams) and the stream threads.
+absl::StatusOr<StreamDeps> StartStreams(ServiceHost& host, const SessionsConfig& config,
+                                        SessionsHandles& h) {
   std::optional<auth::TokenVerifier> access;
   if (!host.config().access_token_public_key.empty()) {
     absl::StatusOr<auth::TokenVerifier> verifier = auth::TokenVerifier::Create(
@@ -332,45 +345,43 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
     if (!verifier.ok()) return verifier.status();
     access = *std::move(verifier);
   }
-  h->authenticator = std::make_unique<Authenticator>(std::move(access), std::nullopt);
+  h.authenticator = std::make_unique<Authenticator>(std::move(access), std::nullopt);
   // LISTEN: a direct connection, not via a pooler.
-  h->hub = std::make_unique<WatchHub>(std::make_unique<PgChangeFeed>(host.db().session_url()));
-  h->hub->Start();
-  h->guard = std::make_unique<StreamGuard>(
-      config.streams, [] { return absl::Now(); }, metrics);
-  h->guard->Start();
+  h.hub = std::make_unique<WatchHub>(std::make_unique<PgChangeFeed>(host.db().session_url()));
+  h.hub->Start();
+  h.guard = std::make_unique<StreamGuard>(
+      config.streams, [] { return absl::Now(); }, &h.domain->metrics());
+  h.guard->Start();
   if (!config.accounts_address.empty()) {
-    absl::StatusOr<auth::TokenSigner> signer =
-        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
-    if (!signer.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--accounts_address needs --service_token_private_key: ", signer.status().message()));
-    }
-    h->revocations = std::make_unique<RevocationPoller>(
-        host.InternalChannel(config.accounts_address), *std::move(signer), h->guard.get(),
+    absl::StatusOr<auth::TokenSigner> signer = PeerSigner(config, "accounts_address");
+    if (!signer.ok()) return signer.status();
+    h.revocations = std::make_unique<RevocationPoller>(
+        host.InternalChannel(config.accounts_address), *std::move(signer), h.guard.get(),
         [] { return absl::Now(); },
         RevocationPoller::Options{.interval = config.revocation_poll_interval});
-    h->revocations->Start();
+    h.revocations->Start();
   } else {
     spdlog::warn(
         "no --accounts_address: watch streams of a signed-out session end only when "
         "their access token expires");
   }
   // Each stream has at most one read queued, so the queue never refuses below the stream cap.
-  h->stream_pool = std::make_unique<ThreadPool>(
+  h.stream_pool = std::make_unique<ThreadPool>(
       "streams", config.stream_threads, static_cast<size_t>(config.streams.max_streams) + 16);
-  StreamDeps streams{.sessions = h->domain.get(),
-                     .hub = h->hub.get(),
-                     .workers = h->stream_pool.get(),
-                     .guard = h->guard.get(),
-                     .authenticator = h->authenticator.get(),
-                     .clock = [] { return absl::Now(); }};
-  h->api = std::make_unique<SessionsApi>(h->domain.get(), &host.rpc(), std::move(streams));
-  h->internal_api = std::make_unique<SessionsInternalApi>(h->domain.get(), &host.rpc());
-  host.AddService(h->api.get(), "parlor.sessions.v1.SessionsService");
-  host.AddService(h->internal_api.get(), "parlor.sessions.v1.SessionsInternalService");
-  Sessions* domain = h->domain.get();
-  h->sweeper = std::make_unique<Loop>("sweeper", config.sweep_interval, [domain] {
+  return StreamDeps{.sessions = h.domain.get(),
+                    .hub = h.hub.get(),
+                    .workers = h.stream_pool.get(),
+                    .guard = h.guard.get(),
+                    .authenticator = h.authenticator.get(),
+                    .clock = [] { return absl::Now(); }};
+}
+
+// The background loops: the sweeper (timeouts, the computer's turns, expired idempotency keys)
+// and the gauge refresher.
+void StartLoops(const SessionsConfig& config, SessionsHandles& h,
+                const std::function<absl::Time()>& clock) {
+  Sessions* domain = h.domain.get();
+  h.sweeper = std::make_unique<Loop>("sweeper", config.sweep_interval, [domain] {
     absl::StatusOr<int> swept = domain->Sweep();
     if (!swept.ok()) spdlog::warn("sweeper: {}", swept.status().ToString());
     absl::StatusOr<int> forgotten = domain->ForgetExpiredIdempotencyKeys();
@@ -378,60 +389,90 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
       spdlog::warn("sweeper: idempotency keys: {}", forgotten.status().ToString());
   });
   if (config.sweep_interval > absl::ZeroDuration()) {
-    domain->OnAutoPlayDue([sweeper = h->sweeper.get()] { sweeper->Wake(); });
+    domain->OnAutoPlayDue([sweeper = h.sweeper.get()] { sweeper->Wake(); });
   }
-  GameStore* store = h->store.get();
-  const engine::Registry* games = h->games.get();
-  OutboxStore* outbox = h->outbox.get();
-  h->gauges = std::make_unique<Loop>("gauges", config.gauge_interval,
-                                     [metrics, store, outbox, games, clock] {
-                                       RefreshGauges(*metrics, *store, *outbox, *games, clock());
-                                     });
+  SessionsMetrics* metrics = &domain->metrics();
+  GameStore* store = h.store.get();
+  const engine::Registry* games = h.games.get();
+  OutboxStore* outbox = h.outbox.get();
+  h.gauges = std::make_unique<Loop>("gauges", config.gauge_interval,
+                                    [metrics, store, outbox, games, clock] {
+                                      RefreshGauges(*metrics, *store, *outbox, *games, clock());
+                                    });
+}
+
+// The outbox's two destinations (pushes: notifications, a webhook or the log; results: ratings)
+// and the dispatcher that drains it, woken by LISTEN.
+absl::Status StartOutbox(ServiceHost& host, const SessionsConfig& config, SessionsHandles& h,
+                         const std::function<absl::Time()>& clock) {
   if (!config.notifications_address.empty()) {
-    absl::StatusOr<auth::TokenSigner> signer =
-        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
-    if (!signer.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--notifications_address needs --service_token_private_key: ",
-                       signer.status().message()));
-    }
-    h->push = std::make_unique<NotificationsPushAdapter>(
+    absl::StatusOr<auth::TokenSigner> signer = PeerSigner(config, "notifications_address");
+    if (!signer.ok()) return signer.status();
+    h.push = std::make_unique<NotificationsPushAdapter>(
         host.InternalChannel(config.notifications_address), *std::move(signer), absl::Seconds(10));
   } else if (config.push_webhook_url.empty()) {
-    h->push = std::make_unique<LoggingPushAdapter>();
+    h.push = std::make_unique<LoggingPushAdapter>();
   } else {
-    h->push = std::make_unique<WebhookPushAdapter>(config.push_webhook_url, absl::Seconds(10));
+    h.push = std::make_unique<WebhookPushAdapter>(config.push_webhook_url, absl::Seconds(10));
   }
   if (!config.ratings_address.empty()) {
-    absl::StatusOr<auth::TokenSigner> signer =
-        auth::TokenSigner::Create(auth::TokenKind::kService, config.service_token_private_key);
-    if (!signer.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--service_token_private_key: ", signer.status().message()));
-    }
-    h->reporter = std::make_unique<RatingsReporter>(host.InternalChannel(config.ratings_address),
-                                                    *std::move(signer), absl::Seconds(10));
+    absl::StatusOr<auth::TokenSigner> signer = PeerSigner(config, "ratings_address");
+    if (!signer.ok()) return signer.status();
+    h.reporter = std::make_unique<RatingsReporter>(host.InternalChannel(config.ratings_address),
+                                                   *std::move(signer), absl::Seconds(10));
   }
-  h->dispatcher =
-      std::make_unique<OutboxDispatcher>(h->store.get(), h->push.get(), h->reporter.get(), clock,
-                                         OutboxDispatcher::Options{.metrics = metrics});
+  h.dispatcher = std::make_unique<OutboxDispatcher>(
+      h.store.get(), h.push.get(), h.reporter.get(), clock,
+      OutboxDispatcher::Options{.metrics = &h.domain->metrics()});
   if (config.dispatch_interval > absl::ZeroDuration()) {
-    h->dispatch = std::make_unique<DispatchLoop>(
-        h->dispatcher.get(), std::make_unique<PgChangeFeed>(host.db().session_url()),
+    h.dispatch = std::make_unique<DispatchLoop>(
+        h.dispatcher.get(), std::make_unique<PgChangeFeed>(host.db().session_url()),
         config.dispatch_interval);
   }
-  h->erasure = std::make_unique<AccountErasureStore>(&host.db());
-  h->deletion_sink = std::make_unique<SessionsDeletionSink>(h->domain.get(), h->erasure.get());
+  return absl::OkStatus();
+}
+
+// Follows accounts' deletions once the server serves: a deleted player's games, seats and
+// records are forgotten here too.
+absl::Status FollowDeletions(ServiceHost& host, const SessionsConfig& config, SessionsHandles& h) {
+  h.erasure = std::make_unique<AccountErasureStore>(&host.db());
+  h.deletion_sink = std::make_unique<SessionsDeletionSink>(h.domain.get(), h.erasure.get());
   absl::StatusOr<std::unique_ptr<AccountDeletionFollower>> deletions =
       MakeAccountDeletionFollower(host,
                                   {.accounts_address = config.accounts_address,
                                    .service_token_private_key = config.service_token_private_key},
-                                  "sessions", h->deletion_sink.get());
+                                  "sessions", h.deletion_sink.get());
   if (!deletions.ok()) return deletions.status();
-  h->deletions = *std::move(deletions);
-  if (h->deletions != nullptr) {
-    host.WhenFirstServing([follower = h->deletions.get()] { follower->Start(); });
+  h.deletions = *std::move(deletions);
+  if (h.deletions != nullptr) {
+    host.WhenFirstServing([follower = h.deletions.get()] { follower->Start(); });
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
+                                                      const SessionsConfig& config,
+                                                      std::function<absl::Time()> clock) {
+  auto h = std::make_shared<SessionsHandles>();
+  h->games = std::make_unique<engine::Registry>(config.games());
+  h->store = std::make_unique<GameStore>(&host.db());
+  h->outbox = std::make_unique<OutboxStore>(&host.db());
+  absl::StatusOr<Sessions::Options> options = DomainOptions(host, config, *h);
+  if (!options.ok()) return options.status();
+  h->domain = std::make_unique<Sessions>(h->store.get(), h->games.get(), clock, *options,
+                                         &host.metrics().registry());
+  h->batch_metrics = &h->domain->metrics();
+  absl::StatusOr<StreamDeps> streams = StartStreams(host, config, *h);
+  if (!streams.ok()) return streams.status();
+  h->api = std::make_unique<SessionsApi>(h->domain.get(), &host.rpc(), *std::move(streams));
+  h->internal_api = std::make_unique<SessionsInternalApi>(h->domain.get(), &host.rpc());
+  host.AddService(h->api.get(), "parlor.sessions.v1.SessionsService");
+  host.AddService(h->internal_api.get(), "parlor.sessions.v1.SessionsInternalService");
+  StartLoops(config, *h, clock);
+  if (absl::Status started = StartOutbox(host, config, *h, clock); !started.ok()) return started;
+  if (absl::Status followed = FollowDeletions(host, config, *h); !followed.ok()) return followed;
   return std::shared_ptr<void>(h);
 }
 
