@@ -44,9 +44,14 @@ bool IsGameKind(EventKind kind) {
   }
 }
 
+// A player's name as another service sent it: 1-64 bytes (proto3 has already checked the UTF-8),
+// no control characters. Bytes are compared unsigned: a signed `char` made every byte of a
+// non-ASCII letter negative, and so a control character.
 bool IsName(absl::string_view name) {
-  return !name.empty() && name.size() <= 64 &&
-         std::all_of(name.begin(), name.end(), [](char c) { return c >= ' ' && c != 0x7f; });
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 && byte != 0x7f;
+  });
 }
 
 // The game's words for a move: 1-200 bytes of text (proto3 has already checked the UTF-8), no

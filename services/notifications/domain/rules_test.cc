@@ -150,6 +150,19 @@ TEST(ValidationTest, EventsNameTheirIndexAndField) {
   EXPECT_THAT(ValidateEvent(0, e).message(), HasSubstr("from_name"));
 }
 
+TEST(ValidationTest, NamesMayHoldAnyLettersButNoControlCharacters) {
+  // "Zoë" and "Søren" are UTF-8 with bytes above 0x7f; a tab is a control character.
+  EXPECT_TRUE(ValidateEvent(0, YourTurn({"Zo\xc3\xab", "S\xc3\xb8ren"})).ok());
+  Event named = YourTurn({"Tess"});
+  named.last_move_player = "Zo\xc3\xab";
+  named.last_move = "bid two 5s";
+  EXPECT_TRUE(ValidateEvent(0, named).ok());
+  EXPECT_THAT(ValidateEvent(0, YourTurn({"Te\tss"})).message(),
+              HasSubstr("events[0].opponent_names"));
+  EXPECT_THAT(ValidateEvent(0, YourTurn({"Te\x7fss"})).message(),
+              HasSubstr("events[0].opponent_names"));
+}
+
 TEST(ValidationTest, ALastMoveIsShortTextOnGameEventsThatNeedIt) {
   Event e = YourTurn({"Tess"});
   e.last_move_player = "Tess";
