@@ -53,6 +53,11 @@ ROWS = [
         # Every replica reports the pools it ran; the oldest over replicas and modes.
         ("Oldest waiting ticket by game", "s",
          [("max by (game) (parlor_matchmaking_oldest_waiting_seconds)", "{{game}}")], 8),
+        # The shared notification outbox, as every relaying replica reads it: the max.
+        ("Notifications not yet handed over", "short",
+         [("max(parlor_matchmaking_notification_outbox_pending)", "rows")], 8),
+        ("Oldest notification not yet handed over", "s",
+         [("max(parlor_matchmaking_notification_outbox_oldest_age_seconds)", "oldest")], 8),
     ]),
     ("Ratings and delivery", [
         ("Rating updates per second by ladder", "ops",

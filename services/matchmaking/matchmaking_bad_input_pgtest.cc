@@ -290,6 +290,95 @@ TEST_F(MatchmakingBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNoth
          return stub_->LeaveParty(Bearer(carol_token).get(), v1::LeavePartyRequest(), &out);
        },
        grpc::StatusCode::NOT_FOUND, "not in a party"},
+      {"join party with both code and party id",
+       [&] {
+         v1::JoinPartyRequest r;
+         r.set_code(party.party().code());
+         r.set_party_id(party_id);
+         v1::JoinPartyResponse out;
+         return stub_->JoinParty(Bearer(carol_token).get(), r, &out);
+       },
+       grpc::StatusCode::INVALID_ARGUMENT, "exactly one of code and party_id"},
+      {"join party malformed party id",
+       [&] {
+         v1::JoinPartyRequest r;
+         r.set_party_id("party-1");
+         v1::JoinPartyResponse out;
+         return stub_->JoinParty(Bearer(carol_token).get(), r, &out);
+       },
+       grpc::StatusCode::INVALID_ARGUMENT, "party_id"},
+      {"join party by id without an invitation",
+       [&] {
+         v1::JoinPartyRequest r;
+         r.set_party_id(party_id);
+         v1::JoinPartyResponse out;
+         return stub_->JoinParty(Bearer(carol_token).get(), r, &out);
+       },
+       grpc::StatusCode::NOT_FOUND, "no open invitation"},
+      {"invite malformed account id",
+       [&] {
+         v1::InviteToPartyRequest r;
+         r.set_account_id("not an id!");
+         v1::InviteToPartyResponse out;
+         return stub_->InviteToParty(Bearer(alice_token).get(), r, &out);
+       },
+       grpc::StatusCode::INVALID_ARGUMENT, "account_id"},
+      {"invite yourself",
+       [&] {
+         v1::InviteToPartyRequest r;
+         r.set_account_id(alice);
+         v1::InviteToPartyResponse out;
+         return stub_->InviteToParty(Bearer(alice_token).get(), r, &out);
+       },
+       grpc::StatusCode::INVALID_ARGUMENT, "yourself"},
+      {"invite unknown account",
+       [&] {
+         v1::InviteToPartyRequest r;
+         r.set_account_id(unknown_uuid);
+         v1::InviteToPartyResponse out;
+         return stub_->InviteToParty(Bearer(alice_token).get(), r, &out);
+       },
+       grpc::StatusCode::NOT_FOUND, "no account"},
+      {"invite when in no party",
+       [&] {
+         v1::InviteToPartyRequest r;
+         r.set_account_id(alice);
+         v1::InviteToPartyResponse out;
+         return stub_->InviteToParty(Bearer(carol_token).get(), r, &out);
+       },
+       grpc::StatusCode::NOT_FOUND, "not in a party"},
+      {"invite a member of the party",
+       [&] {
+         v1::InviteToPartyRequest r;
+         r.set_account_id(bob);
+         v1::InviteToPartyResponse out;
+         return stub_->InviteToParty(Bearer(alice_token).get(), r, &out);
+       },
+       grpc::StatusCode::FAILED_PRECONDITION, "already in your party"},
+      {"invite to a full party",
+       [&] {
+         v1::InviteToPartyRequest r;
+         r.set_account_id(carol);
+         v1::InviteToPartyResponse out;
+         return stub_->InviteToParty(Bearer(bob_token).get(), r, &out);
+       },
+       grpc::StatusCode::FAILED_PRECONDITION, "full"},
+      {"decline party invite malformed party id",
+       [&] {
+         v1::DeclinePartyInviteRequest r;
+         r.set_party_id("party-1");
+         v1::DeclinePartyInviteResponse out;
+         return stub_->DeclinePartyInvite(Bearer(carol_token).get(), r, &out);
+       },
+       grpc::StatusCode::INVALID_ARGUMENT, "party_id"},
+      {"decline party invite never received",
+       [&] {
+         v1::DeclinePartyInviteRequest r;
+         r.set_party_id(party_id);
+         v1::DeclinePartyInviteResponse out;
+         return stub_->DeclinePartyInvite(Bearer(carol_token).get(), r, &out);
+       },
+       grpc::StatusCode::NOT_FOUND, "no open invitation"},
       {"challenge unknown game",
        challenge_rpc(carol_token,
                      [&](auto& r) {
@@ -721,12 +810,12 @@ TEST_F(MatchmakingBadInputPgTest, EveryRpcRefusesBadInputPreciselyAndChangesNoth
          return stub_->JoinParty(Bearer(carol_token).get(), r, &out);
        },
        grpc::StatusCode::INVALID_ARGUMENT, "code: must be the 8-character code"},
-      {"join party: missing code",
+      {"join party: neither code nor party id",
        [&] {
          v1::JoinPartyResponse out;
          return stub_->JoinParty(Bearer(carol_token).get(), {}, &out);
        },
-       grpc::StatusCode::INVALID_ARGUMENT, "code: must be the 8-character code"},
+       grpc::StatusCode::INVALID_ARGUMENT, "set exactly one of code and party_id"},
       {"leave party: no token",
        [&] {
          v1::LeavePartyResponse out;

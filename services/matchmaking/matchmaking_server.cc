@@ -212,12 +212,15 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
     installed->relay = std::make_unique<NotificationsRelay>(
         installed->outbox.get(), installed->accounts.get(),
         host.InternalChannel(config.notifications_address), installed->tokens.get(), clock,
-        NotificationsRelay::Options{});
+        NotificationsRelay::Options{}, &host.metrics().registry());
     NotificationsRelay* relay = installed->relay.get();
     installed->relay_loop = std::make_unique<Loop>(config.notifications_interval, [relay] {
       absl::StatusOr<NotificationsRelay::Relayed> relayed = relay->Drain();
       if (!relayed.ok()) {
         spdlog::warn("matchmaking: notification relay failed: {}", relayed.status().ToString());
+      }
+      if (absl::Status gauges = relay->UpdateGauges(); !gauges.ok()) {
+        spdlog::warn("matchmaking: notification backlog gauges: {}", gauges.ToString());
       }
     });
   }

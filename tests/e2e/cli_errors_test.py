@@ -134,7 +134,8 @@ class CliErrors(unittest.TestCase):
                      ["games", "--limit", "many"], ["help", "moves", "chess"],
                      ["help", "nonsense"], ["cancel", "ffff"], ["decline", "ffff"],
                      ["accept"], ["challenge", "pico"], ["challenge", "pico", "Nobody-Here"],
-                     ["party", "dance"], ["party", "join"], ["vacation", "forever"],
+                     ["party", "dance"], ["party", "join"], ["party", "invite"],
+                     ["party", "decline"], ["vacation", "forever"],
                      ["leaderboard", "pico", "--size", "ten"]):
             with self.subTest(args=args):
                 self.refused(*args)

@@ -62,6 +62,17 @@ void ToProto(const PartyRow& party, v1::Party* out) {
   ToProto(party.create_time, out->mutable_create_time());
 }
 
+void ToProto(const PartyInviteRow& invite, v1::PartyInvite* out) {
+  out->set_party_id(invite.party_id);
+  out->set_inviter_account_id(invite.inviter_id);
+  out->set_invitee_account_id(invite.account_id);
+  out->set_leader_account_id(invite.leader_id);
+  for (const std::string& m : invite.members) out->add_member_account_ids(m);
+  out->set_max_size(invite.max_size);
+  ToProto(invite.create_time, out->mutable_create_time());
+  ToProto(invite.expire_time, out->mutable_expire_time());
+}
+
 void ToProto(const ChallengeRow& c, v1::Challenge* out) {
   out->set_challenge_id(c.challenge_id);
   out->set_challenger_account_id(c.challenger_id);
@@ -424,7 +435,7 @@ grpc::ServerUnaryReactor* MatchmakingApi::JoinParty(grpc::CallbackServerContext*
                    [this](const CallContext& call, const v1::JoinPartyRequest& request,
                           v1::JoinPartyResponse* response) -> absl::Status {
                      absl::StatusOr<PartyRow> party =
-                         service_->JoinParty(call.account_id(), request.code());
+                         service_->JoinParty(call.account_id(), request.code(), request.party_id());
                      if (!party.ok()) return party.status();
                      ToProto(*party, response->mutable_party());
                      return absl::OkStatus();
@@ -438,6 +449,44 @@ grpc::ServerUnaryReactor* MatchmakingApi::LeaveParty(grpc::CallbackServerContext
                    [this](const CallContext& call, const v1::LeavePartyRequest&,
                           v1::LeavePartyResponse*) -> absl::Status {
                      return service_->LeaveParty(call.account_id());
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::InviteToParty(grpc::CallbackServerContext* context,
+                                                        const v1::InviteToPartyRequest* request,
+                                                        v1::InviteToPartyResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::InviteToPartyRequest& request,
+                          v1::InviteToPartyResponse* response) -> absl::Status {
+                     absl::StatusOr<PartyInviteRow> invite =
+                         service_->InviteToParty(call.account_id(), request.account_id());
+                     if (!invite.ok()) return invite.status();
+                     ToProto(*invite, response->mutable_invite());
+                     return absl::OkStatus();
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::DeclinePartyInvite(
+    grpc::CallbackServerContext* context, const v1::DeclinePartyInviteRequest* request,
+    v1::DeclinePartyInviteResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::DeclinePartyInviteRequest& request,
+                          v1::DeclinePartyInviteResponse*) -> absl::Status {
+                     return service_->DeclinePartyInvite(call.account_id(), request.party_id());
+                   });
+}
+
+grpc::ServerUnaryReactor* MatchmakingApi::ListMyPartyInvites(
+    grpc::CallbackServerContext* context, const v1::ListMyPartyInvitesRequest* request,
+    v1::ListMyPartyInvitesResponse* response) {
+  return rpc_->Run(context, Access::kPlayer, request, response,
+                   [this](const CallContext& call, const v1::ListMyPartyInvitesRequest&,
+                          v1::ListMyPartyInvitesResponse* response) -> absl::Status {
+                     absl::StatusOr<std::vector<PartyInviteRow>> invites =
+                         service_->ListMyPartyInvites(call.account_id());
+                     if (!invites.ok()) return invites.status();
+                     for (const PartyInviteRow& i : *invites) ToProto(i, response->add_invites());
+                     return absl::OkStatus();
                    });
 }
 

@@ -66,6 +66,15 @@ class MatchmakingApi final : public v1::MatchmakingService::CallbackService {
   grpc::ServerUnaryReactor* LeaveParty(grpc::CallbackServerContext* context,
                                        const v1::LeavePartyRequest* request,
                                        v1::LeavePartyResponse* response) override;
+  grpc::ServerUnaryReactor* InviteToParty(grpc::CallbackServerContext* context,
+                                          const v1::InviteToPartyRequest* request,
+                                          v1::InviteToPartyResponse* response) override;
+  grpc::ServerUnaryReactor* DeclinePartyInvite(grpc::CallbackServerContext* context,
+                                               const v1::DeclinePartyInviteRequest* request,
+                                               v1::DeclinePartyInviteResponse* response) override;
+  grpc::ServerUnaryReactor* ListMyPartyInvites(grpc::CallbackServerContext* context,
+                                               const v1::ListMyPartyInvitesRequest* request,
+                                               v1::ListMyPartyInvitesResponse* response) override;
   grpc::ServerUnaryReactor* Challenge(grpc::CallbackServerContext* context,
                                       const v1::ChallengeRequest* request,
                                       v1::ChallengeResponse* response) override;

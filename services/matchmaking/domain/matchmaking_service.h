@@ -24,6 +24,8 @@ namespace parlor::matchmaking {
 struct MatchmakingOptions {
   absl::Duration ticket_ttl = absl::Hours(24);
   absl::Duration challenge_ttl = absl::Hours(72);
+  // How long a party invitation lets the invited player join by the party's id.
+  absl::Duration party_invite_ttl = absl::Hours(24);
   MatcherConfig matcher;
   // How long a replica leaves a match alone after trying to create its game, and the longest
   // back-off between attempts.
@@ -131,6 +133,14 @@ class MatchmakingService {
   absl::StatusOr<PartyRow> CreateParty(const std::string& caller, int max_size);
   absl::StatusOr<PartyRow> JoinParty(const std::string& caller, const std::string& code);
   absl::Status LeaveParty(const std::string& caller);
+  // Party invitations (domain/party_invites.cc). JoinParty by exactly one of `code` and
+  // `party_id` (a party the caller holds an open invitation to).
+  absl::StatusOr<PartyInviteRow> InviteToParty(const std::string& caller,
+                                               const std::string& invitee);
+  absl::StatusOr<PartyRow> JoinParty(const std::string& caller, const std::string& code,
+                                     const std::string& party_id);
+  absl::Status DeclinePartyInvite(const std::string& caller, const std::string& party_id);
+  absl::StatusOr<std::vector<PartyInviteRow>> ListMyPartyInvites(const std::string& caller);
 
   absl::StatusOr<ChallengeRow> Challenge(const std::string& caller, const ChallengeInput& input);
   absl::StatusOr<ChallengeRow> AcceptChallenge(const std::string& caller,

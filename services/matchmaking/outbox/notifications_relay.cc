@@ -42,6 +42,10 @@ nv1::Event BuildMatchmakingEvent(const OutboxNotification& row,
       if (static_cast<size_t>(event.opponent_names_size()) == kMaxNames) break;
       event.add_opponent_names(NameOf(names, other));
     }
+  } else if (row.kind == "party_invite") {
+    event.set_kind(nv1::EVENT_KIND_PARTY_INVITE);
+    event.set_party_id(row.party_id);
+    event.set_from_name(NameOf(names, row.from_account));
   } else {
     event.set_kind(row.kind == "challenge_received" ? nv1::EVENT_KIND_CHALLENGE_RECEIVED
                                                     : nv1::EVENT_KIND_CHALLENGE_ACCEPTED);
@@ -53,13 +57,42 @@ nv1::Event BuildMatchmakingEvent(const OutboxNotification& row,
 NotificationsRelay::NotificationsRelay(NotificationOutboxStore* outbox, AccountDirectory* accounts,
                                        std::shared_ptr<grpc::Channel> notifications,
                                        auth::ServiceTokenSource* tokens,
-                                       std::function<absl::Time()> clock, Options options)
+                                       std::function<absl::Time()> clock, Options options,
+                                       prometheus::Registry* metrics)
     : outbox_(outbox),
       accounts_(accounts),
       stub_(nv1::NotificationsInternalService::NewStub(std::move(notifications))),
       tokens_(tokens),
       clock_(std::move(clock)),
-      options_(options) {}
+      options_(options) {
+  if (metrics == nullptr) return;
+  pending_ = &prometheus::BuildGauge()
+                  .Name("parlor_matchmaking_notification_outbox_pending")
+                  .Help(
+                      "Notification outbox rows not yet handed to notifications (due or "
+                      "backing off)")
+                  .Register(*metrics)
+                  .Add({});
+  oldest_age_ = &prometheus::BuildGauge()
+                     .Name("parlor_matchmaking_notification_outbox_oldest_age_seconds")
+                     .Help(
+                         "Age, from the change it reports, of the oldest notification outbox "
+                         "row not yet handed over (0 when none)")
+                     .Register(*metrics)
+                     .Add({});
+}
+
+absl::Status NotificationsRelay::UpdateGauges() {
+  if (pending_ == nullptr) return absl::OkStatus();
+  absl::StatusOr<OutboxBacklog> backlog = outbox_->Backlog();
+  if (!backlog.ok()) return backlog.status();
+  pending_->Set(static_cast<double>(backlog->pending));
+  oldest_age_->Set(
+      backlog->oldest_created_at.has_value()
+          ? std::max(0.0, absl::ToDoubleSeconds(clock_() - *backlog->oldest_created_at))
+          : 0.0);
+  return absl::OkStatus();
+}
 
 absl::Status NotificationsRelay::Send(const std::vector<OutboxNotification>& rows) {
   std::set<std::string> wanted;

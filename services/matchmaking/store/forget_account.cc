@@ -1,4 +1,5 @@
 // What matchmaking erases when a player deletes their account.
+#include "services/matchmaking/store/party_invite_sql.h"
 #include "services/matchmaking/store/pg_matchmaking_store.h"
 #include "services/matchmaking/store/sql.h"
 
@@ -22,6 +23,7 @@ absl::Status PgMatchmakingStore::Forget(const DeletedAccount& deleted) {
     txn.exec_params0(sql::kForgetInBlockLists, id);
     txn.exec_params0(sql::kForgetLedParties, id);
     txn.exec_params0(sql::kForgetPartyMembership, id);
+    txn.exec_params0(sql::kForgetPartyInvites, id);
     txn.exec_params0(sql::kForgetChallenges, id);
     txn.exec_params0(sql::kForgetNotifications, id);
     txn.exec_params0(sql::kForgetInNotifications, id);

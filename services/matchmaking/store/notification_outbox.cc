@@ -17,7 +17,8 @@ constexpr char kClaim[] =
     "AND next_attempt_at <= to_timestamp($1::bigint / 1000000.0) "
     "ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED) "
     "RETURNING o.id, o.account_id, o.kind, o.dedupe_key, o.game, o.game_id, o.from_account, "
-    "o.other_accounts, (extract(epoch FROM o.created_at) * 1000000)::bigint, o.attempts";
+    "o.other_accounts, (extract(epoch FROM o.created_at) * 1000000)::bigint, o.attempts, "
+    "o.party_id";
 
 constexpr char kSent[] =
     "UPDATE matchmaking.notification_outbox SET sent_at = to_timestamp($2::bigint / 1000000.0), "
@@ -27,6 +28,10 @@ constexpr char kFailed[] =
     "UPDATE matchmaking.notification_outbox SET "
     "next_attempt_at = to_timestamp($2::bigint / 1000000.0), last_error = $3 "
     "WHERE id = ANY($1::bigint[]) AND sent_at IS NULL";
+
+constexpr char kBacklog[] =
+    "SELECT count(*), (extract(epoch FROM min(created_at)) * 1000000)::bigint "
+    "FROM matchmaking.notification_outbox WHERE sent_at IS NULL";
 
 std::vector<std::string> TextArray(const pqxx::field& field) {
   std::vector<std::string> values;
@@ -59,6 +64,7 @@ absl::StatusOr<std::vector<OutboxNotification>> NotificationOutboxStore::Claim(a
       n.other_accounts = TextArray(r[7]);
       n.created_at = absl::FromUnixMicros(r[8].as<int64_t>());
       n.attempts = r[9].as<int>();
+      n.party_id = r[10].as<std::string>();
       rows.push_back(std::move(n));
     }
     return absl::OkStatus();
@@ -85,6 +91,18 @@ absl::Status NotificationOutboxStore::MarkFailed(const std::vector<int64_t>& ids
              cut);
     return absl::OkStatus();
   });
+}
+
+absl::StatusOr<OutboxBacklog> NotificationOutboxStore::Backlog() {
+  OutboxBacklog backlog;
+  absl::Status status = db_->Read("notification_backlog", [&](pqxx::nontransaction& txn) {
+    const pqxx::row row = txn.exec(kBacklog)[0];
+    backlog.pending = row[0].as<int64_t>();
+    if (!row[1].is_null()) backlog.oldest_created_at = absl::FromUnixMicros(row[1].as<int64_t>());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return backlog;
 }
 
 }  // namespace parlor::matchmaking

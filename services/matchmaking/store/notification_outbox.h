@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_MATCHMAKING_STORE_NOTIFICATION_OUTBOX_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,14 +18,22 @@ namespace parlor::matchmaking {
 struct OutboxNotification {
   int64_t id = 0;
   std::string account_id;
-  std::string kind;  // match_found, challenge_received, challenge_accepted
+  std::string kind;  // match_found, challenge_received, challenge_accepted, party_invite
   std::string dedupe_key;
   std::string game;
   std::string game_id;
   std::string from_account;
   std::vector<std::string> other_accounts;
+  std::string party_id;  // party_invite: the party the player is invited to
   absl::Time created_at;
   int attempts = 0;  // including this one
+};
+
+// What waits to be relayed: every row not yet sent (due, or backing off after a failure), and
+// when the oldest of them was written.
+struct OutboxBacklog {
+  int64_t pending = 0;
+  std::optional<absl::Time> oldest_created_at;
 };
 
 // The relay's side of the outbox. Every replica's relay may drain it: a claim moves the rows'
@@ -40,6 +49,7 @@ class NotificationOutboxStore {
   // Every row of `ids` is retried at `retry_at` (one batch, one outcome).
   absl::Status MarkFailed(const std::vector<int64_t>& ids, absl::Time retry_at,
                           const std::string& error);
+  absl::StatusOr<OutboxBacklog> Backlog();
 
  private:
   DbPool* db_;

@@ -32,6 +32,17 @@ class PgMatchmakingStore final : public MatchmakingStore {
                                      absl::Time now) override;
   absl::Status LeaveParty(const std::string& account_id, absl::Time now) override;
   absl::StatusOr<PartyRow> GetParty(const std::string& party_id) override;
+  // Party invitations (store/party_invites.cc).
+  absl::StatusOr<PartyInviteRow> InviteToParty(const std::string& inviter,
+                                               const std::string& invitee, absl::Time now,
+                                               absl::Time expire_time) override;
+  absl::StatusOr<std::string> InvitedPartyCode(const std::string& party_id,
+                                               const std::string& account_id,
+                                               absl::Time now) override;
+  absl::Status DeclinePartyInvite(const std::string& party_id, const std::string& account_id,
+                                  absl::Time now) override;
+  absl::StatusOr<std::vector<PartyInviteRow>> ListPartyInvites(const std::string& account_id,
+                                                               absl::Time now, int limit) override;
   absl::StatusOr<ChallengeRow> InsertChallenge(const ChallengeRow& challenge) override;
   absl::StatusOr<ChallengeRow> AcceptChallenge(
       const std::string& challenge_id, const std::string& invite_code,

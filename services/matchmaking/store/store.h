@@ -56,6 +56,18 @@ struct PartyRow {
   absl::Time create_time;
 };
 
+// An open invitation to a party, with the party as it is now.
+struct PartyInviteRow {
+  std::string party_id;
+  std::string inviter_id;
+  std::string account_id;  // the invited player
+  absl::Time create_time;
+  absl::Time expire_time;
+  std::string leader_id;
+  std::vector<std::string> members;  // join order, leader first
+  int max_size = 2;
+};
+
 enum class ChallengeState { kOpen, kAccepted, kDeclined, kExpired };
 
 struct ChallengePlayer {
@@ -158,6 +170,24 @@ class MatchmakingStore : public AccountDeletionSink {
   // Leaves (or, for the leader, disbands) and cancels the party's waiting tickets.
   virtual absl::Status LeaveParty(const std::string& account_id, absl::Time now) = 0;
   virtual absl::StatusOr<PartyRow> GetParty(const std::string& party_id) = 0;
+
+  // Party invitations. InviteToParty: the party `inviter` is in (NOT_FOUND when none) invites
+  // `invitee` until `expire_time`; FAILED_PRECONDITION when the invitee is a member or the party
+  // is full. An open invitation is returned as it is (not renewed). Its notification is written
+  // in the same transaction.
+  virtual absl::StatusOr<PartyInviteRow> InviteToParty(const std::string& inviter,
+                                                       const std::string& invitee, absl::Time now,
+                                                       absl::Time expire_time) = 0;
+  // The code of `party_id` when `account_id` holds an open invitation to it (NOT_FOUND
+  // otherwise). Joining the party (JoinParty) accepts the invitation.
+  virtual absl::StatusOr<std::string> InvitedPartyCode(const std::string& party_id,
+                                                       const std::string& account_id,
+                                                       absl::Time now) = 0;
+  virtual absl::Status DeclinePartyInvite(const std::string& party_id,
+                                          const std::string& account_id, absl::Time now) = 0;
+  // Open invitations of `account_id`, newest first.
+  virtual absl::StatusOr<std::vector<PartyInviteRow>> ListPartyInvites(
+      const std::string& account_id, absl::Time now, int limit) = 0;
 
   // Challenges. AcceptChallenge by id (an invited player) or code (anyone); when the last seat
   // accepts, the match row is written in the same transaction.
