@@ -89,6 +89,10 @@ void AddNotificationsFlags(Flags& flags, NotificationsConfig* config) {
             "sender threads (each with its own HTTP/2 connections)", {.min = 0, .max = 64});
   flags.Int("push_batch", &config->delivery.batch, "pushes one sender claims at a time",
             {.min = 1, .max = 1000});
+  flags.Int("push_in_flight", &config->delivery.in_flight,
+            "pushes one sender has in flight at once, as streams of its HTTP/2 connection to a "
+            "provider (1: one at a time)",
+            {.min = 1, .max = 1000});
   flags.Duration("push_poll_interval", &config->delivery.poll_interval,
                  "how often idle senders look for due retries", absl::Milliseconds(10),
                  absl::Minutes(1));

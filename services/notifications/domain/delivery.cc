@@ -1,6 +1,7 @@
 #include "services/notifications/domain/delivery.h"
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -131,80 +132,97 @@ absl::Time Deliverer::RetryTime(absl::Time now, int attempts,
   return now + backoff;
 }
 
+void Deliverer::Settle(const Push& push, const SendResult& result, absl::Time after,
+                       std::vector<int64_t>& done,
+                       std::vector<NotificationsStore::Retry>& retries) {
+  const Platform platform = push.device.platform;
+  switch (result.outcome) {
+    case SendResult::Outcome::kAccepted:
+      metrics_->Count(platform, "delivered");
+      metrics_->Latency(platform, after - push.commit_time);
+      done.push_back(push.delivery_id);
+      break;
+    case SendResult::Outcome::kDeadToken: {
+      metrics_->Count(platform, "dead_token");
+      absl::StatusOr<bool> removed =
+          store_->RemoveDeadDevice(push.device.device_id, push.device.token);
+      if (!removed.ok()) {
+        // Retried like a transient failure: the next attempt finds the token dead again.
+        retries.push_back(
+            {push.delivery_id, RetryTime(after, push.attempts, std::nullopt), result.detail});
+        break;
+      }
+      if (*removed) {
+        metrics_->DeadToken(platform);
+        spdlog::info("notifications: removed device {} ({}): {}", push.device.device_id,
+                     PlatformName(platform), result.detail);
+      }
+      done.push_back(push.delivery_id);  // gone with the device, or harmless if not
+      break;
+    }
+    case SendResult::Outcome::kRejected:
+      if (push.attempts >= options_.rejected_attempts) {
+        metrics_->Count(platform, "rejected");
+        spdlog::warn("notifications: {} refused push {} for good after {} attempts: {}",
+                     PlatformName(platform), push.delivery_id, push.attempts, result.detail);
+        done.push_back(push.delivery_id);
+      } else {
+        metrics_->Count(platform, "retry");
+        retries.push_back(
+            {push.delivery_id, RetryTime(after, push.attempts, std::nullopt), result.detail});
+      }
+      break;
+    case SendResult::Outcome::kTransient:
+      if (push.attempts >= options_.max_attempts) {
+        metrics_->Count(platform, "gave_up");
+        spdlog::warn("notifications: gave up push {} after {} attempts: {}", push.delivery_id,
+                     push.attempts, result.detail);
+        done.push_back(push.delivery_id);
+      } else {
+        metrics_->Count(platform, "retry");
+        retries.push_back(
+            {push.delivery_id, RetryTime(after, push.attempts, result.retry_after), result.detail});
+      }
+      break;
+  }
+}
+
 absl::StatusOr<int> Deliverer::DeliverOnce(Senders& senders) {
   absl::StatusOr<std::vector<Push>> claimed =
       store_->ClaimPushes(clock_(), options_.lease, options_.batch);
   if (!claimed.ok()) return claimed.status();
   std::vector<int64_t> done;
   std::vector<NotificationsStore::Retry> retries;
+  // The pushes to send, per provider.
+  std::map<Platform, std::vector<const Push*>> sendable;
   for (Push& push : *claimed) {
     const Platform platform = push.device.platform;
     push.thread_id = push.game_id.empty() ? KindName(push.kind) : push.game_id;
     push.collapse_id = push.thread_id;
-    const absl::Time now = clock_();
-    if (push.expire_time.has_value() && *push.expire_time <= now) {
+    if (push.expire_time.has_value() && *push.expire_time <= clock_()) {
       metrics_->Count(platform, "expired");
       done.push_back(push.delivery_id);
       continue;
     }
-    PushSender* sender = senders.For(platform);
-    if (sender == nullptr) {
+    if (senders.For(platform) == nullptr) {
       spdlog::warn("notifications: {} is not configured; dropped push {} ({})",
                    PlatformName(platform), push.delivery_id, KindName(push.kind));
       metrics_->Count(platform, "unconfigured");
       done.push_back(push.delivery_id);
       continue;
     }
-    const SendResult result = sender->Send(push);
-    const absl::Time after = clock_();
-    switch (result.outcome) {
-      case SendResult::Outcome::kAccepted:
-        metrics_->Count(platform, "delivered");
-        metrics_->Latency(platform, after - push.commit_time);
-        done.push_back(push.delivery_id);
-        break;
-      case SendResult::Outcome::kDeadToken: {
-        metrics_->Count(platform, "dead_token");
-        absl::StatusOr<bool> removed =
-            store_->RemoveDeadDevice(push.device.device_id, push.device.token);
-        if (!removed.ok()) {
-          // Retried like a transient failure: the next attempt finds the token dead again.
-          retries.push_back(
-              {push.delivery_id, RetryTime(after, push.attempts, std::nullopt), result.detail});
-          break;
-        }
-        if (*removed) {
-          metrics_->DeadToken(platform);
-          spdlog::info("notifications: removed device {} ({}): {}", push.device.device_id,
-                       PlatformName(platform), result.detail);
-        }
-        done.push_back(push.delivery_id);  // gone with the device, or harmless if not
-        break;
-      }
-      case SendResult::Outcome::kRejected:
-        if (push.attempts >= options_.rejected_attempts) {
-          metrics_->Count(platform, "rejected");
-          spdlog::warn("notifications: {} refused push {} for good after {} attempts: {}",
-                       PlatformName(platform), push.delivery_id, push.attempts, result.detail);
-          done.push_back(push.delivery_id);
-        } else {
-          metrics_->Count(platform, "retry");
-          retries.push_back(
-              {push.delivery_id, RetryTime(after, push.attempts, std::nullopt), result.detail});
-        }
-        break;
-      case SendResult::Outcome::kTransient:
-        if (push.attempts >= options_.max_attempts) {
-          metrics_->Count(platform, "gave_up");
-          spdlog::warn("notifications: gave up push {} after {} attempts: {}", push.delivery_id,
-                       push.attempts, result.detail);
-          done.push_back(push.delivery_id);
-        } else {
-          metrics_->Count(platform, "retry");
-          retries.push_back({push.delivery_id, RetryTime(after, push.attempts, result.retry_after),
-                             result.detail});
-        }
-        break;
+    sendable[platform].push_back(&push);
+  }
+  // options.in_flight at a time, as concurrent streams of the sender's connection.
+  const size_t in_flight = static_cast<size_t>(std::max(1, options_.in_flight));
+  for (const auto& [platform, pushes] : sendable) {
+    PushSender* sender = senders.For(platform);
+    for (size_t from = 0; from < pushes.size(); from += in_flight) {
+      const std::vector<const Push*> chunk(
+          pushes.begin() + from, pushes.begin() + std::min(pushes.size(), from + in_flight));
+      const std::vector<SendResult> results = sender->SendAll(chunk);
+      const absl::Time after = clock_();
+      for (size_t i = 0; i < chunk.size(); ++i) Settle(*chunk[i], results[i], after, done, retries);
     }
   }
   // A failed settlement leaves the rows leased: they are tried again when the lease ends.

@@ -37,12 +37,20 @@ struct SendResult {
   std::string detail;
 };
 
-// Sends one push to one provider. Not thread-safe: each sender thread has its own (and so its
-// own HTTP/2 connection).
+// Sends pushes to one provider. Not thread-safe: each sender thread has its own (and so its own
+// HTTP/2 connection).
 class PushSender {
  public:
   virtual ~PushSender() = default;
   virtual SendResult Send(const Push& push) = 0;
+  // Every push at once (the providers' adapters: concurrent streams of one HTTP/2 connection);
+  // one result per push, in order. By default one after the other.
+  virtual std::vector<SendResult> SendAll(const std::vector<const Push*>& pushes) {
+    std::vector<SendResult> results;
+    results.reserve(pushes.size());
+    for (const Push* push : pushes) results.push_back(Send(*push));
+    return results;
+  }
 };
 
 // Makes a sender for a platform; null when that platform is not configured (its pushes are then
@@ -51,7 +59,10 @@ using SenderFactory = std::function<std::unique_ptr<PushSender>(Platform)>;
 
 struct DeliveryOptions {
   int threads = 4;
-  int batch = 50;
+  int batch = 200;
+  // Pushes a sender thread has in flight at once, as streams of its HTTP/2 connection to a
+  // provider (1: one push at a time).
+  int in_flight = 100;
   absl::Duration lease = absl::Seconds(60);
   // How often idle senders look for due retries (new events wake them at once).
   absl::Duration poll_interval = absl::Milliseconds(250);
@@ -130,6 +141,10 @@ class Deliverer {
   const DeliveryOptions& options() const { return options_; }
 
  private:
+  // Settles one push the provider answered (at `after`) into `done` or `retries`.
+  void Settle(const Push& push, const SendResult& result, absl::Time after,
+              std::vector<int64_t>& done, std::vector<NotificationsStore::Retry>& retries);
+
   NotificationsStore* store_;
   DeliveryMetrics* metrics_;
   Clock clock_;

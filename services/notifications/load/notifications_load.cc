@@ -6,9 +6,12 @@
 //   services/notifications/load/run_load.sh [BUILD_DIR] [--devices=100000 --rate=1000 ...]
 //
 // Phases: (1) a baseline on the same PostgreSQL: durable single-row INSERT commits per second
-// from one client; then, twice on the same database and devices - before: a service whose
-// AcceptEvents writes one event at a time (some six statements each, the former way); after: the
-// service as it is (a batch in five set-based statements) - (2) open loop at --rate events/s for
+// from one client; then, twice on the same database and devices (--compare): "send", the
+// default - before: sender threads that send one push at a time (--push_in_flight=1, the former
+// way); after: the service as it is (up to --push_in_flight pushes in flight per sender, as
+// concurrent streams of its HTTP/2 connection). "accept" - before: AcceptEvents one event at a
+// time (some six statements each, the former way); after: set-based. "none": only the service as
+// it is. Each: (2) open loop at --rate events/s for
 // --seconds, each a "your turn" for a random device's account, sent in batches as a relay does
 // (what fell due since the last call, at most 500): latency percentiles, backlog at the end;
 // (3) saturation: batches of 200 as fast as AcceptEvents takes them for --saturation_seconds:
@@ -50,7 +53,15 @@ struct Options {
   int seconds = 20;
   int saturation_seconds = 10;
   int push_threads = 4;
-  bool compare = true;
+  int push_in_flight = 100;
+  std::string compare = "send";
+};
+
+// One measured configuration of the service.
+struct Mode {
+  const char* name;
+  bool accept_one_by_one = false;
+  int in_flight = 1;
 };
 
 std::string Percentiles(std::vector<double> ms) {
@@ -92,13 +103,14 @@ class LoadRun {
  public:
   LoadRun(const Options& o, testing::FakeProviders* fake) : o_(o), fake_(fake) {}
 
-  // One service with `one_by_one` AcceptEvents: the open-loop phase, then saturation.
-  absl::StatusOr<Figures> Measure(bool one_by_one) {
+  // One service in `mode`: the open-loop phase, then saturation.
+  absl::StatusOr<Figures> Measure(const Mode& mode) {
     NotificationsConfig config;
     fake_->Configure(config);
     config.delivery.threads = o_.push_threads;
     config.delivery.poll_interval = absl::Milliseconds(100);
-    config.accept_one_by_one = one_by_one;
+    config.delivery.in_flight = mode.in_flight;
+    config.accept_one_by_one = mode.accept_one_by_one;
     if (absl::Status s = FinalizeNotificationsConfig(config); !s.ok()) return s;
     ServerConfig server_config = parlor::testing::TestServerConfig(o_.db_url, keys_);
     server_config.db_max_connections = 16;
@@ -267,16 +279,26 @@ int Run(const Options& o) {
     return 1;
   }
   LoadRun run(o, fake->get());
-  // Before (one event at a time) then after (set-based), on the same database and devices.
-  for (const bool one_by_one : {true, false}) {
-    if (one_by_one && !o.compare) continue;
-    absl::StatusOr<Figures> figures = run.Measure(one_by_one);
+  // Before then after, on the same database and devices.
+  std::vector<Mode> modes;
+  if (o.compare == "send") {
+    modes.push_back({.name = "before: one push at a time per sender thread", .in_flight = 1});
+  } else if (o.compare == "accept") {
+    modes.push_back({.name = "before: AcceptEvents one event at a time",
+                     .accept_one_by_one = true,
+                     .in_flight = o.push_in_flight});
+  }
+  const std::string after =
+      absl::StrFormat("after: set-based AcceptEvents, up to %d pushes in flight per sender thread",
+                      o.push_in_flight);
+  modes.push_back({.name = after.c_str(), .in_flight = o.push_in_flight});
+  for (const Mode& mode : modes) {
+    absl::StatusOr<Figures> figures = run.Measure(mode);
     if (!figures.ok()) {
       std::fprintf(stderr, "%s\n", figures.status().ToString().c_str());
       return 1;
     }
-    Print(one_by_one ? "before: AcceptEvents one event at a time" : "after: AcceptEvents set-based",
-          o, *figures);
+    Print(mode.name, o, *figures);
     std::printf("  load average (1 min): %.2f\n", LoadAverage());
   }
   return 0;
@@ -297,11 +319,19 @@ int main(int argc, char** argv) {
   flags.Int("saturation_seconds", &o.saturation_seconds, "length of the saturation phase",
             {.min = 0, .max = 3600});
   flags.Int("push_threads", &o.push_threads, "the service's sender threads", {.min = 1, .max = 64});
-  flags.Bool("compare", &o.compare,
-             "first measure AcceptEvents one event at a time (the former way), then set-based");
+  flags.Int("push_in_flight", &o.push_in_flight,
+            "pushes a sender thread has in flight at once (HTTP/2 streams)",
+            {.min = 1, .max = 1000});
+  flags.String("compare", &o.compare,
+               "what to measure first, before the service as it is: send (one push at a time per "
+               "sender thread), accept (AcceptEvents one event at a time), none");
   if (absl::Status parsed = flags.Parse(argc, argv); !parsed.ok()) {
     std::fprintf(stderr, "%s\n", std::string(parsed.message()).c_str());
     return parsed.code() == absl::StatusCode::kNotFound ? 0 : 2;
+  }
+  if (o.compare != "send" && o.compare != "accept" && o.compare != "none") {
+    std::fprintf(stderr, "--compare must be send, accept or none; got \"%s\"\n", o.compare.c_str());
+    return 2;
   }
   return parlor::notifications::Run(o);
 }

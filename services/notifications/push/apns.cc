@@ -64,26 +64,46 @@ std::string ApnsSender::Payload(const Push& push) {
       last_move, "}");
 }
 
-SendResult ApnsSender::Send(const Push& push) {
-  absl::StatusOr<std::string> token = tokens_->Get();
-  if (!token.ok()) {
-    return {SendResult::Outcome::kTransient, std::nullopt,
-            absl::StrCat("provider token: ", token.status().message())};
-  }
+HttpRequest ApnsSender::Request(const Push& push, const std::string& token) const {
   const absl::Time expiration =
       push.expire_time.value_or(push.commit_time + config_.default_expiration);
-  const std::vector<std::string> headers = {
-      absl::StrCat("authorization: bearer ", *token),
-      absl::StrCat("apns-topic: ", push.device.app_id),
-      "apns-push-type: alert",
-      "apns-priority: 10",
-      absl::StrCat("apns-expiration: ", absl::ToUnixSeconds(expiration)),
-      absl::StrCat("apns-collapse-id: ", push.collapse_id),
-      "content-type: application/json",
-  };
-  const std::string url = absl::StrCat(push.device.sandbox ? config_.sandbox_url : config_.url,
-                                       "/3/device/", push.device.token);
-  absl::StatusOr<HttpResponse> response = http_.Post(url, headers, Payload(push));
+  return {.url = absl::StrCat(push.device.sandbox ? config_.sandbox_url : config_.url, "/3/device/",
+                              push.device.token),
+          .headers =
+              {
+                  absl::StrCat("authorization: bearer ", token),
+                  absl::StrCat("apns-topic: ", push.device.app_id),
+                  "apns-push-type: alert",
+                  "apns-priority: 10",
+                  absl::StrCat("apns-expiration: ", absl::ToUnixSeconds(expiration)),
+                  absl::StrCat("apns-collapse-id: ", push.collapse_id),
+                  "content-type: application/json",
+              },
+          .body = Payload(push)};
+}
+
+SendResult ApnsSender::Send(const Push& push) { return SendAll({&push}).front(); }
+
+std::vector<SendResult> ApnsSender::SendAll(const std::vector<const Push*>& pushes) {
+  absl::StatusOr<std::string> token = tokens_->Get();
+  if (!token.ok()) {
+    return std::vector<SendResult>(pushes.size(),
+                                   {SendResult::Outcome::kTransient, std::nullopt,
+                                    absl::StrCat("provider token: ", token.status().message())});
+  }
+  std::vector<HttpRequest> requests;
+  requests.reserve(pushes.size());
+  for (const Push* push : pushes) requests.push_back(Request(*push, *token));
+  std::vector<SendResult> results;
+  results.reserve(pushes.size());
+  for (const absl::StatusOr<HttpResponse>& response : http_.PostAll(requests)) {
+    results.push_back(Outcome(response, *token));
+  }
+  return results;
+}
+
+SendResult ApnsSender::Outcome(const absl::StatusOr<HttpResponse>& response,
+                               const std::string& token) {
   if (!response.ok()) {
     return {SendResult::Outcome::kTransient, std::nullopt,
             std::string(response.status().message())};
@@ -105,7 +125,7 @@ SendResult ApnsSender::Send(const Push& push) {
     return {SendResult::Outcome::kDeadToken, std::nullopt, detail};
   }
   if (status == 403 && (reason == "ExpiredProviderToken" || reason == "InvalidProviderToken")) {
-    tokens_->Invalidate(*token);
+    tokens_->Invalidate(token);
     return {SendResult::Outcome::kTransient, std::nullopt, detail};
   }
   if (status == 429 || status >= 500) {

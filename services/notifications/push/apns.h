@@ -74,10 +74,14 @@ class ApnsSender final : public PushSender {
   ApnsSender(const ApnsConfig& config, ApnsTokens* tokens)
       : config_(config), tokens_(tokens), http_(config.http) {}
   SendResult Send(const Push& push) override;
+  std::vector<SendResult> SendAll(const std::vector<const Push*>& pushes) override;
 
   static std::string Payload(const Push& push);
 
  private:
+  HttpRequest Request(const Push& push, const std::string& token) const;
+  SendResult Outcome(const absl::StatusOr<HttpResponse>& response, const std::string& token);
+
   const ApnsConfig& config_;
   ApnsTokens* tokens_;
   Http2Client http_;

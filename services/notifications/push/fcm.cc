@@ -120,19 +120,36 @@ std::string FcmSender::Message(const Push& push, absl::Time now) {
                       push.badge, "\"", last_move, "},\"android\":", android, "}}");
 }
 
-SendResult FcmSender::Send(const Push& push) {
+SendResult FcmSender::Send(const Push& push) { return SendAll({&push}).front(); }
+
+std::vector<SendResult> FcmSender::SendAll(const std::vector<const Push*>& pushes) {
   absl::StatusOr<std::string> token = tokens_->Get();
   if (!token.ok()) {
-    return {SendResult::Outcome::kTransient, std::nullopt,
-            absl::StrCat("access token: ", token.status().message())};
+    return std::vector<SendResult>(pushes.size(),
+                                   {SendResult::Outcome::kTransient, std::nullopt,
+                                    absl::StrCat("access token: ", token.status().message())});
   }
   const std::string url =
       absl::StrCat(config_.url, "/v1/projects/", config_.account.project_id, "/messages:send");
-  absl::StatusOr<HttpResponse> response =
-      http_.Post(url,
-                 {absl::StrCat("authorization: Bearer ", *token),
-                  "content-type: application/json; charset=UTF-8"},
-                 Message(push, absl::Now()));
+  const absl::Time now = absl::Now();
+  std::vector<HttpRequest> requests;
+  requests.reserve(pushes.size());
+  for (const Push* push : pushes) {
+    requests.push_back({.url = url,
+                        .headers = {absl::StrCat("authorization: Bearer ", *token),
+                                    "content-type: application/json; charset=UTF-8"},
+                        .body = Message(*push, now)});
+  }
+  std::vector<SendResult> results;
+  results.reserve(pushes.size());
+  for (const absl::StatusOr<HttpResponse>& response : http_.PostAll(requests)) {
+    results.push_back(Outcome(response, *token));
+  }
+  return results;
+}
+
+SendResult FcmSender::Outcome(const absl::StatusOr<HttpResponse>& response,
+                              const std::string& token) {
   if (!response.ok()) {
     return {SendResult::Outcome::kTransient, std::nullopt,
             std::string(response.status().message())};
@@ -181,7 +198,7 @@ SendResult FcmSender::Send(const Push& push) {
     return {SendResult::Outcome::kDeadToken, std::nullopt, detail};
   }
   if (status == 401) {
-    tokens_->Invalidate(*token);
+    tokens_->Invalidate(token);
     return {SendResult::Outcome::kTransient, std::nullopt, detail};
   }
   if (status == 429 || status >= 500) {

@@ -75,10 +75,13 @@ class FcmSender final : public PushSender {
   FcmSender(const FcmConfig& config, FcmTokens* tokens)
       : config_(config), tokens_(tokens), http_(config.http) {}
   SendResult Send(const Push& push) override;
+  std::vector<SendResult> SendAll(const std::vector<const Push*>& pushes) override;
 
   static std::string Message(const Push& push, absl::Time now);
 
  private:
+  SendResult Outcome(const absl::StatusOr<HttpResponse>& response, const std::string& token);
+
   const FcmConfig& config_;
   FcmTokens* tokens_;
   Http2Client http_;

@@ -20,6 +20,13 @@ struct HttpResponse {
   std::string http_version;
 };
 
+struct HttpRequest {
+  std::string url;
+  // "name: value".
+  std::vector<std::string> headers;
+  std::string body;
+};
+
 struct HttpOptions {
   // PEM file of extra CAs to trust instead of the system's (a test's own CA). Empty: system.
   std::string ca_file;
@@ -30,6 +37,8 @@ struct HttpOptions {
 
 // POSTs over HTTPS with libcurl (Debian's, built with nghttp2): HTTP/2 negotiated with ALPN,
 // the connection kept open and reused for the next request (one per client; not thread-safe).
+// PostAll sends many requests at once as concurrent streams of one HTTP/2 connection per host
+// (libcurl's multi interface with CURLPIPE_MULTIPLEX), as APNs and FCM ask of a sender.
 class Http2Client {
  public:
   explicit Http2Client(HttpOptions options);
@@ -41,9 +50,16 @@ class Http2Client {
   absl::StatusOr<HttpResponse> Post(const std::string& url, const std::vector<std::string>& headers,
                                     const std::string& body);
 
+  // Every request at once, each a stream of the one connection kept per host (opened by the
+  // first, the others waiting for it rather than opening more; streams beyond the server's
+  // SETTINGS_MAX_CONCURRENT_STREAMS wait their turn). One answer per request, in order; each
+  // fails on its own (UNAVAILABLE: no answer within options.timeout).
+  std::vector<absl::StatusOr<HttpResponse>> PostAll(const std::vector<HttpRequest>& requests);
+
  private:
   HttpOptions options_;
-  void* curl_;  // CURL*
+  void* curl_;   // CURL*
+  void* multi_;  // CURLM*: its connection cache holds PostAll's connections between calls
 };
 
 // A Retry-After header's delay: delay-seconds or an HTTP-date (relative to `now`).
