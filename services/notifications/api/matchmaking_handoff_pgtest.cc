@@ -12,6 +12,7 @@
 #include "parlor/matchmaking/v1/matchmaking.grpc.pb.h"
 #include "prometheus/registry.h"
 #include "services/accounts/accounts_server.h"
+#include "services/accounts/testing/accounts_test_server.h"
 #include "services/matchmaking/matchmaking_server.h"
 #include "services/notifications/testing/notifications_fixture.h"
 #include "services/sessions/sessions_server.h"
@@ -33,13 +34,7 @@ class MatchmakingHandoffPgTest : public testing::NotificationsPgTest {
  protected:
   void SetUp() override {
     NotificationsPgTest::SetUp();
-    accounts::AccountsConfig accounts_config;
-    accounts_config.access_token_private_key = keys_.access().private_key;
-    ServerConfig accounts_server = parlor::testing::TestServerConfig(db_url(), keys_);
-    ASSERT_TRUE(accounts::FinalizeAccountsConfig(accounts_config, accounts_server).ok());
-    auto accounts = parlor::testing::TestServer::Start(
-        accounts::AccountsIdentity(), accounts_server,
-        [&](ServiceHost& host) { return accounts::InstallAccounts(host, accounts_config); });
+    auto accounts = accounts::StartTestAccounts(db_url(), keys_);
     ASSERT_TRUE(accounts.ok()) << accounts.status();
     accounts_ = *std::move(accounts);
 
