@@ -145,10 +145,10 @@ ServiceHost::Identity SessionsIdentity() {
   return {.name = "sessions", .version = PARLOR_VERSION, .schema = "sessions"};
 }
 
-void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
-  flags.Secret("page_token_secret", &config->page_token_secret,
-               "secret keying ListMyGames page tokens (the same on every replica); derived from "
-               "--service_token_private_key when empty");
+namespace {
+
+// The sweeper, clocks and the play loop: deadlines, timeouts, vacations, rematches, nudges.
+void AddClockFlags(Flags& flags, SessionsConfig* config) {
   flags.Duration("sweep_interval", &config->sweep_interval,
                  "how often the deadline sweeper runs (0s = never on this replica)",
                  absl::ZeroDuration(), absl::Hours(1));
@@ -156,9 +156,6 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
                  "how long SubmitAction idempotency keys are kept (the sweeper deletes older "
                  "ones in batches); a retry within it gets the first answer",
                  absl::Hours(1), absl::Hours(365 * 24));
-  flags.Duration("gauge_interval", &config->gauge_interval,
-                 "how often the games and outbox gauges are refreshed", absl::Seconds(1),
-                 absl::Hours(1));
   flags.String("timeout_bot", &config->timeout_bot,
                "bot that moves for a timed-out player in casual games");
   flags.Int("casual_forfeit_after_timeouts", &config->casual_forfeit_after_timeouts,
@@ -167,6 +164,23 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   flags.Int("vacation_days_per_year", &config->vacation_days_per_year,
             "most vacation days a player may start in any 365 days (rolling)",
             {.min = 0, .max = 365});
+  flags.Duration("rematch_offer_ttl", &config->rematch_offer_ttl,
+                 "how long a rematch offer of a finished game stays open", absl::Minutes(1),
+                 absl::Hours(30 * 24));
+  flags.Duration("nudge_period", &config->nudge_period,
+                 "the shortest time between two nudges of one game", absl::Minutes(1),
+                 absl::Hours(30 * 24));
+}
+
+// The other services and the outbox: where pushes and results go, the credential for them, page
+// tokens and gauges.
+void AddPeerFlags(Flags& flags, SessionsConfig* config) {
+  flags.Secret("page_token_secret", &config->page_token_secret,
+               "secret keying ListMyGames page tokens (the same on every replica); derived from "
+               "--service_token_private_key when empty");
+  flags.Duration("gauge_interval", &config->gauge_interval,
+                 "how often the games and outbox gauges are refreshed", absl::Seconds(1),
+                 absl::Hours(1));
   flags.Duration("dispatch_interval", &config->dispatch_interval,
                  "longest wait between drains of the notification and result outboxes; every "
                  "state change also wakes the dispatcher (LISTEN) (0s = never drain here)",
@@ -181,7 +195,21 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
   flags.String("ratings_address", &config->ratings_address,
                "ratings service host:port for ReportResult; empty holds results in the outbox");
   flags.Secret("service_token_private_key", &config->service_token_private_key,
-               "Ed25519 private key (base64) signing this service's credential for ratings");
+               "Ed25519 private key (base64) signing this service's credential for the services "
+               "it calls (ratings, notifications, accounts)");
+  flags.String("accounts_address", &config->accounts_address,
+               "accounts service host:port, polled for signed-out sessions (their watch streams "
+               "end) and deleted accounts (their games resigned, seats renamed); needs "
+               "--service_token_private_key; empty = streams end only when their token expires "
+               "and deleted players' data stays");
+  flags.Duration("revocation_poll_interval", &config->revocation_poll_interval,
+                 "how often accounts is asked which sessions were signed out",
+                 absl::Milliseconds(50), absl::Minutes(1));
+}
+
+// Throughput and abuse limits: group commit, the computer's moves per request, games against the
+// computer.
+void AddLimitFlags(Flags& flags, SessionsConfig* config) {
   flags.Int("group_commit_threads", &config->group_commit_threads,
             "SubmitAction group commit: transactions committing moves at once, each holding a "
             "database connection (0 = every move its own transaction)",
@@ -207,20 +235,10 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
             "CreateBotGame: refused while the account's games created in the last 24 hours hold "
             "this many moves (0 = no limit)",
             {.min = 0, .max = 1000000000});
-  flags.String("accounts_address", &config->accounts_address,
-               "accounts service host:port, polled for signed-out sessions (their watch streams "
-               "end) and deleted accounts (their games resigned, seats renamed); needs "
-               "--service_token_private_key; empty = streams end only when their token expires "
-               "and deleted players' data stays");
-  flags.Duration("rematch_offer_ttl", &config->rematch_offer_ttl,
-                 "how long a rematch offer of a finished game stays open", absl::Minutes(1),
-                 absl::Hours(30 * 24));
-  flags.Duration("nudge_period", &config->nudge_period,
-                 "the shortest time between two nudges of one game", absl::Minutes(1),
-                 absl::Hours(30 * 24));
-  flags.Duration("revocation_poll_interval", &config->revocation_poll_interval,
-                 "how often accounts is asked which sessions were signed out",
-                 absl::Milliseconds(50), absl::Minutes(1));
+}
+
+// Watch streams: their threads, per-replica and per-player bounds, catch-up budgets.
+void AddStreamFlags(Flags& flags, SessionsConfig* config) {
   flags.Int("stream_threads", &config->stream_threads,
             "threads reading for WatchGame / WatchMyGames (their own pool, apart from the unary "
             "workers)",
@@ -259,6 +277,15 @@ void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
                  "a watch stream whose client takes no message for this long ends (ABORTED, "
                  "naming the version to resume from)",
                  absl::Seconds(1), absl::Hours(1));
+}
+
+}  // namespace
+
+void AddSessionsFlags(Flags& flags, SessionsConfig* config) {
+  AddClockFlags(flags, config);
+  AddPeerFlags(flags, config);
+  AddLimitFlags(flags, config);
+  AddStreamFlags(flags, config);
 }
 
 namespace {
