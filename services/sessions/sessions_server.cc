@@ -13,6 +13,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "services/common/core/crypto.h"
+#include "services/common/deletions/account_deletions.h"
 #include "services/sessions/api/block_checker.h"
 #include "services/sessions/api/revocation_poller.h"
 #include "services/sessions/api/sessions_api.h"

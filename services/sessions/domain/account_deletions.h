@@ -1,7 +1,7 @@
 #ifndef PARLOR_SERVICES_SESSIONS_DOMAIN_ACCOUNT_DELETIONS_H_
 #define PARLOR_SERVICES_SESSIONS_DOMAIN_ACCOUNT_DELETIONS_H_
 
-#include "services/common/deletions/account_deletions.h"
+#include "services/common/deletions/deletion_sink.h"
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/store/account_erasure.h"
 

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "services/common/db/pool.h"
-#include "services/common/deletions/account_deletions.h"
+#include "services/common/deletions/deletion_sink.h"
 
 namespace parlor::sessions {
 
