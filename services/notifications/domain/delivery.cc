@@ -218,8 +218,10 @@ absl::StatusOr<int> Deliverer::DeliverOnce(Senders& senders) {
   for (const auto& [platform, pushes] : sendable) {
     PushSender* sender = senders.For(platform);
     for (size_t from = 0; from < pushes.size(); from += in_flight) {
-      const std::vector<const Push*> chunk(
-          pushes.begin() + from, pushes.begin() + std::min(pushes.size(), from + in_flight));
+      std::vector<const Push*> chunk;
+      for (size_t i = from; i < std::min(pushes.size(), from + in_flight); ++i) {
+        chunk.push_back(pushes[i]);
+      }
       const std::vector<SendResult> results = sender->SendAll(chunk);
       const absl::Time after = clock_();
       for (size_t i = 0; i < chunk.size(); ++i) Settle(*chunk[i], results[i], after, done, retries);
