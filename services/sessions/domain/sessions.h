@@ -52,7 +52,10 @@ struct MoveAnswer {
 };
 
 // The sessions domain: validation, the engine, time controls and the timeout policy, over the
-// store. Every public method blocks (it runs transactions); call it from a worker pool.
+// store. It speaks its own types (requests.h in, summary.h out; a game's view or action as the
+// engine's Any) and no service proto: api/mapping.h maps the API's messages, api/calls.h runs
+// each RPC through it. Every public method blocks (it runs transactions); call it from a worker
+// pool.
 class Sessions {
  public:
   struct Options {
