@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/time_util.h"
 
 namespace parlor::sessions {
@@ -29,17 +27,6 @@ google::protobuf::Duration DurationProto(absl::Duration d) {
 }
 
 }  // namespace
-
-std::string Deterministic(const google::protobuf::Message& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
 
 TimeControlSpec FromProto(const v1::TimeControl& tc) {
   TimeControlSpec out;

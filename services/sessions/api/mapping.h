@@ -8,6 +8,7 @@
 #include "google/protobuf/message.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "parlor/sessions/v1/sessions.pb.h"
+#include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/records.h"
 #include "services/sessions/domain/requests.h"
 #include "services/sessions/domain/summary.h"
@@ -23,9 +24,6 @@ absl::Duration FromProto(const google::protobuf::Duration& d);
 // To the microsecond, as the store keeps times.
 google::protobuf::Timestamp ToProto(absl::Time t);
 absl::Time FromProto(const google::protobuf::Timestamp& t);
-
-// A message in a deterministic encoding: equal messages, equal bytes (requests' fingerprints).
-std::string Deterministic(const google::protobuf::Message& message);
 
 // Requests.
 TimeControlSpec FromProto(const v1::TimeControl& tc);

@@ -498,6 +498,17 @@ absl::StatusOr<auth::Claims> AuthenticatePlayer(const StreamDeps& deps,
   return **std::move(claims);
 }
 
+// GetPlayerRecords and BatchGetPlayerRecords: the same records for the requested ids (the two
+// messages have the same fields).
+template <typename Request, typename Response>
+absl::Status AnswerPlayerRecords(Sessions& sessions, const Request& request, Response* response) {
+  absl::StatusOr<std::vector<PlayerRecord>> records =
+      sessions.GetPlayerRecords({request.account_ids().begin(), request.account_ids().end()});
+  if (!records.ok()) return records.status();
+  for (const PlayerRecord& r : *records) ToProto(r, response->add_records());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 #define PARLOR_SESSIONS_UNARY(Method, access, call_expr)                                       \
@@ -580,13 +591,8 @@ grpc::ServerUnaryReactor* SessionsApi::GetPlayerRecords(grpc::CallbackServerCont
                                                         v1::GetPlayerRecordsResponse* response) {
   return rpc_->Run(context, Access::kPlayer, request, response,
                    [this](const CallContext&, const v1::GetPlayerRecordsRequest& request,
-                          v1::GetPlayerRecordsResponse* response) -> absl::Status {
-                     absl::StatusOr<std::vector<PlayerRecord>> records =
-                         sessions_->GetPlayerRecords(
-                             {request.account_ids().begin(), request.account_ids().end()});
-                     if (!records.ok()) return records.status();
-                     for (const PlayerRecord& r : *records) ToProto(r, response->add_records());
-                     return absl::OkStatus();
+                          v1::GetPlayerRecordsResponse* response) {
+                     return AnswerPlayerRecords(*sessions_, request, response);
                    });
 }
 
@@ -694,14 +700,9 @@ grpc::ServerUnaryReactor* SessionsInternalApi::BatchGetPlayerRecords(
     v1::BatchGetPlayerRecordsResponse* response) {
   return rpc_->Run(context, Access::kService, request, response,
                    [this](const CallContext&, const v1::BatchGetPlayerRecordsRequest& request,
-                          v1::BatchGetPlayerRecordsResponse* response) -> absl::Status {
+                          v1::BatchGetPlayerRecordsResponse* response) {
                      // The same records the player-facing call shows.
-                     absl::StatusOr<std::vector<PlayerRecord>> records =
-                         sessions_->GetPlayerRecords(
-                             {request.account_ids().begin(), request.account_ids().end()});
-                     if (!records.ok()) return records.status();
-                     for (const PlayerRecord& r : *records) ToProto(r, response->add_records());
-                     return absl::OkStatus();
+                     return AnswerPlayerRecords(*sessions_, request, response);
                    });
 }
 

@@ -32,8 +32,6 @@
 #include "engine/games/all_games.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/reflection.h"
 #include "gtest/gtest.h"
@@ -87,16 +85,6 @@ struct Receipt {
   std::vector<std::string> texts;  // error messages and other free text
   std::string bytes;               // everything received, serialized
 };
-
-std::string Deterministic(const Message& message) {
-  std::string out;
-  google::protobuf::io::StringOutputStream stream(&out);
-  google::protobuf::io::CodedOutputStream coded(&stream);
-  coded.SetSerializationDeterministic(true);
-  message.SerializeToCodedStream(&coded);
-  coded.Trim();
-  return out;
-}
 
 // Renders a repeated scalar field as "a, b, c" (how the games and the text format list values).
 std::string JoinRepeated(const Message& m, const FieldDescriptor* f) {

@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/arena.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/message_differencer.h"
 
 namespace parlor::sessions {
@@ -129,6 +131,17 @@ std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry
   }
   shown = true;
   return words;
+}
+
+std::string Deterministic(const google::protobuf::Message& message) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+  }
+  return out;
 }
 
 }  // namespace parlor::sessions

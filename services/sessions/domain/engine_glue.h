@@ -52,6 +52,10 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> StatesBetween(
 std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry& entry,
                          const engine::Viewer& viewer, bool* revealed = nullptr);
 
+// A message in a deterministic encoding: equal messages, equal bytes (requests' fingerprints,
+// a move's hash for idempotency, comparisons in tests).
+std::string Deterministic(const google::protobuf::Message& message);
+
 }  // namespace parlor::sessions
 
 #endif  // PARLOR_SERVICES_SESSIONS_DOMAIN_ENGINE_GLUE_H_

@@ -13,8 +13,6 @@
 #include "absl/synchronization/notification.h"
 #include "engine/bots/bot.h"
 #include "engine/core/rng.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "services/common/core/crypto.h"
 #include "services/common/core/status_macros.h"
 #include "services/common/grpc_status.h"
@@ -23,17 +21,6 @@
 
 namespace parlor::sessions {
 namespace {
-
-std::string Deterministic(const google::protobuf::Message& message) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    message.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
 
 std::string NewUuid() {
   std::string b = RandomBytes(16);
