@@ -117,12 +117,16 @@ int Run(int argc, char** argv) {
   int clients = 2;
   int probe_interval_ms = 10;
   int seed = 1;
+  // A "before" binary built from an older commit is run against that commit's migrations (a
+  // copy of its migrations/matchmaking), so that before and after run on one server.
+  std::string migrations = PARLOR_SOURCE_DIR "/migrations/matchmaking";
   MatchmakingOptions pass_options;
   Flags flags("parlor-matchmaking-pass-bench");
   flags.String("db_url", &server_url,
                "libpq connection string of a PostgreSQL server (a database is created on it and "
                "dropped at the end)",
                /*required=*/true);
+  flags.String("migrations", &migrations, "directory of the matchmaking migrations to apply");
   flags.Int("tickets", &tickets, "waiting tickets to load", {.min = 2, .max = 10000000});
   flags.Int("pools", &pools, "pools to spread them over", {.min = 1, .max = 100});
   flags.Int("replicas", &replicas, "replicas running a pass at the same time",
@@ -153,9 +157,8 @@ int Run(int argc, char** argv) {
   const std::string url = absl::StrCat(server_url, " dbname=", db_name);
   int exit_code = 0;
   {
-    absl::StatusOr<MigrationResult> migrated = ApplyMigrations(
-        url, MigrationSet{.schema = "matchmaking",
-                          .directory = PARLOR_SOURCE_DIR "/migrations/matchmaking"});
+    absl::StatusOr<MigrationResult> migrated =
+        ApplyMigrations(url, MigrationSet{.schema = "matchmaking", .directory = migrations});
     if (!migrated.ok()) {
       std::fprintf(stderr, "migrations: %s\n", migrated.status().ToString().c_str());
       exit_code = 1;
