@@ -6,7 +6,9 @@
 #   source scripts/lib/postgres.sh
 #   pg_local_start DIR     # starts a fresh cluster, writes DIR/conninfo
 #   pg_local_start DIR durable   # the same with PostgreSQL's default durability (fsync,
-#                          # synchronous_commit, full_page_writes on): for crash tests
+#                          # synchronous_commit, full_page_writes on): for crash tests, benchmarks
+#   pg_local_start DIR durable -c shared_preload_libraries=pg_stat_statements
+#                          # more server settings after the mode (-c name=value, no spaces)
 #   pg_local_stop DIR      # fast shutdown and removal; safe if not running
 #   cat DIR/conninfo       # "host=/tmp/parlor-pg.X port=N user=postgres"
 #
@@ -44,6 +46,7 @@ pg_local_stop() {
 
 pg_local_start() {
   local dir="$1" mode="${2:-fast}" root port settings
+  shift $(($# < 2 ? $# : 2))
   case "$mode" in
     # fsync off: this cluster holds only test and demo data and is recreated on every start.
     fast) settings="-c fsync=off -c synchronous_commit=off -c full_page_writes=off" ;;
@@ -51,6 +54,8 @@ pg_local_start() {
     durable) settings="-c fsync=on -c synchronous_commit=on -c full_page_writes=on" ;;
     *) echo "pg_local_start: mode must be fast or durable, not \"$mode\"" >&2; return 2 ;;
   esac
+  # Anything after the mode goes to the server as is (e.g. -c shared_preload_libraries=...).
+  if [ "$#" -gt 0 ]; then settings="$settings $*"; fi
   pg_local_stop "$dir"
   mkdir -p "$dir"
   root="$(mktemp -d /tmp/parlor-pg.XXXXXX)"

@@ -5,9 +5,14 @@
 //   parlor-sessions-load --db_url="host=... port=... dbname=..."
 //       --sessions_binary=build/services/sessions/parlor-sessions [--seconds=10] [--streams=10000]
 //       [--games=1,8,32] [--baseline=false] [--mode=pvp] [--server_workers=64]
-//       [--server_db_connections=16]
+//       [--server_db_connections=16] [--pg_stats=false] [--statements]
+// (services/sessions/load/run_load.sh [--durable] starts a PostgreSQL for it; scripts/dev bench
+// runs it on a durable one in both modes.)
 //
 // Steps (all printed):
+//   0. The cluster's durability settings (SHOW fsync, synchronous_commit, full_page_writes) and
+//      the machine's busy share over 2 s before anything starts: above 15 % the ratios to the
+//      baseline are not printed (another load shared the cores).
 //   1. Starts parlor-sessions as a child process on free ports, with fresh signing keys, its
 //      outbox dispatcher on (logging adapter, woken by LISTEN, at least every second).
 //   2. For each count of concurrent games (1, 8 and 32): a pgbench run of one single-row UPDATE
@@ -19,7 +24,10 @@
 //      After each run: the notification outbox (rows delivered during the run, rows still
 //      pending and the age of the oldest), and the CPU time per transaction / per move of each
 //      process (this tool or pgbench, the server, the PostgreSQL cluster) and of everything else
-//      on the machine, which says where a move's time goes and how busy the shared machine was.
+//      on the machine, which says where a move's time goes and how busy the shared machine was;
+//      beside it, from PostgreSQL's statistics: statements (round trips), commits, WAL bytes,
+//      WAL flushes and rows written per move and per pgbench transaction (--statements: each
+//      statement's calls and times).
 //   3. Commit-to-stream delivery: a WatchGame stream on another connection receives each move;
 //      latency from sending SubmitAction to receiving the stream event.
 //   4. N idle WatchMyGames streams (distinct players); the child's resident memory before and
@@ -43,6 +51,7 @@
 #include <functional>
 #include <future>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -51,6 +60,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -158,6 +169,10 @@ struct Settings {
   int server_db_connections = 16;
   // More parlor-sessions flags, space-separated (e.g. "--group_commit_threads=0").
   std::string server_args;
+  // PostgreSQL's statistics per unit of work (11 s of waiting after each run for them to settle),
+  // and the per-statement table (needs pg_stat_statements loaded).
+  bool pg_stats = true;
+  bool statements = false;
 };
 
 int FreePort() {
@@ -251,6 +266,24 @@ pid_t PostmasterPid(const std::string& db_url) {
   return parent;
 }
 
+// Clock ticks of the whole machine since boot (first line of /proc/stat): busy (user, nice,
+// system, irq, softirq, steal) and in total (busy + idle + iowait).
+struct MachineTicks {
+  long busy = 0;
+  long total = 0;
+};
+
+MachineTicks ReadMachineTicks() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  MachineTicks t;
+  t.busy = user + nice + system + irq + softirq + steal;
+  t.total = t.busy + idle + iowait;
+  return t;
+}
+
 CpuUse MeasureCpu(pid_t server, pid_t postmaster) {
   CpuUse use;
   rusage self{};
@@ -276,39 +309,75 @@ CpuUse MeasureCpu(pid_t server, pid_t postmaster) {
     }
     closedir(proc);
   }
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  const MachineTicks machine = ReadMachineTicks();
   const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  use.machine_busy = static_cast<double>(user + nice + system + irq + softirq + steal) / tick;
-  use.machine_total = use.machine_busy + static_cast<double>(idle + iowait) / tick;
+  use.machine_busy = static_cast<double>(machine.busy) / tick;
+  use.machine_total = static_cast<double>(machine.total) / tick;
   return use;
 }
 
-// "server 412 us, postgres 530 us, client 120 us, other 300 us per move; machine 97 % busy"
-// The client is this tool, or with `pgbench` its reaped children (pgbench); the baseline has no
-// server.
-std::string CpuPerUnit(const CpuUse& a, const CpuUse& b, long units, bool pgbench,
-                       const char* unit = nullptr) {
-  if (units <= 0) return "no units";
-  const double n = static_cast<double>(units) / 1e6;
+// The share of the machine's CPU time (all cores) that was busy over about two seconds, in
+// percent: measured before the run, so a ratio to the baseline is not printed when others were
+// already using the machine.
+double BusyShareBefore() {
+  const MachineTicks a = ReadMachineTicks();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const MachineTicks b = ReadMachineTicks();
+  if (b.total <= a.total) return 0;
+  return 100.0 * static_cast<double>(b.busy - a.busy) / static_cast<double>(b.total - a.total);
+}
+
+// "0.52 0.40 0.33" (1, 5 and 15 minutes), from /proc/loadavg.
+std::string LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  std::string one, five, fifteen;
+  in >> one >> five >> fifteen;
+  return absl::StrCat(one, " ", five, " ", fifteen);
+}
+
+// CPU time per unit of work, in microseconds: the server, the PostgreSQL cluster, the client (this
+// tool, or with `pgbench` its reaped children: pgbench) and everything else on the machine; and
+// how busy the machine was, in percent of all its cores. The baseline has no server.
+struct CpuPer {
+  double server = 0;
+  double postgres = 0;
+  double client = 0;
+  double other = 0;
+  double busy_percent = 0;
+};
+
+CpuPer CpuPerUnitFigures(const CpuUse& a, const CpuUse& b, long units, bool pgbench) {
+  CpuPer per;
+  const double n = static_cast<double>(std::max(1L, units)) / 1e6;
   const double busy = b.machine_busy - a.machine_busy;
   const double client = pgbench ? b.children - a.children : b.client - a.client;
   const double server = pgbench ? 0.0 : b.server - a.server;
   const double ours = client + server + (b.postgres - a.postgres);
+  per.server = server / n;
+  per.postgres = (b.postgres - a.postgres) / n;
+  per.client = client / n;
+  per.other = std::max(0.0, busy - ours) / n;
+  per.busy_percent = 100.0 * busy / std::max(1e-9, b.machine_total - a.machine_total);
+  return per;
+}
+
+// "server 412 us, postgres 530 us, client 120 us, other 300 us per move; machine 97 % busy"
+std::string CpuPerUnit(const CpuUse& a, const CpuUse& b, long units, bool pgbench,
+                       const char* unit = nullptr) {
+  if (units <= 0) return "no units";
+  const CpuPer per = CpuPerUnitFigures(a, b, units, pgbench);
   return absl::StrFormat(
       "server %4.0f us, postgres %4.0f us, client %4.0f us, everything else %4.0f us per %s; "
       "machine %3.0f %% busy",
-      server / n, (b.postgres - a.postgres) / n, client / n, std::max(0.0, busy - ours) / n,
-      unit != nullptr ? unit : (pgbench ? "transaction" : "move"),
-      100.0 * busy / std::max(1e-9, b.machine_total - a.machine_total));
+      per.server, per.postgres, per.client, per.other,
+      unit != nullptr ? unit : (pgbench ? "transaction" : "move"), per.busy_percent);
 }
 
 // pgbench: one single-row UPDATE + one INSERT per transaction, `clients` clients.
-Result Baseline(const Settings& s, int clients) {
+// The tables are made on `c` before the run, then `ready` is called (the statistics' first read).
+Result Baseline(const Settings& s, int clients, pqxx::connection& c,
+                const std::function<void()>& ready) {
   {
-    pqxx::connection c(s.db_url);
     pqxx::work txn(c);
     txn.exec0("DROP TABLE IF EXISTS load_rows, load_log");
     txn.exec0("CREATE TABLE load_rows (id integer PRIMARY KEY, version bigint NOT NULL)");
@@ -318,6 +387,7 @@ Result Baseline(const Settings& s, int clients) {
         "NOT NULL, version bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
     txn.commit();
   }
+  ready();
   const TempDir temp;
   if (!temp.ok()) return {};
   const std::string& dir = temp.path();
@@ -387,6 +457,219 @@ OutboxState ReadOutbox(const std::string& db_url) {
     std::fprintf(stderr, "cannot read the outbox: %s\n", e.what());
   }
   return o;
+}
+
+// PostgreSQL's own account of a run: deltas of its cumulative statistics between two reads.
+// Statement calls come from pg_stat_statements (top-level statements of this database, the
+// tool's own reads of pg_stat_* left out); commits from pg_stat_database; WAL from pg_stat_wal
+// (the whole cluster); rows written from pg_stat_user_tables (this database). PostgreSQL 15
+// updates pg_stat_statements at the end of each statement but the other views only when a
+// backend flushes its pending counts (at most once a second while busy, after 10 s when idle,
+// and when it exits), so Settle waits for that before the read that ends a run.
+struct StatementStats {
+  std::string query;
+  double calls = 0;
+  double total_ms = 0;
+  double rows = 0;
+  double wal_bytes = 0;
+};
+
+struct TableWrites {
+  double inserted = 0;
+  double updated = 0;
+  double hot_updated = 0;
+  double deleted = 0;
+};
+
+struct DbStats {
+  bool ok = false;
+  double commits = 0;
+  double rollbacks = 0;
+  double wal_records = 0;
+  double wal_fpi = 0;
+  double wal_bytes = 0;
+  double wal_syncs = 0;
+  std::map<std::string, TableWrites> tables;
+  bool statements = false;
+  std::map<std::string, StatementStats> by_query;  // by queryid
+};
+
+// What the cluster is: its durability settings, and whether pg_stat_statements can be read (then
+// its view is created in this database, as the extension needs).
+struct ClusterInfo {
+  std::string version;
+  std::string fsync;
+  std::string synchronous_commit;
+  std::string full_page_writes;
+  bool statements = false;
+};
+
+ClusterInfo DescribeCluster(const std::string& db_url) {
+  ClusterInfo info;
+  try {
+    pqxx::connection c(db_url);
+    pqxx::nontransaction txn(c);
+    pqxx::row r = txn.exec1(
+        "SELECT current_setting('server_version'), current_setting('fsync'), "
+        "current_setting('synchronous_commit'), current_setting('full_page_writes'), "
+        "current_setting('shared_preload_libraries') LIKE '%pg_stat_statements%'");
+    info.version = r[0].as<std::string>();
+    info.fsync = r[1].as<std::string>();
+    info.synchronous_commit = r[2].as<std::string>();
+    info.full_page_writes = r[3].as<std::string>();
+    info.statements = r[4].as<bool>();
+    if (info.statements) txn.exec0("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cannot read the cluster's settings: %s\n", e.what());
+  }
+  return info;
+}
+
+// Reads every figure in three statements outside any transaction block (no BEGIN / COMMIT of
+// its own among the counted statements; its own statements name pg_stat_ and are left out).
+DbStats ReadDbStats(pqxx::connection& c, bool statements) {
+  DbStats d;
+  try {
+    pqxx::nontransaction txn(c);
+    // This connection's own counts (the baseline's tables are made on it) are flushed as this
+    // statement ends, before the reads below.
+    txn.exec("SELECT pg_stat_force_next_flush()");
+    pqxx::row r = txn.exec1(
+        "SELECT d.xact_commit, d.xact_rollback, w.wal_records, w.wal_fpi, w.wal_bytes, "
+        "w.wal_sync FROM pg_stat_database d, pg_stat_wal w WHERE d.datname = current_database()");
+    d.commits = r[0].as<double>();
+    d.rollbacks = r[1].as<double>();
+    d.wal_records = r[2].as<double>();
+    d.wal_fpi = r[3].as<double>();
+    d.wal_bytes = r[4].as<double>();
+    d.wal_syncs = r[5].as<double>();
+    for (const pqxx::row& t :
+         txn.exec("SELECT schemaname || '.' || relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, "
+                  "n_tup_del FROM pg_stat_user_tables")) {
+      d.tables[t[0].as<std::string>()] = {t[1].as<double>(), t[2].as<double>(), t[3].as<double>(),
+                                          t[4].as<double>()};
+    }
+    if (statements) {
+      for (const pqxx::row& q :
+           txn.exec("SELECT queryid::text, calls, total_exec_time, rows, wal_bytes, query "
+                    "FROM pg_stat_statements WHERE toplevel AND queryid IS NOT NULL AND dbid = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+                    "AND query NOT LIKE '%pg_stat%'")) {
+        d.by_query[q[0].as<std::string>()] = {q[5].as<std::string>(), q[1].as<double>(),
+                                              q[2].as<double>(), q[3].as<double>(),
+                                              q[4].as<double>()};
+      }
+      d.statements = true;
+    }
+    d.ok = true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cannot read PostgreSQL's statistics: %s\n", e.what());
+  }
+  return d;
+}
+
+// Waits until `idle_since` + 11 s, so that every backend idle since then has flushed its pending
+// counts (PostgreSQL 15 flushes an idle backend's after 10 s).
+void Settle(absl::Time idle_since) {
+  const absl::Duration left = idle_since + absl::Seconds(11) - absl::Now();
+  if (left > absl::ZeroDuration()) absl::SleepFor(left);
+}
+
+// Until pgbench's backends have gone (a backend flushes its counts as it exits, a little after
+// pgbench itself has exited), at most 10 s.
+void WaitForPgbenchBackends(pqxx::connection& c) {
+  for (int i = 0; i < 100; ++i) {
+    try {
+      pqxx::nontransaction txn(c);
+      if (txn.exec1("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")[0]
+              .as<long>() == 0) {
+        return;
+      }
+    } catch (const std::exception&) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// The statement calls between two reads, summed.
+double StatementCalls(const DbStats& a, const DbStats& b) {
+  double calls = 0;
+  for (const auto& [id, q] : b.by_query) {
+    auto it = a.by_query.find(id);
+    calls += q.calls - (it == a.by_query.end() ? 0.0 : it->second.calls);
+  }
+  return calls;
+}
+
+// Rows written per unit, by table (tables with none left out):
+// "sessions.games 1.00 upd (0.97 HOT), sessions.actions 2.00 ins".
+std::string RowsByTable(const DbStats& a, const DbStats& b, double units) {
+  std::vector<std::string> parts;
+  for (const auto& [name, t] : b.tables) {
+    TableWrites before;
+    if (auto it = a.tables.find(name); it != a.tables.end()) before = it->second;
+    const double ins = (t.inserted - before.inserted) / units;
+    const double upd = (t.updated - before.updated) / units;
+    const double hot = (t.hot_updated - before.hot_updated) / units;
+    const double del = (t.deleted - before.deleted) / units;
+    if (ins + upd + del < 0.005) continue;
+    std::vector<std::string> kinds;
+    if (ins >= 0.005) kinds.push_back(absl::StrFormat("%.2f ins", ins));
+    if (upd >= 0.005) kinds.push_back(absl::StrFormat("%.2f upd (%.2f HOT)", upd, hot));
+    if (del >= 0.005) kinds.push_back(absl::StrFormat("%.2f del", del));
+    parts.push_back(absl::StrCat(name, " ", absl::StrJoin(kinds, ", ")));
+  }
+  return parts.empty() ? std::string("none") : absl::StrJoin(parts, "; ");
+}
+
+double RowsWritten(const DbStats& a, const DbStats& b) {
+  double rows = 0;
+  for (const auto& [name, t] : b.tables) {
+    TableWrites before;
+    if (auto it = a.tables.find(name); it != a.tables.end()) before = it->second;
+    rows += (t.inserted - before.inserted) + (t.updated - before.updated) +
+            (t.deleted - before.deleted);
+  }
+  return rows;
+}
+
+// The statements of a run by total time, most first, at most `limit`: calls per unit, mean and
+// total time, rows and WAL bytes per call, and the statement's text (whitespace folded).
+std::string StatementTable(const DbStats& a, const DbStats& b, double units, size_t limit) {
+  struct Line {
+    double calls, total_ms, rows, wal_bytes;
+    std::string query;
+  };
+  std::vector<Line> lines;
+  for (const auto& [id, q] : b.by_query) {
+    StatementStats before;
+    if (auto it = a.by_query.find(id); it != a.by_query.end()) before = it->second;
+    const double calls = q.calls - before.calls;
+    if (calls <= 0) continue;
+    // The statement without its leading comment lines (the SQL names its parameters there).
+    std::vector<std::string> sql;
+    for (absl::string_view line : absl::StrSplit(q.query, '\n')) {
+      if (!sql.empty() || !absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "--")) {
+        sql.emplace_back(line);
+      }
+    }
+    std::string text = absl::StrJoin(
+        absl::StrSplit(absl::StrJoin(sql, " "), absl::ByAnyChar(" \t\r"), absl::SkipEmpty()), " ");
+    if (text.size() > 90) text = absl::StrCat(text.substr(0, 87), "...");
+    lines.push_back({calls, q.total_ms - before.total_ms, q.rows - before.rows,
+                     q.wal_bytes - before.wal_bytes, text});
+  }
+  std::sort(lines.begin(), lines.end(),
+            [](const Line& x, const Line& y) { return x.total_ms > y.total_ms; });
+  if (lines.size() > limit) lines.resize(limit);
+  std::vector<std::string> out;
+  for (const Line& l : lines) {
+    out.push_back(absl::StrFormat("       | %8.0f %6.2f %8.1f %9.1f %8.1f %8.0f | %s", l.calls,
+                                  l.calls / units, 1000.0 * l.total_ms / l.calls, l.total_ms,
+                                  l.rows / l.calls, l.wal_bytes / l.calls, l.query));
+  }
+  return absl::StrJoin(out, "\n");
 }
 
 class Client {
@@ -706,7 +989,80 @@ long ScrapeGauge(int metrics_port, const std::string& name) {
   return static_cast<long>(ScrapeValue(metrics_port, name));
 }
 
+// The busiest the machine may be before the run (percent of all cores) for a ratio to the
+// baseline to be printed: above it, other work shares the cores with the two measured loads.
+constexpr double kMaxBusyPercentForRatio = 15;
+
+// "57 % of pgbench", or "no ratio" when the machine was busy before the run.
+std::string PercentOf(double rate, double baseline, bool ratios) {
+  if (!ratios) return "no ratio";
+  if (baseline <= 0) return "no baseline";
+  return absl::StrFormat("%.0f %% of pgbench", 100.0 * rate / baseline);
+}
+
+// One row of the table per unit of work (a move, or a pgbench transaction): CPU by process, then
+// PostgreSQL's statistics over the same run, then the load average at its end.
+std::string PerUnitRow(int games, const char* unit, const CpuPer& cpu, const DbStats& d0,
+                       const DbStats& d1, long units, double batch_size) {
+  if (units <= 0) return absl::StrFormat("%-6d | %-7s | no units", games, unit);
+  const double n = static_cast<double>(units);
+  std::string db = "(no statistics)";
+  if (d0.ok && d1.ok) {
+    const double commits = d1.commits - d0.commits;
+    const double syncs = d1.wal_syncs - d0.wal_syncs;
+    db = absl::StrFormat(
+        "%10s %10s %9s %12s %9.0f %6.2f %6.2f",
+        d0.statements && d1.statements ? absl::StrFormat("%.2f", StatementCalls(d0, d1) / n)
+                                       : std::string("-"),
+        commits > 0 ? absl::StrFormat("%.2f", n / commits) : std::string("-"),
+        batch_size > 0 ? absl::StrFormat("%.1f", batch_size) : std::string("-"),
+        syncs > 0 ? absl::StrFormat("%.2f", n / syncs) : std::string("-"),
+        (d1.wal_bytes - d0.wal_bytes) / n, (d1.wal_fpi - d0.wal_fpi) / n, RowsWritten(d0, d1) / n);
+  }
+  return absl::StrFormat("%-6d | %-7s | %6.0f %8.0f %6.0f %6.0f %4.0f%% | %s | %s", games, unit,
+                         cpu.server, cpu.postgres, cpu.client, cpu.other, cpu.busy_percent, db,
+                         LoadAverage());
+}
+
+void PrintPerUnit(const std::vector<std::string>& rows, const std::vector<std::string>& tables,
+                  const std::vector<std::string>& statements, bool pg_stats) {
+  std::printf(
+      "per unit of work (a move, or a pgbench transaction), over each run:\n"
+      "  CPU (user + system, us) of the server, the PostgreSQL cluster, the client (this tool or\n"
+      "  pgbench) and every other process; busy: the machine's busy share during the run.\n"
+      "  statements: pg_stat_statements calls (top level, this database; each is a round trip\n"
+      "  unless sent in one query string); per commit: units per committed transaction\n"
+      "  (pg_stat_database.xact_commit, reads too); per batch: moves per group-commit\n"
+      "  transaction (parlor_sessions_group_commit_batch_size); per WAL sync: units per WAL\n"
+      "  flush to disk (pg_stat_wal.wal_sync; none with fsync off); WAL bytes and full-page\n"
+      "  images (pg_stat_wal.wal_bytes, wal_fpi; the cluster); rows: inserted + updated +\n"
+      "  deleted (pg_stat_user_tables, this database). A move's figures hold all the server did\n"
+      "  meanwhile: game creation, GetGame in pvp, the outbox dispatcher (until its counts were\n"
+      "  flushed, 11 s after the run).%s\n",
+      pg_stats ? "" : " --pg_stats=false: no PostgreSQL statistics.");
+  std::printf("%-6s | %-7s | %6s %8s %6s %6s %5s | %10s %10s %9s %12s %9s %6s %6s | %s\n", "games",
+              "unit", "server", "postgres", "client", "else", "busy", "statements", "per commit",
+              "per batch", "per WAL sync", "WAL bytes", "FPIs", "rows", "load average after");
+  std::printf("%s\n\n", absl::StrJoin(rows, "\n").c_str());
+  if (!tables.empty()) {
+    std::printf(
+        "rows written per unit, by table (pg_stat_user_tables; HOT: of the updates):\n%s\n\n",
+        absl::StrJoin(tables, "\n").c_str());
+  }
+  if (!statements.empty()) {
+    std::printf(
+        "statements of the moves' runs (pg_stat_statements, top level, this database; by total "
+        "time):\n"
+        "games  |    calls   /move  mean us  total ms rows/call WAL B/call | statement\n%s\n\n",
+        absl::StrJoin(statements, "\n").c_str());
+  }
+}
+
 int Run(const Settings& s) {
+  // Before anything of this run uses the machine.
+  const double busy_before = BusyShareBefore();
+  const std::string load_before = LoadAverage();
+  const ClusterInfo cluster = DescribeCluster(s.db_url);
   const auth::KeyPairBase64 access = auth::GenerateKeyPair();
   const auth::KeyPairBase64 service = auth::GenerateKeyPair();
   const int grpc_port = FreePort();
@@ -772,17 +1128,39 @@ int Run(const Settings& s) {
   }
   std::printf(
       "game: %s; mode: %s; %d s per run; server: parlor-sessions pid %d (%d workers, %d "
-      "DB connections), client and server on this machine\n\n",
+      "DB connections), client and server on this machine\n",
       s.game.c_str(), s.mode.c_str(), s.seconds, child, s.server_workers, s.server_db_connections);
+  const bool durable = cluster.fsync == "on" && cluster.synchronous_commit == "on" &&
+                       cluster.full_page_writes == "on";
+  std::printf(
+      "PostgreSQL %s: fsync=%s synchronous_commit=%s full_page_writes=%s (%s); "
+      "pg_stat_statements %s\n",
+      cluster.version.c_str(), cluster.fsync.c_str(), cluster.synchronous_commit.c_str(),
+      cluster.full_page_writes.c_str(),
+      durable ? "PostgreSQL's default durability"
+              : "NOT durable: a crash of PostgreSQL loses acknowledged moves",
+      cluster.statements ? "loaded" : "not loaded (no statement counts)");
+  // The ratio to the baseline means something only when the two had the machine to themselves.
+  const bool ratios = busy_before <= kMaxBusyPercentForRatio;
+  std::printf(
+      "machine before the run: %.0f %% busy over 2 s (all %ld cores), load average %s\n%s\n",
+      busy_before, sysconf(_SC_NPROCESSORS_ONLN), load_before.c_str(),
+      ratios ? ""
+             : absl::StrFormat("machine busy (%.0f %%) before the run: no ratio\n", busy_before)
+                   .c_str());
   std::printf("%-6s | %-38s | %-38s | %s\n", "games", "pgbench UPDATE+INSERT (tps, p50, p99)",
               "SubmitAction (moves/s, p50, p99)", "ratio");
   std::atomic<long> errors{0};
   const pid_t postmaster = PostmasterPid(s.db_url);
-  std::vector<std::string> cpu_lines;
+  std::vector<std::string> per_unit_lines;
+  std::vector<std::string> table_lines;
+  std::vector<std::string> statement_lines;
   std::vector<std::string> outbox_lines;
   std::vector<std::string> floor_lines;
-  std::vector<std::string> batch_lines;
   OutboxState outbox_after = ReadOutbox(s.db_url);
+  // The statistics' reads, on a connection of their own (the baseline's tables are made on it).
+  pqxx::connection stats(s.db_url);
+  absl::Time idle_since = absl::Now();
   for (absl::string_view part : absl::StrSplit(s.games, ',')) {
     int games = 0;
     if (!absl::SimpleAtoi(part, &games) || games < 1 || games > 1000) {
@@ -790,22 +1168,38 @@ int Run(const Settings& s) {
                    std::string(part).c_str());
       return 2;
     }
+    // Every count of the previous run (or of the server's start) flushed before the first read.
+    if (s.pg_stats) Settle(idle_since);
+    DbStats base0;
+    const auto read = [&] {
+      return s.pg_stats ? ReadDbStats(stats, cluster.statements) : DbStats{};
+    };
+    const auto read_base0 = [&] { base0 = read(); };
     const CpuUse cpu0 = MeasureCpu(child, postmaster);
-    Result base = s.baseline ? Baseline(s, games) : Result{};
+    Result base = Result{};
+    if (s.baseline) {
+      base = Baseline(s, games, stats, read_base0);
+      WaitForPgbenchBackends(stats);
+    } else {
+      read_base0();
+    }
     const CpuUse cpu1 = MeasureCpu(child, postmaster);
+    const DbStats base1 = s.baseline ? read() : base0;
     const double batches0 =
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_count");
     const double batched0 =
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_sum");
     Result mine = Sessions(client, s, games, &errors);
     const CpuUse cpu2 = MeasureCpu(child, postmaster);
+    idle_since = absl::Now();
     const double batches =
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_count") - batches0;
     const double batched =
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_sum") - batched0;
     const std::string ratio =
-        base.count > 0 ? absl::StrFormat("%5.1f %%", 100.0 * mine.per_second / base.per_second)
-                       : std::string("  (no baseline)");
+        !ratios          ? std::string("no ratio")
+        : base.count > 0 ? absl::StrFormat("%5.1f %%", 100.0 * mine.per_second / base.per_second)
+                         : std::string("  (no baseline)");
     std::printf(
         "%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | "
         "%s\n",
@@ -816,14 +1210,11 @@ int Run(const Settings& s) {
     outbox_lines.push_back(absl::StrFormat(
         "%-6d | %ld delivered during the run, %ld pending at its end (oldest %.1f s)", games,
         outbox_after.sent - outbox_before.sent, outbox_after.pending, outbox_after.oldest_s));
-    cpu_lines.push_back(absl::StrFormat("%-6d | pgbench:      %s", games,
-                                        CpuPerUnit(cpu0, cpu1, base.count, true)));
-    cpu_lines.push_back(absl::StrFormat("%-6d | SubmitAction: %s", games,
-                                        CpuPerUnit(cpu1, cpu2, mine.count, false)));
-    batch_lines.push_back(
-        batches > 0 ? absl::StrFormat("%-6d | %.0f transactions, %.1f moves each on average", games,
-                                      batches, batched / batches)
-                    : absl::StrFormat("%-6d | off (one transaction per move)", games));
+    if (s.baseline) {
+      per_unit_lines.push_back(PerUnitRow(games, "pgbench",
+                                          CpuPerUnitFigures(cpu0, cpu1, base.count, true), base0,
+                                          base1, base.count, 0));
+    }
     if (s.floors) {
       grpc::GenericStub generic(client.channel());
       Result health = Floor(s, games, [&] {
@@ -849,27 +1240,47 @@ int Run(const Settings& s) {
       });
       const CpuUse cpu4 = MeasureCpu(child, postmaster);
       floor_lines.push_back(absl::StrFormat(
-          "%-6d | gRPC health Check: %9.0f /s  p50 %6.2f ms  p99 %6.2f ms  (%.0f %% of pgbench)\n"
+          "%-6d | gRPC health Check: %9.0f /s  p50 %6.2f ms  p99 %6.2f ms  (%s)\n"
           "       | authenticated call refused before the database: %9.0f /s  p50 %6.2f ms  p99 "
-          "%6.2f ms  (%.0f %% of pgbench)\n"
+          "%6.2f ms  (%s)\n"
           "       | CPU per health Check: %s\n"
           "       | CPU per refused call: %s",
           games, health.per_second, health.p50_ms, health.p99_ms,
-          base.per_second > 0 ? 100.0 * health.per_second / base.per_second : 0.0,
-          refused.per_second, refused.p50_ms, refused.p99_ms,
-          base.per_second > 0 ? 100.0 * refused.per_second / base.per_second : 0.0,
+          PercentOf(health.per_second, base.per_second, ratios), refused.per_second, refused.p50_ms,
+          refused.p99_ms, PercentOf(refused.per_second, base.per_second, ratios),
           CpuPerUnit(cpu2, cpu3, health.count, false, "call"),
           CpuPerUnit(cpu3, cpu4, refused.count, false, "call")));
+    }
+    // The moves' figures: after the floors (which use no database), once the server's counts
+    // have been flushed; the notification outbox's work after the run is the moves' too.
+    if (s.pg_stats) Settle(idle_since);
+    const DbStats mine1 = read();
+    idle_since = absl::Now();
+    per_unit_lines.push_back(PerUnitRow(games, "move",
+                                        CpuPerUnitFigures(cpu1, cpu2, mine.count, false), base1,
+                                        mine1, mine.count, batches > 0 ? batched / batches : 0));
+    if (mine.count > 0 && base1.ok && mine1.ok) {
+      table_lines.push_back(
+          absl::StrFormat("%-6d | move    | %s", games,
+                          RowsByTable(base1, mine1, static_cast<double>(mine.count))));
+      if (s.statements && mine1.statements) {
+        statement_lines.push_back(
+            absl::StrFormat("%-6d | %.0f moves\n%s", games, static_cast<double>(mine.count),
+                            StatementTable(base1, mine1, static_cast<double>(mine.count), 15)));
+      }
+    }
+    if (base.count > 0 && base0.ok && base1.ok) {
+      table_lines.push_back(
+          absl::StrFormat("%-6d | pgbench | %s", games,
+                          RowsByTable(base0, base1, static_cast<double>(base.count))));
     }
     std::fflush(stdout);
   }
   std::printf(
       "SubmitAction errors: %ld\n\nnotification outbox (dispatcher with the logging adapter, "
-      "woken by LISTEN):\n%s\n\nCPU time (user + system) per unit of work:\n%s\n\n",
-      errors.load(), absl::StrJoin(outbox_lines, "\n").c_str(),
-      absl::StrJoin(cpu_lines, "\n").c_str());
-  std::printf("SubmitAction group commit (parlor_sessions_group_commit_batch_size):\n%s\n\n",
-              absl::StrJoin(batch_lines, "\n").c_str());
+      "woken by LISTEN):\n%s\n\n",
+      errors.load(), absl::StrJoin(outbox_lines, "\n").c_str());
+  PrintPerUnit(per_unit_lines, table_lines, statement_lines, s.pg_stats);
   if (!floor_lines.empty()) {
     std::printf(
         "ceilings on this machine (the same client, channel and concurrency; no game, no "
@@ -939,6 +1350,11 @@ int main(int argc, char** argv) {
   flags.Bool("floors", &s.floors,
              "after each run, measure the ceilings: gRPC health checks and authenticated calls "
              "refused before the database, at the same concurrency");
+  flags.Bool("pg_stats", &s.pg_stats,
+             "per unit of work: statements, commits, WAL and rows written from PostgreSQL's "
+             "statistics (waits 11 s after each run for them to be flushed)");
+  flags.Bool("statements", &s.statements,
+             "print each run's statements (pg_stat_statements: calls, mean and total time)");
   flags.Int("server_workers", &s.server_workers, "--worker_threads of the server",
             {.min = 1, .max = 256});
   flags.Int("server_db_connections", &s.server_db_connections, "--db_max_connections of the server",
