@@ -2,6 +2,7 @@
 // local fake providers that check what Apple and Google check (provider-token and OAuth JWT
 // signatures, headers, payloads) and answer success, dead token, 429 with Retry-After, 5xx and
 // bad request. Checks what each provider received, the retries, token removal and the metrics.
+#include <cstdlib>
 #include <map>
 
 #include "absl/strings/match.h"
@@ -33,9 +34,15 @@ std::string Header(const Request& r, const std::string& name) {
 class PushE2ePgTest : public testing::NotificationsPgTest {
  protected:
   void Configure(NotificationsConfig& config) override {
-    auto fake = testing::FakeProviders::Start(PARLOR_SOURCE_DIR
-                                              "/services/notifications/testing/"
-                                              "fake_push_server.py");
+    // The Python fake is the reference checker. PARLOR_FAKE_PUSH_PROVIDER (the path of
+    // parlor-fake-push-provider) runs the same test against the load tool's native fake instead,
+    // to check that it answers and checks alike.
+    const char* native = std::getenv("PARLOR_FAKE_PUSH_PROVIDER");
+    auto fake = native != nullptr && *native != '\0'
+                    ? testing::FakeProviders::Start(native, {"--log_requests"})
+                    : testing::FakeProviders::Start(PARLOR_SOURCE_DIR
+                                                    "/services/notifications/testing/"
+                                                    "fake_push_server.py");
     ASSERT_TRUE(fake.ok()) << fake.status();
     fake_ = *std::move(fake);
     fake_->Configure(config);

@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -24,9 +26,13 @@
 
 extern char** environ;
 
-// Runs services/notifications/testing/fake_push_server.py (fake APNs + FCM + OAuth over TLS and
-// HTTP/2) in a temporary directory, points a NotificationsConfig at it, and reads back what it
-// received. The directory and the process go away with the object.
+// Runs the fake providers (fake APNs + FCM + OAuth over TLS and HTTP/2) in a temporary directory,
+// points a NotificationsConfig at it, and reads back what it received. The directory and the
+// process go away with the object. Two fakes keep one contract (--dir, ready.json, the key files,
+// the device-token prefixes): services/notifications/testing/fake_push_server.py (Python, the
+// reference checker of the tests, logs every request) and parlor-fake-push-provider
+// (testing/fake_push_provider.cc, C++ over libnghttp2, for the load tool; logs each answer and,
+// with --log_requests, every request).
 namespace parlor::notifications::testing {
 
 inline std::string ReadWholeFile(const std::string& path) {
@@ -38,13 +44,18 @@ inline std::string ReadWholeFile(const std::string& path) {
 
 class FakeProviders {
  public:
-  // `script`: the path of fake_push_server.py.
-  static absl::StatusOr<std::unique_ptr<FakeProviders>> Start(const std::string& script) {
+  // `program`: the path of fake_push_server.py (run with python3) or of
+  // parlor-fake-push-provider; `extra_args` go to it.
+  static absl::StatusOr<std::unique_ptr<FakeProviders>> Start(
+      const std::string& program, const std::vector<std::string>& extra_args = {}) {
     std::string pattern =
         (std::filesystem::temp_directory_path() / "parlor-fake-push-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) return absl::InternalError("mkdtemp failed");
     std::unique_ptr<FakeProviders> fake(new FakeProviders(pattern));
-    std::vector<std::string> args = {"/usr/bin/python3", script, "--dir", fake->dir_};
+    std::vector<std::string> args;
+    if (absl::EndsWith(program, ".py")) args.push_back("/usr/bin/python3");
+    args.insert(args.end(), {program, "--dir", fake->dir_});
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -79,6 +90,7 @@ class FakeProviders {
   }
 
   std::string Get(const std::string& key) const { return json::String(info_, key); }
+  pid_t pid() const { return pid_; }
   std::string url() const { return Get("url"); }
 
   // Both providers on, pointing here; fast retries for tests.
@@ -103,6 +115,42 @@ class FakeProviders {
       if (request.ok()) requests.push_back(*std::move(request));
     }
     return requests;
+  }
+
+  // Every answer so far, oldest first: when (UNIX seconds), its status, and the game id of the
+  // push ("-" for none). From the native fake's answers log, else from the request log.
+  struct Answer {
+    double time = 0;
+    int status = 0;
+    std::string game_id;
+  };
+  std::vector<Answer> Answers() const {
+    std::vector<Answer> answers;
+    if (!Get("answers_file").empty()) {
+      for (absl::string_view line :
+           absl::StrSplit(ReadWholeFile(Get("answers_file")), '\n', absl::SkipEmpty())) {
+        std::vector<absl::string_view> fields = absl::StrSplit(line, ' ');
+        Answer a;
+        if (fields.size() != 3 || !absl::SimpleAtod(fields[0], &a.time) ||
+            !absl::SimpleAtoi(fields[1], &a.status)) {
+          continue;
+        }
+        a.game_id = std::string(fields[2]);
+        answers.push_back(std::move(a));
+      }
+      return answers;
+    }
+    for (const google::protobuf::Struct& r : Requests()) {
+      Answer a;
+      a.time = r.fields().at("time").number_value();
+      a.status = static_cast<int>(r.fields().at("status").number_value());
+      const std::string body = json::String(r, "body");
+      const size_t at = body.find("\"game_id\":\"");
+      const size_t end = at == std::string::npos ? at : body.find('"', at + 11);
+      a.game_id = end == std::string::npos ? "-" : body.substr(at + 11, end - at - 11);
+      answers.push_back(std::move(a));
+    }
+    return answers;
   }
 
  private:
