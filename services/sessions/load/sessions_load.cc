@@ -1295,7 +1295,8 @@ int Run(const Settings& s) {
       "ms  p99 %.2f ms\n",
       delivery.size(), Percentile(delivery, 0.5), Percentile(delivery, 0.99));
 
-  // Idle streams.
+  // Idle streams (none asked for: nothing to print).
+  if (s.streams == 0) return 0;
   const long before = RssKiB(child);
   std::vector<std::unique_ptr<Client>> channels;
   std::vector<std::unique_ptr<IdleStream>> streams;
