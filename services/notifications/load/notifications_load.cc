@@ -1,5 +1,6 @@
 // parlor-notifications-load: events per second through notifications to the fake providers
-// (services/notifications/testing/fake_push_server.py, TLS + HTTP/2) with N registered devices,
+// (TLS + HTTP/2: --fake=native, the default, is parlor-fake-push-provider, C++ over libnghttp2;
+// --fake=python is services/notifications/testing/fake_push_server.py) with N registered devices,
 // and the latency from each event's commit (its commit_time, set by this tool as the sender would)
 // to the provider's acceptance (the fake's answer). Prints figures; not a test.
 //
@@ -15,19 +16,30 @@
 // --seconds, each a "your turn" for a random device's account, sent in batches as a relay does
 // (what fell due since the last call, at most 500): latency percentiles, backlog at the end;
 // (3) saturation: batches of 200 as fast as AcceptEvents takes them for --saturation_seconds:
-// events/s accepted and pushes/s the providers accepted. The load average is printed beside.
+// events/s accepted and pushes/s the providers accepted. The load average is printed beside,
+// and for the open loop (until its queue is empty) the CPU per push by part: the service (this
+// process but its main thread), the tool (the main thread: the events, the gRPC client), the
+// fake providers, PostgreSQL (--pg_pid: the postmaster and its backends), the rest of the machine
+// (/proc/stat); and PostgreSQL's commits, rows written and WAL bytes per push.
+#include <sched.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -47,7 +59,10 @@ using google::protobuf::util::TimeUtil;
 
 struct Options {
   std::string db_url;
+  std::string fake = "native";
+  std::string fake_binary;
   std::string fake_script;
+  int pg_pid = 0;
   int devices = 100000;
   int rate = 1000;
   int seconds = 20;
@@ -89,6 +104,97 @@ double Baseline(const std::string& db_url) {
   return commits / 3.0;
 }
 
+// CPU seconds used so far, by part.
+struct Cpu {
+  double tool = 0;
+  double service = 0;
+  double fake = 0;
+  double postgres = 0;
+  double machine = 0;  // every process on the machine (busy time of all cores)
+};
+
+double ThreadCpu(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+// utime + stime (+ cutime + cstime: children it reaped) of a process, and its parent, from
+// /proc/<pid>/stat.
+struct ProcStat {
+  double own = 0;
+  double reaped = 0;
+  int ppid = 0;
+};
+std::optional<ProcStat> ReadProcStat(const std::string& path) {
+  std::ifstream file(path);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::vector<std::string> f = absl::StrSplit(text.substr(close + 2), ' ');
+  // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+  if (f.size() < 15) return std::nullopt;
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  ProcStat stat;
+  stat.ppid = std::atoi(f[1].c_str());
+  stat.own = (std::atof(f[11].c_str()) + std::atof(f[12].c_str())) / tick;
+  stat.reaped = (std::atof(f[13].c_str()) + std::atof(f[14].c_str())) / tick;
+  return stat;
+}
+
+// The postmaster's CPU with the backends it reaped, plus its live children's.
+double PostgresCpu(int pg_pid) {
+  if (pg_pid <= 0) return 0;
+  std::optional<ProcStat> postmaster = ReadProcStat(absl::StrCat("/proc/", pg_pid, "/stat"));
+  if (!postmaster.has_value()) return 0;
+  double total = postmaster->own + postmaster->reaped;
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ignored)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !absl::ascii_isdigit(name[0])) continue;
+    std::optional<ProcStat> child = ReadProcStat(entry.path().string() + "/stat");
+    if (child.has_value() && child->ppid == pg_pid) total += child->own;
+  }
+  return total;
+}
+
+// Busy time of all cores (user, nice, system, irq, softirq, steal), from /proc/stat.
+double MachineBusy() {
+  std::ifstream file("/proc/stat");
+  std::string cpu;
+  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  file >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+  return (user + nice + system + irq + softirq + steal) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// PostgreSQL's own counters of the load database: commits, rows written, WAL bytes.
+struct PgCounters {
+  double statements = 0;  // pg_stat_statements' calls, when it is loaded (else 0)
+  double commits = 0;
+  double rows = 0;
+  double wal_bytes = 0;
+};
+
+PgCounters ReadPgCounters(const std::string& db_url) {
+  pqxx::connection c(db_url);
+  pqxx::nontransaction txn(c);
+  txn.exec("SELECT pg_stat_clear_snapshot()");
+  const pqxx::row row = txn.exec1(
+      "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted, "
+      "(SELECT wal_bytes FROM pg_stat_wal) FROM pg_stat_database WHERE datname = "
+      "current_database()");
+  PgCounters counters{0, row[0].as<double>(), row[1].as<double>(), row[2].as<double>()};
+  if (txn.exec1("SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'")[0]
+          .as<int>() > 0) {
+    counters.statements =
+        txn.exec1(
+               "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d "
+               "ON d.oid = s.dbid WHERE d.datname = current_database()")[0]
+            .as<double>();
+  }
+  return counters;
+}
+
 struct Figures {
   double offered = 0;
   int64_t sent = 0;
@@ -97,6 +203,8 @@ struct Figures {
   std::vector<double> latencies_ms;
   double saturation_events = 0;
   double saturation_pushes = 0;
+  Cpu cpu;  // used during the open loop and its drain
+  PgCounters pg;
 };
 
 class LoadRun {
@@ -121,6 +229,8 @@ class LoadRun {
     if (accounts_.empty()) RegisterDevices();
     stub_ = v1::NotificationsInternalService::NewStub((*server)->channel());
     Figures f;
+    const Cpu cpu_before = CpuNow();
+    const PgCounters pg_before = ReadPgCounters(o_.db_url);
     // Open loop at --rate.
     const double phase2_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
     const absl::Time start = absl::Now();
@@ -141,6 +251,15 @@ class LoadRun {
     f.offered = sent / absl::ToDoubleSeconds(absl::Now() - start);
     f.backlog = QueueDepth();
     WaitForEmptyQueue(absl::Seconds(60));
+    const Cpu cpu_after = CpuNow();
+    f.cpu = {cpu_after.tool - cpu_before.tool, cpu_after.service - cpu_before.service,
+             cpu_after.fake - cpu_before.fake, cpu_after.postgres - cpu_before.postgres,
+             cpu_after.machine - cpu_before.machine};
+    // An idle backend reports its counters within 10 s (PostgreSQL 15).
+    absl::SleepFor(absl::Seconds(11));
+    const PgCounters pg_after = ReadPgCounters(o_.db_url);
+    f.pg = {pg_after.statements - pg_before.statements, pg_after.commits - pg_before.commits,
+            pg_after.rows - pg_before.rows, pg_after.wal_bytes - pg_before.wal_bytes};
     f.delivered = DeliveredSince(phase2_start, &f.latencies_ms);
     // Saturation.
     const double phase3_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
@@ -167,6 +286,19 @@ class LoadRun {
   }
 
  private:
+  Cpu CpuNow() const {
+    Cpu cpu;
+    cpu.tool = ThreadCpu(CLOCK_THREAD_CPUTIME_ID);
+    cpu.service = ThreadCpu(CLOCK_PROCESS_CPUTIME_ID) - cpu.tool;
+    if (std::optional<ProcStat> fake = ReadProcStat(absl::StrCat("/proc/", fake_->pid(), "/stat"));
+        fake.has_value()) {
+      cpu.fake = fake->own;
+    }
+    cpu.postgres = PostgresCpu(o_.pg_pid);
+    cpu.machine = MachineBusy();
+    return cpu;
+  }
+
   void RegisterDevices() {
     // N devices, half APNs, half FCM, one per account.
     pqxx::connection c(o_.db_url);
@@ -213,13 +345,10 @@ class LoadRun {
 
   int64_t DeliveredSince(double since, std::vector<double>* latencies_ms) {
     int64_t count = 0;
-    for (const google::protobuf::Struct& r : fake_->Requests()) {
-      const double t = r.fields().at("time").number_value();
-      if (t < since || r.fields().at("status").number_value() != 200) continue;
-      const std::string body = json::String(r, "body");
-      const size_t at = body.find("\"game_id\":\"");
-      if (at == std::string::npos) continue;
-      auto found = committed_.find(body.substr(at + 11, 36));
+    for (const testing::FakeProviders::Answer& a : fake_->Answers()) {
+      const double t = a.time;
+      if (t < since || a.status != 200) continue;
+      auto found = committed_.find(a.game_id);
       if (found == committed_.end()) continue;
       ++count;
       if (latencies_ms != nullptr) {
@@ -259,6 +388,20 @@ void Print(const char* name, const Options& o, const Figures& f) {
       name, static_cast<long>(f.sent), o.seconds, f.offered, o.rate, static_cast<long>(f.delivered),
       static_cast<long>(f.backlog));
   std::printf("  commit -> provider acceptance: %s\n", Percentiles(f.latencies_ms).c_str());
+  const double n = static_cast<double>(std::max<int64_t>(1, f.delivered));
+  const Cpu& c = f.cpu;
+  const double ours = c.tool + c.service + c.fake + c.postgres;
+  std::printf(
+      "  CPU per push (open loop until its queue was empty): service %.3f ms, PostgreSQL %.3f ms, "
+      "fake providers %.3f ms, tool %.3f ms = %.3f ms; the rest of the machine used %.1f CPU-s "
+      "meanwhile\n",
+      c.service / n * 1000, o.pg_pid > 0 ? c.postgres / n * 1000 : -1, c.fake / n * 1000,
+      c.tool / n * 1000, ours / n * 1000, std::max(0.0, c.machine - ours));
+  std::printf(
+      "  PostgreSQL per push: %.2f statements (pg_stat_statements calls%s), %.2f commits, %.2f "
+      "rows written, %.0f WAL bytes\n",
+      f.pg.statements / n, f.pg.statements > 0 ? "" : ": not loaded", f.pg.commits / n,
+      f.pg.rows / n, f.pg.wal_bytes / n);
   std::printf("  saturation: %.0f events/s accepted (batches of 200), %.0f pushes/s delivered\n",
               f.saturation_events, f.saturation_pushes);
 }
@@ -270,10 +413,23 @@ double LoadAverage() {
 
 int Run(const Options& o) {
   std::printf("PostgreSQL: %s\n", o.db_url.c_str());
+  {
+    pqxx::connection c(o.db_url);
+    pqxx::nontransaction txn(c);
+    std::printf("PostgreSQL durability: fsync %s, synchronous_commit %s, full_page_writes %s\n",
+                txn.exec1("SHOW fsync")[0].c_str(), txn.exec1("SHOW synchronous_commit")[0].c_str(),
+                txn.exec1("SHOW full_page_writes")[0].c_str());
+  }
+  cpu_set_t cores;
+  CPU_ZERO(&cores);
+  sched_getaffinity(0, sizeof(cores), &cores);
+  std::printf("cores this tool may use: %d of %ld; fake providers: %s\n", CPU_COUNT(&cores),
+              sysconf(_SC_NPROCESSORS_ONLN), o.fake.c_str());
   std::printf("load average (1 min) at start: %.2f\n", LoadAverage());
   std::printf("baseline: %.0f durable single-row INSERT commits/s (1 client, same server)\n",
               Baseline(o.db_url));
-  auto fake = testing::FakeProviders::Start(o.fake_script);
+  auto fake = o.fake == "native" ? testing::FakeProviders::Start(o.fake_binary)
+                                 : testing::FakeProviders::Start(o.fake_script);
   if (!fake.ok()) {
     std::fprintf(stderr, "fake providers: %s\n", fake.status().ToString().c_str());
     return 1;
@@ -311,7 +467,13 @@ int main(int argc, char** argv) {
   parlor::notifications::Options o;
   parlor::Flags flags("parlor-notifications-load");
   flags.String("db_url", &o.db_url, "PostgreSQL to use (a throw-away database)", true);
-  flags.String("fake_script", &o.fake_script, "path of fake_push_server.py", true);
+  flags.String("fake", &o.fake,
+               "fake providers: native (parlor-fake-push-provider) or python "
+               "(fake_push_server.py)");
+  flags.String("fake_binary", &o.fake_binary, "path of parlor-fake-push-provider (--fake=native)");
+  flags.String("fake_script", &o.fake_script, "path of fake_push_server.py (--fake=python)");
+  flags.Int("pg_pid", &o.pg_pid, "PostgreSQL's postmaster pid, for its CPU (0: not measured)",
+            {.min = 0, .max = 1 << 30});
   flags.Int("devices", &o.devices, "devices to register (one per account)",
             {.min = 1, .max = 10'000'000});
   flags.Int("rate", &o.rate, "events per second in the open-loop phase", {.min = 1, .max = 100000});
@@ -328,6 +490,15 @@ int main(int argc, char** argv) {
   if (absl::Status parsed = flags.Parse(argc, argv); !parsed.ok()) {
     std::fprintf(stderr, "%s\n", std::string(parsed.message()).c_str());
     return parsed.code() == absl::StatusCode::kNotFound ? 0 : 2;
+  }
+  if (o.fake != "native" && o.fake != "python") {
+    std::fprintf(stderr, "--fake must be native or python; got \"%s\"\n", o.fake.c_str());
+    return 2;
+  }
+  if ((o.fake == "native" ? o.fake_binary : o.fake_script).empty()) {
+    std::fprintf(stderr, "--fake=%s needs --fake_%s\n", o.fake.c_str(),
+                 o.fake == "native" ? "binary" : "script");
+    return 2;
   }
   if (o.compare != "send" && o.compare != "accept" && o.compare != "none") {
     std::fprintf(stderr, "--compare must be send, accept or none; got \"%s\"\n", o.compare.c_str());

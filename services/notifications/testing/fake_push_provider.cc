@@ -41,6 +41,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -781,6 +782,10 @@ int SelectH2(SSL*, const unsigned char** out, unsigned char* out_size, const uns
 
 int Serve(const std::string& dir, int port, bool log_requests) {
   signal(SIGPIPE, SIG_IGN);
+  // Gone with whoever started it, even if that one could not stop it (a tool that crashed).
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) return 1;
   const std::string ca_file = dir + "/server.crt";
   const std::string server_key_file = dir + "/server.key";
   const std::string apns_key_file = dir + "/apns.p8";
