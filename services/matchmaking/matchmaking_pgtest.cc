@@ -495,6 +495,7 @@ TEST_F(MatchmakingPgTest, ClaimWritesOnlyMatchesWhoseTicketsAreAllStillFree) {
   ASSERT_THAT(claim, IsOk());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // did not wait
   EXPECT_FALSE(claim->skipped);
+  EXPECT_TRUE(claim->careful);  // the one-statement claim met the held row and gave way
   EXPECT_THAT(claim->matches, SizeIs(0));
   holding.abort();
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches"), 0);

@@ -20,15 +20,27 @@
 // player was seated twice, and compares with the targets: a pass over 100,000 tickets in one
 // pool <= 2 s, over 1,000,000 in 20 pools <= 20 s, Enqueue/CancelTicket p99 <= 50 ms.
 //
+// Beside the wall time it prints the CPU the pass cost (the PostgreSQL server's processes and its
+// own) and the WAL written meanwhile, figures a machine busy with other work blurs less.
+// --claim=lock_first runs the claim as it was before 2026-11-29 (lock the batch's rows, then seat
+// them) to compare with the one-statement claim on the same server.
+//
 // The calls go through the domain (MatchmakingService, as the gRPC handlers call it), not the
 // gRPC transport: what is measured is the database work and its contention with the pass.
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <random>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -103,6 +115,41 @@ std::string LoadAverage() {
   return absl::StrFormat("%.2f %.2f %.2f", one, five, fifteen);
 }
 
+// CPU seconds used so far by every live process named `comm` (the PostgreSQL server's processes
+// when "postgres"), from /proc: on a shared machine the CPU a pass costs is steadier than its
+// wall time. Processes that exit meanwhile are not counted (the pass's connections stay open).
+double ProcessesCpuSeconds(const std::string& comm) {
+  double ticks = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    const size_t open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    if (stat.substr(open + 1, close - open - 1) != comm) continue;
+    // Fields after the command: state is field 3; utime and stime are fields 14 and 15.
+    std::istringstream rest(stat.substr(close + 2));
+    std::string field;
+    double utime = 0, stime = 0;
+    for (int f = 3; f <= 15 && rest >> field; ++f) {
+      if (f == 14) utime = std::strtod(field.c_str(), nullptr);
+      if (f == 15) stime = std::strtod(field.c_str(), nullptr);
+    }
+    ticks += utime + stime;
+  }
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+double SelfCpuSeconds() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 int64_t Scalar(const std::string& url, const std::string& query) {
   pqxx::connection c(url);
   pqxx::nontransaction txn(c);
@@ -121,6 +168,7 @@ int Run(int argc, char** argv) {
   // copy of its migrations/matchmaking), so that before and after run on one server.
   std::string migrations = PARLOR_SOURCE_DIR "/migrations/matchmaking";
   MatchmakingOptions pass_options;
+  std::string claim = "one_statement";
   Flags flags("parlor-matchmaking-pass-bench");
   flags.String("db_url", &server_url,
                "libpq connection string of a PostgreSQL server (a database is created on it and "
@@ -142,8 +190,15 @@ int Run(int argc, char** argv) {
   flags.Int("claim_parallelism", &pass_options.claim_parallelism,
             "claim transactions of one pool at once per replica (the service's default unless set)",
             {.min = 1, .max = 16});
+  flags.String("claim", &claim,
+               "one_statement (the service's claim) or lock_first (the claim before 2026-11-29: "
+               "lock the batch's rows, then seat them)");
   if (absl::Status s = flags.Parse(argc, argv); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  if (claim != "one_statement" && claim != "lock_first") {
+    std::fprintf(stderr, "--claim must be one_statement or lock_first\n");
     return 2;
   }
   (void)InitLogging("matchmaking-pass-bench", "text", "warn");
@@ -232,7 +287,9 @@ int Run(int argc, char** argv) {
                       .max_connections = std::max(4, pass_options.claim_parallelism + 1),
                       .application_name = name},
             nullptr);
-        r.store = std::make_unique<PgMatchmakingStore>(r.db.get());
+        auto store = std::make_unique<PgMatchmakingStore>(r.db.get());
+        store->set_claim_in_one_statement(claim == "one_statement");
+        r.store = std::move(store);
         r.service =
             std::make_unique<MatchmakingService>(MatchmakingService::Deps{.store = r.store.get(),
                                                                           .catalog = &catalog,
@@ -302,6 +359,12 @@ int Run(int argc, char** argv) {
       std::vector<absl::StatusOr<PassStats>> results(passes.size(), absl::UnknownError(""));
       std::vector<double> replica_ms(passes.size());
       const std::string load_before = LoadAverage();
+      // WAL written on the whole server during the pass (the probes' calls included): the
+      // figure a busy machine does not blur.
+      const int64_t lsn_before =
+          Scalar(url, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint");
+      const double pg_cpu_before = ProcessesCpuSeconds("postgres");
+      const double self_cpu_before = SelfCpuSeconds();
       in_pass = true;
       const auto start = SteadyClock::now();
       {
@@ -316,14 +379,18 @@ int Run(int argc, char** argv) {
       }
       const double wall_ms = Ms(SteadyClock::now() - start);
       const std::string load_after = LoadAverage();
+      const double pg_cpu = ProcessesCpuSeconds("postgres") - pg_cpu_before;
+      const double self_cpu = SelfCpuSeconds() - self_cpu_before;
+      const int64_t wal_bytes =
+          Scalar(url, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint") - lsn_before;
       in_pass = false;
       stop = true;
       for (std::thread& t : probes) t.join();
 
       std::printf(
           "\n== matcher pass: %d tickets in %d pool(s), %d replica(s) at once, %d "
-          "player(s) calling meanwhile; claims of %d tickets, %d at once per replica\n",
-          tickets, pools, replicas, clients, pass_options.claim_batch_tickets,
+          "player(s) calling meanwhile; claims (%s) of %d tickets, %d at once per replica\n",
+          tickets, pools, replicas, clients, claim.c_str(), pass_options.claim_batch_tickets,
           pass_options.claim_parallelism);
       int matches = 0;
       int matched = 0;
@@ -336,11 +403,13 @@ int Run(int argc, char** argv) {
         }
         std::printf(
             "  replica %zu: %.0f ms (reading pools %.0f ms, planning %.0f ms, claiming %.0f ms), "
-            "%d pools, %d matches, %d tickets, %d batches left to another replica\n",
+            "%d pools, %d matches, %d tickets, %d batches left to another replica, %d claimed the "
+            "careful way\n",
             i, replica_ms[i], absl::ToDoubleMilliseconds(results[i]->load_time),
             absl::ToDoubleMilliseconds(results[i]->plan_time),
             absl::ToDoubleMilliseconds(results[i]->claim_time), results[i]->pools,
-            results[i]->matches, results[i]->tickets_matched, results[i]->batches_skipped);
+            results[i]->matches, results[i]->tickets_matched, results[i]->batches_skipped,
+            results[i]->batches_careful);
         matches += results[i]->matches;
         matched += results[i]->tickets_matched;
       }
@@ -351,6 +420,13 @@ int Run(int argc, char** argv) {
                   static_cast<long long>(waiting_after));
       std::printf("  machine load average (1/5/15 min): %s before the pass, %s after\n",
                   load_before.c_str(), load_after.c_str());
+      std::printf(
+          "  CPU during the pass: PostgreSQL %.2f s, this process (pass and calling players) %.2f "
+          "s\n",
+          pg_cpu, self_cpu);
+      std::printf("  WAL written during the pass: %.1f MB (%.0f bytes per seated ticket)\n",
+                  static_cast<double>(wal_bytes) / 1e6,
+                  matched > 0 ? static_cast<double>(wal_bytes) / matched : 0.0);
       std::printf("during the pass:\n");
       PrintLatency("Enqueue", lat.enqueue);
       PrintLatency("CancelTicket (own new ticket)", lat.cancel_own);

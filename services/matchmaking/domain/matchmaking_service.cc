@@ -645,6 +645,7 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
           ++stats.batches_skipped;
           continue;
         }
+        if (claim->careful) ++stats.batches_careful;
         for (size_t m = 0; m < claim->matches.size(); ++m) {
           const MatchRow& match = claim->matches[m];
           const PlannedMatch& plan = batch[claim->planned_index[m]];

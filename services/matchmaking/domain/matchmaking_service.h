@@ -87,6 +87,8 @@ struct PassStats {
   int pools = 0;
   // Batches of matches another replica was claiming at the same moment (it wrote them).
   int batches_skipped = 0;
+  // Batches claimed the careful way after a ticket changed under the usual claim.
+  int batches_careful = 0;
   int matches = 0;
   int tickets_matched = 0;
   int tickets_expired = 0;

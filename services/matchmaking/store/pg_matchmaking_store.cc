@@ -546,32 +546,15 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
   std::vector<std::string> match_ids;
   match_ids.reserve(batch.size());
   for (size_t m = 0; m < batch.size(); ++m) match_ids.push_back(NewUuid());
-  absl::Status status = db_->Transact("claim_matches", [&](pqxx::work& txn) -> absl::Status {
-    result = ClaimResult();
-    if (!db_->Run(txn, "mm_try_lock_batch", sql::kTryLockBatch, ids.front())[0][0].as<bool>()) {
-      result.skipped = true;
-      return absl::OkStatus();
-    }
-    // Each locked ticket of the batch, with where its row is now.
-    std::unordered_map<std::string, std::string> locked;
-    for (const pqxx::row& row : db_->Run(txn, "mm_lock_claimable", sql::kLockClaimable,
-                                         PgTextArray(locators), Micros(now))) {
-      std::string id = row[1].as<std::string>();
-      if (batch_ids.contains(id)) locked.emplace(std::move(id), row[0].as<std::string>());
-    }
-    std::vector<std::string> claim_locators, claim_ids, claim_matches, m_ids, m_seats, m_teams,
-        m_spreads;
-    for (size_t m = 0; m < batch.size(); ++m) {
+  std::vector<std::string> ticket_matches;  // parallel to ids
+  for (size_t m = 0; m < batch.size(); ++m) {
+    ticket_matches.insert(ticket_matches.end(), batch[m].tickets.size(), match_ids[m]);
+  }
+  // Writes the rows of the planned matches `seated` (indices into batch) and records them.
+  auto write_matches = [&](pqxx::work& txn, const std::vector<size_t>& seated) {
+    std::vector<std::string> m_ids, m_seats, m_teams, m_spreads;
+    for (size_t m : seated) {
       const PlannedMatch& planned = batch[m];
-      const bool all = std::all_of(planned.tickets.begin(), planned.tickets.end(), [&](size_t i) {
-        return locked.contains(tickets.at(i).ticket_id);
-      });
-      if (!all) continue;
-      for (size_t i : planned.tickets) {
-        claim_locators.push_back(locked.at(tickets.at(i).ticket_id));
-        claim_ids.push_back(tickets.at(i).ticket_id);
-        claim_matches.push_back(match_ids[m]);
-      }
       m_ids.push_back(match_ids[m]);
       m_seats.push_back(absl::StrJoin(planned.seat_accounts, ","));
       m_teams.push_back(absl::StrJoin(planned.seat_teams, ","));
@@ -592,10 +575,93 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
       result.matches.push_back(std::move(match));
       result.planned_index.push_back(m);
     }
-    if (m_ids.empty()) return absl::OkStatus();
+    if (m_ids.empty()) return;
     db_->Run(txn, "mm_insert_matches", sql::kInsertMatches, PgTextArray(m_ids),
              PgTextArray(m_seats), PgTextArray(m_teams), PgTextArray(m_spreads), pool.game,
              pool.options, pool.ranked, Micros(now), pool.time_control, pool.visibility);
+  };
+
+  // The usual path: one UPDATE seats every match whose tickets are all still waiting where the
+  // pass read them, with no separate locking step (each claimed row used to be locked, then
+  // updated: two writes of the row and its WAL). Only a row that changes while the statement
+  // runs sends the batch to the careful path below.
+  bool careful = !claim_in_one_statement_;
+  absl::Status status = absl::OkStatus();
+  if (!careful) {
+    status = db_->Transact("claim_matches", [&](pqxx::work& txn) -> absl::Status {
+      result = ClaimResult();
+      careful = false;
+      if (!db_->Run(txn, "mm_try_lock_batch", sql::kTryLockBatch, ids.front())[0][0].as<bool>()) {
+        result.skipped = true;
+        return absl::OkStatus();
+      }
+      txn.exec0(sql::kClaimLockTimeout);
+      pqxx::result seated_rows;
+      try {
+        seated_rows = db_->Run(txn, "mm_claim_waiting_tickets", sql::kClaimWaitingTickets,
+                               PgTextArray(locators), PgTextArray(ids), PgTextArray(ticket_matches),
+                               Micros(now));
+      } catch (const pqxx::sql_error& e) {
+        if (e.sqlstate() != "55P03") throw;  // lock_not_available: someone holds a row
+        careful = true;
+        return absl::AbortedError("a ticket of the batch is held; claiming it the careful way");
+      }
+      std::unordered_map<std::string, size_t> seated_per_match;
+      for (const pqxx::row& row : seated_rows) ++seated_per_match[row[1].as<std::string>()];
+      std::vector<size_t> seated;
+      for (size_t m = 0; m < batch.size(); ++m) {
+        auto it = seated_per_match.find(match_ids[m]);
+        if (it == seated_per_match.end()) continue;
+        if (it->second != batch[m].tickets.size()) {
+          // A ticket changed during the statement: never write a part-seated match.
+          careful = true;
+          return absl::AbortedError("a ticket of the batch changed; claiming it the careful way");
+        }
+        seated.push_back(m);
+      }
+      write_matches(txn, seated);
+      // The players' ticket_players flags stay set: their next Enqueue clears them.
+      return absl::OkStatus();
+    });
+  }
+  if (!careful) {
+    if (!status.ok()) return status;
+    return result;
+  }
+
+  // The careful path: locks those of the batch's tickets that are still waiting and that nobody
+  // holds (SKIP LOCKED), and seats the matches all of whose tickets it got.
+  status = db_->Transact("claim_matches_careful", [&](pqxx::work& txn) -> absl::Status {
+    result = ClaimResult();
+    result.careful = claim_in_one_statement_;
+    if (!db_->Run(txn, "mm_try_lock_batch", sql::kTryLockBatch, ids.front())[0][0].as<bool>()) {
+      result.skipped = true;
+      return absl::OkStatus();
+    }
+    // Each locked ticket of the batch, with where its row is now.
+    std::unordered_map<std::string, std::string> locked;
+    for (const pqxx::row& row : db_->Run(txn, "mm_lock_claimable", sql::kLockClaimable,
+                                         PgTextArray(locators), Micros(now))) {
+      std::string id = row[1].as<std::string>();
+      if (batch_ids.contains(id)) locked.emplace(std::move(id), row[0].as<std::string>());
+    }
+    std::vector<std::string> claim_locators, claim_ids, claim_matches;
+    std::vector<size_t> seated;
+    for (size_t m = 0; m < batch.size(); ++m) {
+      const PlannedMatch& planned = batch[m];
+      const bool all = std::all_of(planned.tickets.begin(), planned.tickets.end(), [&](size_t i) {
+        return locked.contains(tickets.at(i).ticket_id);
+      });
+      if (!all) continue;
+      for (size_t i : planned.tickets) {
+        claim_locators.push_back(locked.at(tickets.at(i).ticket_id));
+        claim_ids.push_back(tickets.at(i).ticket_id);
+        claim_matches.push_back(match_ids[m]);
+      }
+      seated.push_back(m);
+    }
+    if (seated.empty()) return absl::OkStatus();
+    write_matches(txn, seated);
     const pqxx::result updated =
         db_->Run(txn, "mm_claim_tickets", sql::kClaimTickets, PgTextArray(claim_locators),
                  PgTextArray(claim_ids), PgTextArray(claim_matches), Micros(now));
@@ -603,7 +669,6 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
       // Cannot happen while the rows are locked; refuse to write a partial match.
       return absl::AbortedError("a ticket of a planned match is no longer waiting");
     }
-    // The players' ticket_players flags stay set: their next Enqueue clears them.
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

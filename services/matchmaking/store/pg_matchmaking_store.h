@@ -16,6 +16,11 @@ class PgMatchmakingStore final : public MatchmakingStore {
  public:
   explicit PgMatchmakingStore(DbPool* db) : db_(db) {}
 
+  // ClaimMatches seats a batch in one statement and locks the batch's rows first only when one
+  // of them is held or changes meanwhile. false: always lock first (the claim before 2026-11-29;
+  // the pass bench's --claim=lock_first compares the two on one server).
+  void set_claim_in_one_statement(bool on) { claim_in_one_statement_ = on; }
+
   // Deleted accounts (store/forget_account.cc).
   absl::StatusOr<int64_t> HandledThrough() override;
   absl::Status Forget(const DeletedAccount& deleted) override;
@@ -72,6 +77,7 @@ class PgMatchmakingStore final : public MatchmakingStore {
 
  private:
   DbPool* db_;
+  bool claim_in_one_statement_ = true;
 };
 
 }  // namespace parlor::matchmaking

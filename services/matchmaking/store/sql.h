@@ -210,6 +210,29 @@ inline constexpr char kClaimTickets[] =
         4) ") FROM unnest($1::tid[], $2::uuid[], $3::uuid[]) AS u(c, id, m) "
     "WHERE t.ctid = ANY($1::tid[]) AND t.ctid = u.c AND t.ticket_id = u.id AND t.state = 'waiting'";
 
+// The claim's usual path: one statement seats every planned match of a batch all of whose tickets
+// are still waiting where the pass read them ($1 ctids, $2 ids, $3 each ticket's match, $4 the
+// pass's time), without locking the batch's rows first. `ok` keeps the matches none of whose
+// tickets changed before this statement (a ticket cancelled since the read leaves its match out);
+// the UPDATE locks and rechecks each row, so a ticket still leaves 'waiting' at most once. A row
+// changing during the statement (its lock is waited for, up to the transaction's lock_timeout)
+// can leave a match part-seated: the store sees that in the returned rows and rolls the batch
+// back to claim it the careful way (kLockClaimable, then kClaimTickets).
+inline constexpr char kClaimWaitingTickets[] =
+    "WITH u AS (SELECT * FROM unnest($1::tid[], $2::uuid[], $3::uuid[]) AS u(c, id, m)), "
+    "ok AS (SELECT u.m FROM u LEFT JOIN matchmaking.tickets w ON w.ctid = u.c "
+    "AND w.ticket_id = u.id AND w.state = 'waiting' AND w.expire_time > " PARLOR_MM_TS(
+        4) " GROUP BY u.m HAVING count(w.ticket_id) = count(*)) "
+    "UPDATE matchmaking.tickets t SET state = 'matched', match_id = u.m, "
+    "update_time = greatest(t.update_time, " PARLOR_MM_TS(
+        4) ") FROM u WHERE t.ctid = u.c AND t.ticket_id = u.id AND u.m IN (SELECT m FROM ok) "
+    "AND t.state = 'waiting' AND t.expire_time > " PARLOR_MM_TS(
+        4) " RETURNING t.ticket_id::text, u.m::text";
+
+// How long the usual path waits for a ticket's row that someone else holds (a player cancelling,
+// another replica's claim) before the batch is claimed the careful way, which skips held rows.
+inline constexpr char kClaimLockTimeout[] = "SET LOCAL lock_timeout = '50ms'";
+
 inline constexpr char kInsertMatch[] =
     "INSERT INTO matchmaking.matches (source, game, options, ranked, seat_accounts, seat_teams, "
     "rating_spread, create_time, next_attempt_time, time_control, visibility) "

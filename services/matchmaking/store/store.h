@@ -133,6 +133,9 @@ struct PlannedMatch {
 struct ClaimResult {
   // Another replica was claiming the same batch (same plan) at that moment: nothing was done.
   bool skipped = false;
+  // A ticket of the batch was held or changed while the usual one-statement claim ran, so the
+  // batch was claimed again the careful way (locking what it could first).
+  bool careful = false;
   // The matches written (a subset of the batch, in batch order) with the index of each in the
   // batch; a planned match with a ticket no longer waiting, or held by someone else, is left out
   // and its other tickets stay waiting.
