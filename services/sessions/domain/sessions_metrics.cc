@@ -83,6 +83,12 @@ void SessionsMetrics::BuildOutboxMetrics(prometheus::Registry& registry) {
                                    "Push notifications the adapter did not accept (each is "
                                    "retried with backoff), by adapter")
                                .Register(registry);
+  notifications_delivered_ = &prometheus::BuildCounter()
+                                  .Name("parlor_sessions_notifications_delivered_total")
+                                  .Help(
+                                      "Push notifications the adapter accepted (counted once "
+                                      "the rows left the outbox), by adapter")
+                                  .Register(registry);
   quota_refused_ = &prometheus::BuildCounter()
                         .Name("parlor_sessions_quota_refused_total")
                         .Help("CreateBotGame calls refused by a per-account quota, by quota")
@@ -108,6 +114,9 @@ void SessionsMetrics::DeclareGames(const std::vector<std::string>& games) {
 
 void SessionsMetrics::DeclareAdapter(absl::string_view adapter) {
   if (notifications_failed_ != nullptr) notifications_failed_->Add({{"adapter", S(adapter)}});
+  if (notifications_delivered_ != nullptr) {
+    notifications_delivered_->Add({{"adapter", S(adapter)}});
+  }
 }
 
 void SessionsMetrics::ActionResult(absl::string_view game, absl::string_view result) {
@@ -146,6 +155,12 @@ void SessionsMetrics::WatchEnded(absl::string_view reason) {
 
 void SessionsMetrics::WatchRead() {
   if (watch_reads_ != nullptr) watch_reads_->Increment();
+}
+
+void SessionsMetrics::NotificationsDelivered(absl::string_view adapter, int count) {
+  if (notifications_delivered_ != nullptr && count > 0) {
+    notifications_delivered_->Add({{"adapter", S(adapter)}}).Increment(count);
+  }
 }
 
 void SessionsMetrics::NotificationFailed(absl::string_view adapter) {

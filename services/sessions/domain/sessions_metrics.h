@@ -31,6 +31,7 @@ namespace parlor::sessions {
 //   parlor_sessions_watch_pages_read_total                   watch stream reads
 //   parlor_sessions_outbox_pending{kind}, parlor_sessions_outbox_oldest_age_seconds{kind}
 //   parlor_sessions_notifications_failed_total{adapter}      pushes the adapter refused
+//   parlor_sessions_notifications_delivered_total{adapter}   pushes the adapter accepted
 // Thread-safe (the prometheus types are).
 class SessionsMetrics {
  public:
@@ -58,6 +59,7 @@ class SessionsMetrics {
   void WatchRead();
 
   void NotificationFailed(absl::string_view adapter);
+  void NotificationsDelivered(absl::string_view adapter, int count);
 
   void SetGames(absl::string_view game, absl::string_view status, int64_t count);
   // oldest_age: of the oldest row not yet delivered (zero when none is pending).
@@ -81,6 +83,7 @@ class SessionsMetrics {
   prometheus::Family<prometheus::Gauge>* outbox_ = nullptr;
   prometheus::Family<prometheus::Gauge>* outbox_age_ = nullptr;
   prometheus::Family<prometheus::Counter>* notifications_failed_ = nullptr;
+  prometheus::Family<prometheus::Counter>* notifications_delivered_ = nullptr;
   prometheus::Family<prometheus::Counter>* quota_refused_ = nullptr;
   prometheus::Histogram* batch_size_ = nullptr;
 };

@@ -435,24 +435,28 @@ Result Baseline(const Settings& s, int clients, pqxx::connection& c,
 
 // The notification outbox as the dispatcher left it: rows still pending and the age of the
 // oldest, and rows delivered so far.
+// The outbox's pending rows (a delivered row leaves it, so what was delivered is the server's
+// counter).
 struct OutboxState {
   long pending = 0;
   double oldest_s = 0;
   long sent = 0;
 };
 
-OutboxState ReadOutbox(const std::string& db_url) {
+double ScrapeValue(int metrics_port, const std::string& name);
+
+OutboxState ReadOutbox(const std::string& db_url, int metrics_port) {
   OutboxState o;
   try {
     pqxx::connection c(db_url);
     pqxx::nontransaction txn(c);
     pqxx::row r = txn.exec1(
-        "SELECT count(*) FILTER (WHERE sent_at IS NULL), "
-        "coalesce(extract(epoch from now() - min(created_at) FILTER (WHERE sent_at IS NULL)), 0), "
-        "count(*) FILTER (WHERE sent_at IS NOT NULL) FROM sessions.notification_outbox");
+        "SELECT count(*), coalesce(extract(epoch from now() - min(created_at)), 0) "
+        "FROM sessions.notification_outbox WHERE sent_at IS NULL");
     o.pending = r[0].as<long>();
     o.oldest_s = r[1].as<double>();
-    o.sent = r[2].as<long>();
+    o.sent = static_cast<long>(
+        ScrapeValue(metrics_port, "parlor_sessions_notifications_delivered_total"));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cannot read the outbox: %s\n", e.what());
   }
@@ -1157,7 +1161,7 @@ int Run(const Settings& s) {
   std::vector<std::string> statement_lines;
   std::vector<std::string> outbox_lines;
   std::vector<std::string> floor_lines;
-  OutboxState outbox_after = ReadOutbox(s.db_url);
+  OutboxState outbox_after = ReadOutbox(s.db_url, metrics_port);
   // The statistics' reads, on a connection of their own (the baseline's tables are made on it).
   pqxx::connection stats(s.db_url);
   absl::Time idle_since = absl::Now();
@@ -1206,7 +1210,7 @@ int Run(const Settings& s) {
         games, base.per_second, base.p50_ms, base.p99_ms, mine.per_second, mine.p50_ms, mine.p99_ms,
         ratio.c_str());
     const OutboxState outbox_before = outbox_after;
-    outbox_after = ReadOutbox(s.db_url);
+    outbox_after = ReadOutbox(s.db_url, metrics_port);
     outbox_lines.push_back(absl::StrFormat(
         "%-6d | %ld delivered during the run, %ld pending at its end (oldest %.1f s)", games,
         outbox_after.sent - outbox_before.sent, outbox_after.pending, outbox_after.oldest_s));

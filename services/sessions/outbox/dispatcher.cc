@@ -86,34 +86,26 @@ absl::Time OutboxDispatcher::RetryAt(absl::Time now, int attempts) const {
 absl::StatusOr<OutboxDispatcher::Drained> OutboxDispatcher::DrainOnce() {
   Drained drained;
   const absl::Time now = clock_();
-  absl::StatusOr<std::vector<PgSessionsStore::PendingNotification>> claimed =
-      store_->ClaimNotifications(now, options_.lease, options_.batch);
-  if (!claimed.ok()) return claimed.status();
-  drained.more = static_cast<int>(claimed->size()) >= options_.batch;
-  std::vector<int64_t> sent;
-  std::vector<OutboxStore::Failure> failures;
-  const std::vector<absl::Status> answers = push_->SendBatch(*claimed);
-  for (size_t i = 0; i < claimed->size(); ++i) {
-    const PgSessionsStore::PendingNotification& n = (*claimed)[i];
-    const absl::Status delivered =
-        i < answers.size() ? answers[i] : absl::InternalError("the adapter gave no answer");
-    if (delivered.ok()) {
-      sent.push_back(n.id);
-    } else {
-      failures.push_back({n.id, RetryAt(clock_(), n.attempts), delivered.ToString()});
-      if (options_.metrics != nullptr) options_.metrics->NotificationFailed(push_->Name());
-    }
-  }
-  // A failed settlement leaves the rows claimed: they are delivered again after the lease.
-  if (absl::Status marked = outbox_.MarkNotificationsSent(sent, clock_()); marked.ok()) {
-    drained.sent = static_cast<int>(sent.size());
-  } else {
-    spdlog::warn("outbox: cannot mark {} notifications sent: {}", sent.size(), marked.ToString());
-  }
-  drained.failed = static_cast<int>(failures.size());
-  if (absl::Status marked = outbox_.MarkNotificationsFailed(failures); !marked.ok()) {
-    spdlog::warn("outbox: cannot schedule {} retries: {}", failures.size(), marked.ToString());
-  }
+  absl::StatusOr<OutboxStore::Delivery> delivery = outbox_.DeliverNotifications(
+      now, options_.batch, [this](const std::vector<OutboxStore::PendingNotification>& batch) {
+        std::vector<OutboxStore::Failure> failures;
+        const std::vector<absl::Status> answers = push_->SendBatch(batch);
+        for (size_t i = 0; i < batch.size(); ++i) {
+          const absl::Status delivered =
+              i < answers.size() ? answers[i] : absl::InternalError("the adapter gave no answer");
+          if (delivered.ok()) continue;
+          failures.push_back(
+              {batch[i].id, RetryAt(clock_(), batch[i].attempts), delivered.ToString()});
+          if (options_.metrics != nullptr) options_.metrics->NotificationFailed(push_->Name());
+        }
+        return failures;
+      });
+  if (!delivery.ok()) return delivery.status();
+  drained.more = delivery->taken >= options_.batch;
+  drained.sent = delivery->taken - delivery->failed;
+  drained.failed = delivery->failed;
+  if (options_.metrics != nullptr)
+    options_.metrics->NotificationsDelivered(push_->Name(), drained.sent);
   if (reporter_ == nullptr) return drained;
   absl::StatusOr<std::vector<std::pair<std::string, int>>> results =
       store_->ClaimResults(now, options_.lease, options_.batch);

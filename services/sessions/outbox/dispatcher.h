@@ -27,7 +27,7 @@ class PushAdapter {
  public:
   virtual ~PushAdapter() = default;
   virtual absl::Status Send(const std::string& game_id, const NotificationRow& notification) = 0;
-  // A claimed batch, one status per row in order. By default one Send per row; an adapter whose
+  // A batch, one status per row in order. By default one Send per row; an adapter whose
   // receiver takes batches (notifications' AcceptEvents) sends them in a few calls.
   virtual std::vector<absl::Status> SendBatch(
       const std::vector<PgSessionsStore::PendingNotification>& batch) {
@@ -73,13 +73,15 @@ class ResultReporter {
   virtual absl::Status Report(const GameRow& game) = 0;
 };
 
-// Drains the notification and result outboxes: claims due rows (with a lease, so every replica
-// can run one), delivers them, and marks them sent or schedules a retry with exponential backoff
-// (1 s, 2 s, 4 s ... capped at `max_backoff`). A claimed batch is settled in one statement per
-// outcome, so a batch costs two transactions whatever its size.
+// Drains the notification and result outboxes; every replica can run one. A batch of due
+// notifications is delivered inside the transaction that locks and then deletes it (rows that
+// failed get a retry with exponential backoff: 1 s, 2 s, 4 s ... capped at `max_backoff`), so a
+// batch costs one transaction whatever its size and a delivered row is never rewritten. Results
+// are claimed with a lease, reported one by one and marked acknowledged.
 class OutboxDispatcher {
  public:
   struct Options {
+    // How long a claimed result is left to the replica that claimed it.
     absl::Duration lease = absl::Seconds(60);
     absl::Duration max_backoff = absl::Hours(1);
     int batch = 500;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -136,9 +137,137 @@ TEST_F(DispatcherPgTest, NotificationsAreDeliveredAtLeastOnceWithBackoff) {
   auto later = dispatcher.DrainOnce();
   ASSERT_THAT(later, IsOk());
   EXPECT_EQ(later->sent, 1);
-  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL"), 0);
+  // Delivered rows leave the outbox in the transaction that delivered them.
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox"), 0);
   EXPECT_EQ(static_cast<int64_t>(push.sent.size()), pending);
   EXPECT_THAT(push.sent[0].dedupe_key, HasSubstr("turn:"));
+}
+
+TEST_F(DispatcherPgTest, AFailedDeliveryCountsItsAttemptAndKeepsTheError) {
+  CreateRankedGame();
+  RecordingPush push;
+  push.fail_next = 1;
+  OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
+  ASSERT_THAT(dispatcher.DrainOnce(), IsOk());
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE attempts = 1 AND "
+                  "last_error LIKE '%gateway down%'"),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox"), 1);
+}
+
+// Holds a batch inside SendBatch until released, as a slow receiver would.
+class BlockingPush final : public PushAdapter {
+ public:
+  absl::Status Send(const std::string&, const NotificationRow&) override {
+    return absl::OkStatus();
+  }
+  std::vector<absl::Status> SendBatch(
+      const std::vector<OutboxStore::PendingNotification>& batch) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    taken_ += static_cast<int>(batch.size());
+    inside_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [this] { return released_; });
+    return std::vector<absl::Status>(batch.size(), absl::OkStatus());
+  }
+  absl::string_view Name() const override { return "blocking"; }
+  void WaitUntilInside() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return inside_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool inside_ = false;
+  bool released_ = false;
+  int taken_ = 0;
+};
+
+// Two replicas' dispatchers never hand the same row out at once: a batch being delivered is
+// locked until its transaction ends, and the other dispatcher skips it.
+TEST_F(DispatcherPgTest, ABatchBeingDeliveredIsSkippedByAnotherDispatcher) {
+  CreateRankedGame();
+  const int64_t pending = Count("SELECT count(*) FROM sessions.notification_outbox");
+  ASSERT_GT(pending, 0);
+  BlockingPush slow;
+  OutboxDispatcher first(store_.get(), &slow, nullptr, [this] { return now_.load(); }, {});
+  absl::StatusOr<OutboxDispatcher::Drained> first_drained;
+  std::thread delivering([&] { first_drained = first.DrainOnce(); });
+  slow.WaitUntilInside();
+  RecordingPush other;
+  OutboxDispatcher second(store_.get(), &other, nullptr, [this] { return now_.load(); }, {});
+  absl::StatusOr<OutboxDispatcher::Drained> second_drained = second.DrainOnce();
+  slow.Release();
+  delivering.join();
+  ASSERT_THAT(second_drained, IsOk());
+  EXPECT_EQ(second_drained->sent + second_drained->failed, 0);
+  EXPECT_TRUE(other.sent.empty());
+  ASSERT_THAT(first_drained, IsOk());
+  EXPECT_EQ(first_drained->sent, pending);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox"), 0);
+}
+
+// Sends a batch, then cuts every other connection to the database (the dispatcher's among them)
+// before the dispatcher can delete what it sent, once.
+class SendThenCutConnections final : public PushAdapter {
+ public:
+  explicit SendThenCutConnections(std::string db_url) : db_url_(std::move(db_url)) {}
+  absl::Status Send(const std::string&, const NotificationRow& n) override {
+    sent.push_back(n.dedupe_key);
+    return absl::OkStatus();
+  }
+  std::vector<absl::Status> SendBatch(
+      const std::vector<OutboxStore::PendingNotification>& batch) override {
+    std::vector<absl::Status> answers = PushAdapter::SendBatch(batch);
+    if (!cut_) {
+      cut_ = true;
+      pqxx::connection c(db_url_);
+      pqxx::nontransaction txn(c);
+      txn.exec(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+          "WHERE datname = current_database() AND pid <> pg_backend_pid()");
+    }
+    return answers;
+  }
+  absl::string_view Name() const override { return "cutting"; }
+  std::vector<std::string> sent;
+
+ private:
+  std::string db_url_;
+  bool cut_ = false;
+};
+
+// Nothing sent is lost when the transaction that would delete it dies: the rows come back and
+// are delivered again (at least once; the receiver drops the repeated dedupe keys).
+TEST_F(DispatcherPgTest, ABatchWhoseTransactionDiesAfterSendingIsDeliveredAgain) {
+  CreateRankedGame();
+  const int64_t pending = Count("SELECT count(*) FROM sessions.notification_outbox");
+  ASSERT_GT(pending, 0);
+  std::set<std::string> written;
+  {
+    pqxx::connection c(db_url());
+    pqxx::read_transaction txn(c);
+    for (const pqxx::row& r : txn.exec("SELECT dedupe_key FROM sessions.notification_outbox")) {
+      written.insert(r[0].as<std::string>());
+    }
+  }
+  SendThenCutConnections push(db_url());
+  OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
+  // The first drain may fail (its connection is gone) or retry on a new one; either way the
+  // rows it sent stay until a drain deletes them.
+  (void)dispatcher.DrainOnce();
+  for (int i = 0; i < 3 && Count("SELECT count(*) FROM sessions.notification_outbox") > 0; ++i) {
+    ASSERT_THAT(dispatcher.DrainOnce(), IsOk());
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox"), 0);
+  EXPECT_EQ(std::set<std::string>(push.sent.begin(), push.sent.end()), written);
+  EXPECT_EQ(static_cast<int64_t>(push.sent.size()), 2 * pending);
 }
 
 TEST_F(DispatcherPgTest, DrainSettlesWholeBatchesAndCountsFailuresByAdapter) {
@@ -162,6 +291,9 @@ TEST_F(DispatcherPgTest, DrainSettlesWholeBatchesAndCountsFailuresByAdapter) {
   EXPECT_EQ(parlor::testing::MetricValue(registry, "parlor_sessions_notifications_failed_total",
                                          {{"adapter", "recording"}}),
             2);
+  EXPECT_EQ(parlor::testing::MetricValue(registry, "parlor_sessions_notifications_delivered_total",
+                                         {{"adapter", "recording"}}),
+            pending - 2);
   // Each delivered once; the two failures wait for their retry, with the error kept.
   std::set<std::string> keys;
   for (const NotificationRow& n : push.sent) keys.insert(n.dedupe_key);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "pqxx/pqxx"
@@ -10,20 +11,13 @@
 #include "services/sessions/store/outbox_sql.h"
 
 namespace parlor::sessions {
-absl::Status OutboxStore::MarkNotificationsSent(const std::vector<int64_t>& ids, absl::Time now) {
-  if (ids.empty()) return absl::OkStatus();
-  const std::string id_array = PgIntArray(ids);
-  return db_->Transact("sessions.notifications_sent", [&](pqxx::work& txn) {
-    txn.exec_params0(sql::kNotificationsSent, id_array, absl::ToUnixMicros(now));
-    return absl::OkStatus();
-  });
-}
+namespace {
 
-absl::Status OutboxStore::MarkNotificationsFailed(const std::vector<Failure>& failures) {
-  if (failures.empty()) return absl::OkStatus();
+// Schedules the failed rows' retries in one statement.
+void ScheduleRetries(pqxx::work& txn, const std::vector<OutboxStore::Failure>& failures) {
   std::vector<int64_t> ids, retry_at;
   std::vector<std::string> errors;
-  for (const Failure& f : failures) {
+  for (const OutboxStore::Failure& f : failures) {
     ids.push_back(f.id);
     retry_at.push_back(absl::ToUnixMicros(f.retry_at));
     // NUL cannot travel in a text value.
@@ -31,12 +25,49 @@ absl::Status OutboxStore::MarkNotificationsFailed(const std::vector<Failure>& fa
     error.erase(std::remove(error.begin(), error.end(), '\0'), error.end());
     errors.push_back(std::move(error));
   }
-  const std::string id_array = PgIntArray(ids), retry_array = PgIntArray(retry_at),
-                    error_array = PgTextArray(errors);
-  return db_->Transact("sessions.notifications_failed", [&](pqxx::work& txn) {
-    txn.exec_params0(sql::kNotificationsFailed, id_array, retry_array, error_array);
+  txn.exec_params0(sql::kNotificationsFailed, PgIntArray(ids), PgIntArray(retry_at),
+                   PgTextArray(errors));
+}
+
+}  // namespace
+
+absl::StatusOr<OutboxStore::Delivery> OutboxStore::DeliverNotifications(absl::Time now, int limit,
+                                                                        Deliver deliver) {
+  Delivery delivery;
+  absl::Status status = db_->Transact("sessions.deliver_notifications", [&](pqxx::work& txn) {
+    std::vector<PendingNotification> batch;
+    for (const pqxx::row& r :
+         txn.exec_params(sql::kLockDueNotifications, absl::ToUnixMicros(now), limit)) {
+      PendingNotification n;
+      n.id = r[0].as<int64_t>();
+      n.game_id = r[1].as<std::string>();
+      n.row.account_id = r[2].as<std::string>();
+      n.row.kind = r[3].as<std::string>();
+      n.row.version = r[4].as<int64_t>();
+      n.row.dedupe_key = r[5].as<std::string>();
+      n.row.payload_json = r[6].as<std::string>();
+      n.attempts = r[7].as<int>();
+      n.created_at = absl::FromUnixMicros(r[8].as<int64_t>());
+      batch.push_back(std::move(n));
+    }
+    delivery = Delivery{.taken = static_cast<int>(batch.size())};
+    if (batch.empty()) return absl::OkStatus();
+    const std::vector<Failure> failures = deliver(batch);
+    absl::flat_hash_set<int64_t> failed;
+    for (const Failure& f : failures) failed.insert(f.id);
+    std::vector<int64_t> delivered;
+    for (const PendingNotification& n : batch) {
+      if (!failed.contains(n.id)) delivered.push_back(n.id);
+    }
+    if (!delivered.empty()) {
+      txn.exec_params0(sql::kDeleteDeliveredNotifications, PgIntArray(delivered));
+    }
+    if (!failures.empty()) ScheduleRetries(txn, failures);
+    delivery.failed = static_cast<int>(batch.size() - delivered.size());
     return absl::OkStatus();
   });
+  if (!status.ok()) return status;
+  return delivery;
 }
 
 absl::StatusOr<OutboxStore::Health> OutboxStore::GetHealth() {

@@ -5,29 +5,41 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/db/pool.h"
+#include "services/sessions/store/store.h"
 
 namespace parlor::sessions {
 
-// The dispatcher's batch operations on the outboxes (claiming stays in PgSessionsStore): a whole
-// batch is settled in one statement, so draining costs two transactions per batch, not one per
-// row. Every method blocks (worker or dispatcher thread only); no libpqxx exception escapes.
+// The dispatcher's batch operations on the outboxes (the result outbox's claim stays in
+// PgSessionsStore): a whole batch is handled in a few statements, never one per row. Every method
+// blocks (worker or dispatcher thread only); no libpqxx exception escapes.
 class OutboxStore {
  public:
   explicit OutboxStore(DbPool* db) : db_(db) {}
 
-  // Marks claimed notifications delivered (rows already marked are left as they are).
-  absl::Status MarkNotificationsSent(const std::vector<int64_t>& ids, absl::Time now);
-
+  using PendingNotification = PgSessionsStore::PendingNotification;
   struct Failure {
     int64_t id = 0;
     absl::Time retry_at;
     std::string error;  // cut to 500 bytes
   };
-  absl::Status MarkNotificationsFailed(const std::vector<Failure>& failures);
+  // Hands a batch to its receiver and answers the rows it did not accept.
+  using Deliver = absl::FunctionRef<std::vector<Failure>(const std::vector<PendingNotification>&)>;
+  struct Delivery {
+    int taken = 0;   // rows handed to `deliver`
+    int failed = 0;  // of them, rows scheduled for a retry
+  };
+  // Delivers up to `limit` due notifications, oldest first, in one transaction: locks them
+  // (other replicas' dispatchers skip them), calls `deliver` with them, deletes the rows it
+  // delivered, schedules the retry of the others (`Failure`, counting the attempt) and commits.
+  // Until that commit every row stays in the outbox: a crash, a lost connection or a failed
+  // commit has them delivered again (at least once; notifications drops a repeated dedupe key).
+  // The transaction stays open while `deliver` runs, so it should answer within seconds.
+  absl::StatusOr<Delivery> DeliverNotifications(absl::Time now, int limit, Deliver deliver);
 
   // One outbox's undelivered rows: how many, and when the oldest was written.
   struct Backlog {

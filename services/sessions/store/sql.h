@@ -295,29 +295,10 @@ inline constexpr char kEndVacation[] =
     "DELETE FROM sessions.vacations WHERE account_id = $1::uuid "
     "AND ends_at > sessions.from_us($2) RETURNING account_id";
 
-// The outboxes are drained at least once by every replica's dispatcher: a claim pushes the row's
-// next attempt out by a lease (so no other replica takes it meanwhile) and counts the attempt.
-// $1 = now, $2 = lease end, $3 = limit. The claimed ids are matched as an array (= ANY
-// (ARRAY(...))) rather than with IN (subquery): since the table is keyed by (game_id, id), IN let
-// the planner hash-join the whole table, a sequential scan per claim that grew with every row ever
-// sent.
-inline constexpr char kClaimNotifications[] =
-    "UPDATE sessions.notification_outbox o SET "
-    "next_attempt_at = sessions.from_us($2), attempts = attempts + 1 "
-    "WHERE o.id = ANY (ARRAY(SELECT id FROM sessions.notification_outbox WHERE sent_at IS NULL "
-    "AND next_attempt_at <= sessions.from_us($1) "
-    "ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)) "
-    "RETURNING o.id, o.game_id::text, o.account_id::text, o.kind, o.version, o.dedupe_key, "
-    "o.payload::text, o.attempts, sessions.to_us(o.created_at)";
-
-inline constexpr char kNotificationSent[] =
-    "UPDATE sessions.notification_outbox SET sent_at = sessions.from_us($2), last_error = NULL "
-    "WHERE id = $1";
-
-inline constexpr char kNotificationFailed[] =
-    "UPDATE sessions.notification_outbox SET next_attempt_at = "
-    "sessions.from_us($2), last_error = $3 WHERE id = $1";
-
+// The result outbox is drained at least once by every replica's dispatcher: a claim pushes the
+// row's next attempt out by a lease (so no other replica takes it meanwhile) and counts the
+// attempt. $1 = now, $2 = lease end, $3 = limit. (The notification outbox is delivered inside the
+// transaction that deletes its rows: outbox_sql.h.)
 inline constexpr char kClaimResults[] =
     "UPDATE sessions.result_outbox o SET "
     "next_attempt_at = sessions.from_us($2), attempts = attempts + 1 "

@@ -823,47 +823,6 @@ absl::Status PgSessionsStore::ChangeVacation(absl::string_view account_id,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<PgSessionsStore::PendingNotification>>
-PgSessionsStore::ClaimNotifications(absl::Time now, absl::Duration lease, int limit) {
-  std::vector<PendingNotification> out;
-  absl::Status status = db_->Transact("sessions.claim_notifications", [&](pqxx::work& txn) {
-    out.clear();
-    for (const pqxx::row& r :
-         txn.exec_params(sql::kClaimNotifications, Micros(now), Micros(now + lease), limit)) {
-      PendingNotification n;
-      n.id = r[0].as<int64_t>();
-      n.game_id = r[1].as<std::string>();
-      n.row.account_id = r[2].as<std::string>();
-      n.row.kind = r[3].as<std::string>();
-      n.row.version = r[4].as<int64_t>();
-      n.row.dedupe_key = r[5].as<std::string>();
-      n.row.payload_json = r[6].as<std::string>();
-      n.attempts = r[7].as<int>();
-      n.created_at = absl::FromUnixMicros(r[8].as<int64_t>());
-      out.push_back(std::move(n));
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return out;
-}
-
-absl::Status PgSessionsStore::MarkNotificationSent(int64_t id, absl::Time now) {
-  return db_->Transact("sessions.notification_sent", [&](pqxx::work& txn) {
-    txn.exec_params0(sql::kNotificationSent, id, Micros(now));
-    return absl::OkStatus();
-  });
-}
-
-absl::Status PgSessionsStore::MarkNotificationFailed(int64_t id, absl::Time retry_at,
-                                                     absl::string_view error) {
-  const std::string e(error.substr(0, 500));
-  return db_->Transact("sessions.notification_failed", [&](pqxx::work& txn) {
-    txn.exec_params0(sql::kNotificationFailed, id, Micros(retry_at), e);
-    return absl::OkStatus();
-  });
-}
-
 absl::StatusOr<std::vector<std::pair<std::string, int>>> PgSessionsStore::ClaimResults(
     absl::Time now, absl::Duration lease, int limit) {
   std::vector<std::pair<std::string, int>> out;

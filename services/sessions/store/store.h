@@ -78,21 +78,16 @@ class PgSessionsStore : public SessionsStore {
   absl::StatusOr<std::vector<PlayerRecordRow>> GetPlayerRecords(
       const std::vector<std::string>& account_ids) override;
 
-  // A notification claimed for delivery.
+  // A notification taken for delivery (OutboxStore::DeliverNotifications).
   struct PendingNotification {
     int64_t id = 0;
     std::string game_id;
     NotificationRow row;
+    // Which attempt this delivery is (1 for the first).
     int attempts = 0;
     // When the state change that wrote the row happened (its transaction's clock).
     absl::Time created_at;
   };
-  // Claims up to `limit` due notifications for `lease` (other replicas skip them meanwhile).
-  absl::StatusOr<std::vector<PendingNotification>> ClaimNotifications(absl::Time now,
-                                                                      absl::Duration lease,
-                                                                      int limit);
-  absl::Status MarkNotificationSent(int64_t id, absl::Time now);
-  absl::Status MarkNotificationFailed(int64_t id, absl::Time retry_at, absl::string_view error);
 
   // Claims up to `limit` due results: {game_id, attempts}.
   absl::StatusOr<std::vector<std::pair<std::string, int>>> ClaimResults(absl::Time now,
