@@ -12,6 +12,19 @@ find_package(prometheus-cpp CONFIG REQUIRED)
 find_package(OpenSSL REQUIRED)
 include(CommonCore)
 
+# The servers and load tools allocate on every call (gRPC metadata, protobuf messages, libpq
+# results) from many threads; glibc's allocator showed ~13 % of the sessions server's CPU under
+# load (malloc, free, consolidation). tcmalloc's per-thread caches make that a fraction. Not
+# under the sanitizers, which bring their own allocator.
+option(PARLOR_TCMALLOC "Link the servers and load tools with tcmalloc (minimal)" ON)
+find_library(PARLOR_TCMALLOC_LIBRARY tcmalloc_minimal)
+function(parlor_fast_malloc target)
+  if(PARLOR_TCMALLOC AND PARLOR_TCMALLOC_LIBRARY AND NOT PARLOR_SANITIZE
+     AND NOT PARLOR_BUILD_FUZZERS)
+    target_link_libraries(${target} PRIVATE ${PARLOR_TCMALLOC_LIBRARY})
+  endif()
+endfunction()
+
 find_program(PARLOR_PROMTOOL promtool)
 find_program(PARLOR_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
 set(PARLOR_PG_BIN_DIR "/usr/lib/postgresql/15/bin" CACHE PATH "PostgreSQL server binaries")
