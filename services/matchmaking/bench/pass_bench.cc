@@ -20,8 +20,9 @@
 // player was seated twice, and compares with the targets: a pass over 100,000 tickets in one
 // pool <= 2 s, over 1,000,000 in 20 pools <= 20 s, Enqueue/CancelTicket p99 <= 50 ms.
 //
-// Beside the wall time it prints the CPU the pass cost (the PostgreSQL server's processes and its
-// own) and the WAL written meanwhile, figures a machine busy with other work blurs less.
+// Beside the wall time it prints the CPU the pass cost (the PostgreSQL server's processes, when
+// the server runs on this machine, and its own) and the WAL written meanwhile, figures a machine
+// busy with other work blurs less.
 // --claim=lock_first runs the claim as it was before 2026-11-29 (lock the batch's rows, then seat
 // them) to compare with the one-statement claim on the same server.
 //
@@ -115,10 +116,10 @@ std::string LoadAverage() {
   return absl::StrFormat("%.2f %.2f %.2f", one, five, fifteen);
 }
 
-// CPU seconds used so far by every live process named `comm` (the PostgreSQL server's processes
-// when "postgres"), from /proc: on a shared machine the CPU a pass costs is steadier than its
-// wall time. Processes that exit meanwhile are not counted (the pass's connections stay open).
-double ProcessesCpuSeconds(const std::string& comm) {
+// CPU seconds used so far by the PostgreSQL server whose postmaster is `postmaster` (it and its
+// live children), from /proc: on a shared machine the CPU a pass costs is steadier than its wall
+// time. Processes that exit meanwhile are not counted (the pass's connections stay open).
+double ServerCpuSeconds(long postmaster) {
   double ticks = 0;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
@@ -127,20 +128,37 @@ double ProcessesCpuSeconds(const std::string& comm) {
     std::ifstream in(entry.path() / "stat");
     std::string stat;
     if (!std::getline(in, stat)) continue;
-    const size_t open = stat.find('('), close = stat.rfind(')');
-    if (open == std::string::npos || close == std::string::npos) continue;
-    if (stat.substr(open + 1, close - open - 1) != comm) continue;
-    // Fields after the command: state is field 3; utime and stime are fields 14 and 15.
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    // Fields after the command: state is field 3, the parent 4, utime and stime 14 and 15.
     std::istringstream rest(stat.substr(close + 2));
     std::string field;
+    long parent = 0;
     double utime = 0, stime = 0;
     for (int f = 3; f <= 15 && rest >> field; ++f) {
+      if (f == 4) parent = std::strtol(field.c_str(), nullptr, 10);
       if (f == 14) utime = std::strtod(field.c_str(), nullptr);
       if (f == 15) stime = std::strtod(field.c_str(), nullptr);
     }
-    ticks += utime + stime;
+    if (parent == postmaster || std::strtol(name.c_str(), nullptr, 10) == postmaster) {
+      ticks += utime + stime;
+    }
   }
   return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// The postmaster of the server behind `url` (the parent of a backend), 0 if not on this machine.
+long Postmaster(const std::string& url) {
+  pqxx::connection c(url);
+  pqxx::nontransaction txn(c);
+  const std::string backend = txn.exec1("SELECT pg_backend_pid()")[0].as<std::string>();
+  std::ifstream in("/proc/" + backend + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat) || stat.rfind(')') == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+  std::string state, parent;
+  rest >> state >> parent;
+  return std::strtol(parent.c_str(), nullptr, 10);
 }
 
 double SelfCpuSeconds() {
@@ -363,7 +381,8 @@ int Run(int argc, char** argv) {
       // figure a busy machine does not blur.
       const int64_t lsn_before =
           Scalar(url, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint");
-      const double pg_cpu_before = ProcessesCpuSeconds("postgres");
+      const long postmaster = Postmaster(url);
+      const double pg_cpu_before = ServerCpuSeconds(postmaster);
       const double self_cpu_before = SelfCpuSeconds();
       in_pass = true;
       const auto start = SteadyClock::now();
@@ -379,7 +398,7 @@ int Run(int argc, char** argv) {
       }
       const double wall_ms = Ms(SteadyClock::now() - start);
       const std::string load_after = LoadAverage();
-      const double pg_cpu = ProcessesCpuSeconds("postgres") - pg_cpu_before;
+      const double pg_cpu = ServerCpuSeconds(postmaster) - pg_cpu_before;
       const double self_cpu = SelfCpuSeconds() - self_cpu_before;
       const int64_t wal_bytes =
           Scalar(url, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint") - lsn_before;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -588,15 +589,38 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
   if (!pools.ok()) return pools.status();
   std::map<std::pair<std::string, bool>, double> waiting;
   std::map<std::pair<std::string, bool>, double> oldest;  // age of the oldest left waiting
-  for (const PoolKey& key : *pools) {
+  // A pool read and planned; the next pool's is made while this one's matches are claimed (its
+  // own connection and thread), so that a pass over many pools does not wait for each read.
+  struct Prepared {
+    absl::StatusOr<std::vector<TicketRow>> tickets = std::vector<TicketRow>();
+    absl::StatusOr<std::vector<PlannedMatch>> planned = std::vector<PlannedMatch>();
+    absl::Duration load_time;
+    absl::Duration plan_time;
+  };
+  auto prepare = [this, now](const PoolKey& key) {
+    Prepared p;
+    const absl::Time t0 = absl::Now();
+    p.tickets = deps_.store->LoadPool(key, now);
+    const absl::Time t1 = absl::Now();
+    p.load_time = t1 - t0;
+    if (p.tickets.ok()) p.planned = Plan(key, *p.tickets, now);
+    p.plan_time = absl::Now() - t1;
+    return p;
+  };
+  std::future<Prepared> next;
+  if (!pools->empty()) next = std::async(std::launch::async, prepare, pools->front());
+  for (size_t pool_index = 0; pool_index < pools->size(); ++pool_index) {
+    const PoolKey& key = (*pools)[pool_index];
     ++stats.pools;
-    absl::Time t0 = absl::Now();
-    absl::StatusOr<std::vector<TicketRow>> tickets = deps_.store->LoadPool(key, now);
-    if (!tickets.ok()) return tickets.status();
-    absl::Time t1 = absl::Now();
-    stats.load_time += t1 - t0;
-    absl::StatusOr<std::vector<PlannedMatch>> planned = Plan(key, *tickets, now);
-    stats.plan_time += absl::Now() - t1;
+    Prepared prepared = next.get();
+    if (pool_index + 1 < pools->size()) {
+      next = std::async(std::launch::async, prepare, (*pools)[pool_index + 1]);
+    }
+    stats.load_time += prepared.load_time;
+    stats.plan_time += prepared.plan_time;
+    if (!prepared.tickets.ok()) return prepared.tickets.status();  // `next` is waited for
+    const std::vector<TicketRow>* tickets = &*prepared.tickets;
+    absl::StatusOr<std::vector<PlannedMatch>>& planned = prepared.planned;
     if (!planned.ok()) {
       spdlog::warn("matchmaking: pool {} / {} skipped: {}", key.game, key.options,
                    planned.status().message());

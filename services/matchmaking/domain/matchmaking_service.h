@@ -96,7 +96,8 @@ struct PassStats {
   int tickets_matched = 0;
   int tickets_expired = 0;
   // Where the pass's time went (summed over pools): reading the pools, planning in memory,
-  // claiming the matches.
+  // claiming the matches. Each pool after the first is read and planned while the one before it
+  // is claimed, so over several pools the three overlap and add up to more than the pass.
   absl::Duration load_time;
   absl::Duration plan_time;
   absl::Duration claim_time;
