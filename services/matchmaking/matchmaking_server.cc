@@ -1,6 +1,7 @@
 #include "services/matchmaking/matchmaking_server.h"
 
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -236,6 +237,25 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   }
   if (service_out != nullptr) *service_out = installed->domain.get();
   return std::shared_ptr<void>(installed);
+}
+
+int RunMatchmakingServer(int argc, char** argv, MatchmakingConfig config) {
+  const bool migrate = argc >= 2 && std::strcmp(argv[1], "migrate") == 0;
+  return RunServiceMain(
+      argc, argv,
+      ServiceMain{
+          .identity = MatchmakingIdentity(),
+          .add_flags =
+              [&](Flags& flags) {
+                if (!migrate) AddMatchmakingFlags(flags, &config);
+              },
+          .finalize_config =
+              [&](ServerConfig& server) {
+                if (migrate) return absl::OkStatus();
+                return FinalizeMatchmakingConfig(config, server);
+              },
+          .make_services = [&](ServiceHost& host) { return InstallMatchmaking(host, config); },
+      });
 }
 
 }  // namespace parlor::matchmaking

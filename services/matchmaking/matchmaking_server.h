@@ -39,6 +39,11 @@ struct MatchmakingConfig {
 
 ServiceHost::Identity MatchmakingIdentity();
 void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config);
+
+// The whole of parlor-matchmaking's main(): `serve` (the default) or `migrate`, flags from the
+// command line and the environment, over `config` (the end-to-end tests' build passes the
+// test-only games too).
+int RunMatchmakingServer(int argc, char** argv, MatchmakingConfig config);
 absl::Status FinalizeMatchmakingConfig(MatchmakingConfig& config, ServerConfig& server);
 
 // Builds store → domain → API on `host`, registers the gRPC service and starts the background

@@ -73,23 +73,5 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strcmp(argv[1], "add-season") == 0) {
     return AddSeason(argc - 1, argv + 1);
   }
-  parlor::ratings::RatingsConfig config;
-  std::unique_ptr<parlor::ratings::model::LadderRegistry> ladders;
-  const bool migrate = argc >= 2 && std::strcmp(argv[1], "migrate") == 0;
-  return parlor::RunServiceMain(
-      argc, argv,
-      parlor::ServiceMain{
-          .identity = parlor::ratings::RatingsIdentity(),
-          .add_flags =
-              [&](parlor::Flags& flags) {
-                if (!migrate) parlor::ratings::AddRatingsFlags(flags, &config);
-              },
-          .finalize_config = nullptr,
-          .make_services =
-              [&](parlor::ServiceHost& host) {
-                ladders = std::make_unique<parlor::ratings::model::LadderRegistry>(
-                    parlor::ratings::ConfiguredLadders(config));
-                return parlor::ratings::InstallRatings(host, config, ladders.get());
-              },
-      });
+  return parlor::ratings::RunRatingsServer(argc, argv, {});
 }

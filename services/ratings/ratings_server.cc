@@ -1,5 +1,8 @@
 #include "services/ratings/ratings_server.h"
 
+#include <cstring>
+#include <memory>
+
 #include "services/common/core/crypto.h"
 #include "services/ratings/api/ratings_api.h"
 #include "services/ratings/model/game_ladders.h"
@@ -110,6 +113,26 @@ absl::StatusOr<std::shared_ptr<void>> InstallRatings(ServiceHost& host, const Ra
   }
   if (domain_out != nullptr) *domain_out = installed->domain.get();
   return std::shared_ptr<void>(installed);
+}
+
+int RunRatingsServer(int argc, char** argv, RatingsConfig config) {
+  std::unique_ptr<model::LadderRegistry> ladders;
+  const bool migrate = argc >= 2 && std::strcmp(argv[1], "migrate") == 0;
+  return RunServiceMain(
+      argc, argv,
+      ServiceMain{
+          .identity = RatingsIdentity(),
+          .add_flags =
+              [&](Flags& flags) {
+                if (!migrate) AddRatingsFlags(flags, &config);
+              },
+          .finalize_config = nullptr,
+          .make_services =
+              [&](ServiceHost& host) {
+                ladders = std::make_unique<model::LadderRegistry>(ConfiguredLadders(config));
+                return InstallRatings(host, config, ladders.get());
+              },
+      });
 }
 
 }  // namespace parlor::ratings

@@ -37,6 +37,11 @@ struct RatingsConfig {
 
 ServiceHost::Identity RatingsIdentity();
 void AddRatingsFlags(Flags& flags, RatingsConfig* config);
+
+// The service part of parlor-ratings' main(): `serve` (the default) or `migrate`, flags from the
+// command line and the environment, over `config` (the end-to-end tests' build passes the
+// test-only games too).
+int RunRatingsServer(int argc, char** argv, RatingsConfig config);
 // The ladders of config.games, with the configured season reset and idle growth.
 model::LadderRegistry ConfiguredLadders(const RatingsConfig& config);
 

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -506,6 +507,21 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(ServiceHost& host,
 
 absl::StatusOr<int> SweepNow(const std::shared_ptr<void>& installed) {
   return static_cast<SessionsHandles*>(installed.get())->domain->Sweep();
+}
+
+int RunSessionsServer(int argc, char** argv, SessionsConfig config) {
+  const bool migrate = argc >= 2 && std::strcmp(argv[1], "migrate") == 0;
+  return RunServiceMain(
+      argc, argv,
+      ServiceMain{
+          .identity = SessionsIdentity(),
+          .add_flags =
+              [&](Flags& flags) {
+                if (!migrate) AddSessionsFlags(flags, &config);
+              },
+          .finalize_config = nullptr,
+          .make_services = [&](ServiceHost& host) { return InstallSessions(host, config); },
+      });
 }
 
 }  // namespace parlor::sessions

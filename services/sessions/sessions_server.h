@@ -79,6 +79,11 @@ absl::StatusOr<std::shared_ptr<void>> InstallSessions(
     ServiceHost& host, const SessionsConfig& config,
     std::function<absl::Time()> clock = [] { return absl::Now(); });
 
+// The whole of parlor-sessions' main(): `serve` (the default) or `migrate`, flags from the command
+// line and the environment, over `config` (the shipped binary passes the defaults; the end-to-end
+// tests' build passes the test-only games too).
+int RunSessionsServer(int argc, char** argv, SessionsConfig config);
+
 // Runs one sweep now on an installed service (tests with an injected clock).
 absl::StatusOr<int> SweepNow(const std::shared_ptr<void>& installed);
 
