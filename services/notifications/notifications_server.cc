@@ -157,8 +157,11 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
   spdlog::info("notifications: APNs {}, FCM {}", h->apns_tokens ? "on" : "off (no credentials)",
                h->fcm_tokens ? "on" : "off (no credentials)");
   h->store = std::make_unique<PgNotificationsStore>(
-      &host.db(), config.accept_one_by_one ? PgNotificationsStore::AcceptMode::kOneByOne
-                                           : PgNotificationsStore::AcceptMode::kSetBased);
+      &host.db(),
+      config.accept_one_by_one ? PgNotificationsStore::AcceptMode::kOneByOne
+                               : PgNotificationsStore::AcceptMode::kSetBased,
+      config.former_queue ? PgNotificationsStore::QueueMode::kFormer
+                          : PgNotificationsStore::QueueMode::kIndexed);
   h->metrics = std::make_unique<DeliveryMetrics>(&host.metrics().registry());
   h->deliverer =
       std::make_unique<Deliverer>(h->store.get(), h->metrics.get(), clock, h->config.delivery);

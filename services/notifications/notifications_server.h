@@ -27,6 +27,9 @@ struct NotificationsConfig {
   // AcceptEvents one event at a time (some six statements each) instead of set-based: only the
   // load tool's baseline sets it.
   bool accept_one_by_one = false;
+  // The queue worked the former way (PgNotificationsStore::QueueMode::kFormer): only the load
+  // tool's baseline sets it (with delivery.wake_all).
+  bool former_queue = false;
   WatchLimits watch;                  // WatchNotifications' bounds
   AccountDeletionSettings deletions;  // where deleted accounts are learnt
 };

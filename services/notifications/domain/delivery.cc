@@ -268,7 +268,12 @@ void DeliveryLoop::Wake() {
     std::lock_guard<std::mutex> lock(mu_);
     ++wakes_;
   }
-  cv_.notify_all();
+  // One idle sender claims what a batch of events queued; the busy ones look again when done.
+  if (deliverer_->options().wake_all) {
+    cv_.notify_all();
+  } else {
+    cv_.notify_one();
+  }
 }
 
 void DeliveryLoop::Run(int index) {
@@ -289,8 +294,11 @@ void DeliveryLoop::Run(int index) {
       (void)deliverer_->UpdateQueueGauges();
       next_gauges = absl::Now() + absl::Seconds(1);
     }
-    // A full batch: more may be due at once.
-    if (claimed.ok() && *claimed >= deliverer_->options().batch) continue;
+    // A full batch: more may be due at once, for another sender too.
+    if (claimed.ok() && *claimed >= deliverer_->options().batch) {
+      if (!deliverer_->options().wake_all) Wake();
+      continue;
+    }
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, absl::ToChronoMilliseconds(deliverer_->options().poll_interval),
                  [&] { return stop_ || wakes_ != seen; });

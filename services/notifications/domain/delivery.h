@@ -74,6 +74,10 @@ struct DeliveryOptions {
   int rejected_attempts = 3;
   // Transient failures: given up after this many attempts.
   int max_attempts = 15;
+  // Every sender thread wakes for each accepted batch of events (the former way: all but one
+  // found nothing, or a few pushes each). By default one wakes, and a sender that claims a full
+  // batch wakes another.
+  bool wake_all = false;
 };
 
 // The service's delivery metrics:
@@ -151,8 +155,9 @@ class Deliverer {
   DeliveryOptions options_;
 };
 
-// options.threads sender threads running Deliverer rounds: at once when Wake() is called (an
-// event was accepted), else every poll_interval. Stops and joins on destruction.
+// options.threads sender threads running Deliverer rounds: one at once when Wake() is called
+// (events were accepted; a busy sender runs another round when it is done), else every
+// poll_interval. Stops and joins on destruction.
 class DeliveryLoop {
  public:
   DeliveryLoop(Deliverer* deliverer, SenderFactory factory);

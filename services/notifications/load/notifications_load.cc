@@ -11,8 +11,11 @@
 // default - before: sender threads that send one push at a time (--push_in_flight=1, the former
 // way); after: the service as it is (up to --push_in_flight pushes in flight per sender, as
 // concurrent streams of its HTTP/2 connection). "accept" - before: AcceptEvents one event at a
-// time (some six statements each, the former way); after: set-based. "none": only the service as
-// it is. Each: (2) open loop at --rate events/s for
+// time (some six statements each, the former way); after: set-based. "queue" - before: the former
+// queue (a claim leased a push by moving its due_time, an entry in each index per claim;
+// PostgreSQL planned full scans of a queue it saw empty; every sender thread woke for each
+// batch); after: lease_time (an in-place HOT update), index scans only, one sender woken. "none":
+// only the service as it is. Each: (2) open loop at --rate events/s for
 // --seconds, each a "your turn" for a random device's account, sent in batches as a relay does
 // (what fell due since the last call, at most 500): latency percentiles, backlog at the end;
 // (3) saturation: batches of 200 as fast as AcceptEvents takes them for --saturation_seconds:
@@ -63,6 +66,7 @@ struct Options {
   std::string fake_binary;
   std::string fake_script;
   int pg_pid = 0;
+  bool statements = false;
   int devices = 100000;
   int rate = 1000;
   int seconds = 20;
@@ -76,6 +80,7 @@ struct Options {
 struct Mode {
   const char* name;
   bool accept_one_by_one = false;
+  bool former_queue = false;
   int in_flight = 1;
 };
 
@@ -205,6 +210,7 @@ struct Figures {
   double saturation_pushes = 0;
   Cpu cpu;  // used during the open loop and its drain
   PgCounters pg;
+  std::string statements;  // --statements: the open loop's statements by total time
 };
 
 class LoadRun {
@@ -219,6 +225,8 @@ class LoadRun {
     config.delivery.poll_interval = absl::Milliseconds(100);
     config.delivery.in_flight = mode.in_flight;
     config.accept_one_by_one = mode.accept_one_by_one;
+    config.former_queue = mode.former_queue;
+    config.delivery.wake_all = mode.former_queue;
     if (absl::Status s = FinalizeNotificationsConfig(config); !s.ok()) return s;
     ServerConfig server_config = parlor::testing::TestServerConfig(o_.db_url, keys_);
     server_config.db_max_connections = 16;
@@ -229,6 +237,7 @@ class LoadRun {
     if (accounts_.empty()) RegisterDevices();
     stub_ = v1::NotificationsInternalService::NewStub((*server)->channel());
     Figures f;
+    if (o_.statements) ResetStatements();
     const Cpu cpu_before = CpuNow();
     const PgCounters pg_before = ReadPgCounters(o_.db_url);
     // Open loop at --rate.
@@ -261,6 +270,7 @@ class LoadRun {
     f.pg = {pg_after.statements - pg_before.statements, pg_after.commits - pg_before.commits,
             pg_after.rows - pg_before.rows, pg_after.wal_bytes - pg_before.wal_bytes};
     f.delivered = DeliveredSince(phase2_start, &f.latencies_ms);
+    if (o_.statements) f.statements = Statements(f.delivered);
     // Saturation.
     const double phase3_start = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
     const absl::Time sat_start = absl::Now();
@@ -282,10 +292,33 @@ class LoadRun {
     pqxx::connection c(o_.db_url);
     pqxx::nontransaction(c).exec0(
         "TRUNCATE notifications.deliveries, notifications.events, notifications.turns");
+    Warm();
     return f;
   }
 
  private:
+  void ResetStatements() {
+    pqxx::connection c(o_.db_url);
+    pqxx::nontransaction(c).exec("SELECT pg_stat_statements_reset()");
+  }
+
+  // PostgreSQL's time per statement of the open loop (pg_stat_statements), biggest first.
+  std::string Statements(int64_t pushes) {
+    pqxx::connection c(o_.db_url);
+    std::string out = "    calls   rows  total ms  mean us  us/push  statement\n";
+    for (const pqxx::row& row : pqxx::nontransaction(c).exec(
+             "SELECT calls, rows, total_exec_time, mean_exec_time * 1000, "
+             "left(regexp_replace(query, '\\s+', ' ', 'g'), 90) FROM pg_stat_statements s "
+             "JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = current_database() "
+             "ORDER BY total_exec_time DESC LIMIT 12")) {
+      absl::StrAppendFormat(&out, "  %7d %6d %9.1f %8.1f %8.1f  %s\n", row[0].as<int64_t>(),
+                            row[1].as<int64_t>(), row[2].as<double>(), row[3].as<double>(),
+                            row[2].as<double>() * 1000 / std::max<int64_t>(1, pushes),
+                            row[4].c_str());
+    }
+    return out;
+  }
+
   Cpu CpuNow() const {
     Cpu cpu;
     cpu.tool = ThreadCpu(CLOCK_THREAD_CPUTIME_ID);
@@ -315,6 +348,32 @@ class LoadRun {
     }
     txn.commit();
     std::printf("devices: %zu registered (half APNs, half FCM)\n", accounts_.size());
+    Warm();
+  }
+
+  // A running service's tables, not empty ones: every account has a turn state (a game where it
+  // is the other player's turn) and a read entry in its inbox, and the tables have statistics.
+  // From empty tables PostgreSQL plans the fan-out's badge count (turns of the account) and the
+  // queue's foreign-key check of each push's event as scans of the whole, empty, table; those
+  // plans stay cached on each pooled connection until autovacuum analyzes the table (a minute
+  // or more) while the tables grow by a row per event: the fan-out took some 50 ms per batch of
+  // 50 events at 20,000 rows, and PostgreSQL's CPU per push doubled over a 20 s run.
+  void Warm() {
+    pqxx::connection c(o_.db_url);
+    pqxx::nontransaction txn(c);
+    txn.exec0(
+        "INSERT INTO notifications.turns (account_id, game_id, version, my_turn) "
+        "SELECT account_id, 'warm-' || device_id, 1, false FROM notifications.devices "
+        "ON CONFLICT DO NOTHING");
+    txn.exec0(
+        "INSERT INTO notifications.events (dedupe_key, account_id, kind, game_id, game, version, "
+        "title_loc_key, loc_key, loc_args, deep_link, commit_time, create_time, in_inbox, "
+        "read_time) SELECT 'warm:' || device_id, account_id, 4, 'warm-' || device_id, 'pico', 1, "
+        "'game_over.title', 'game_over.body', '{Tess}', 'parlor://home', now(), now(), true, "
+        "now() FROM notifications.devices ON CONFLICT DO NOTHING");
+    txn.exec0(
+        "ANALYZE notifications.devices, notifications.turns, notifications.events, "
+        "notifications.deliveries");
   }
 
   bool Send(int count) {
@@ -402,6 +461,7 @@ void Print(const char* name, const Options& o, const Figures& f) {
       "rows written, %.0f WAL bytes\n",
       f.pg.statements / n, f.pg.statements > 0 ? "" : ": not loaded", f.pg.commits / n,
       f.pg.rows / n, f.pg.wal_bytes / n);
+  if (!f.statements.empty()) std::printf("%s", f.statements.c_str());
   std::printf("  saturation: %.0f events/s accepted (batches of 200), %.0f pushes/s delivered\n",
               f.saturation_events, f.saturation_pushes);
 }
@@ -439,14 +499,21 @@ int Run(const Options& o) {
   std::vector<Mode> modes;
   if (o.compare == "send") {
     modes.push_back({.name = "before: one push at a time per sender thread", .in_flight = 1});
+  } else if (o.compare == "queue") {
+    modes.push_back({.name =
+                         "before: the former queue (a claim moves due_time, plans as PostgreSQL "
+                         "likes, every sender woken per batch)",
+                     .former_queue = true,
+                     .in_flight = o.push_in_flight});
   } else if (o.compare == "accept") {
     modes.push_back({.name = "before: AcceptEvents one event at a time",
                      .accept_one_by_one = true,
                      .in_flight = o.push_in_flight});
   }
-  const std::string after =
-      absl::StrFormat("after: set-based AcceptEvents, up to %d pushes in flight per sender thread",
-                      o.push_in_flight);
+  const std::string after = absl::StrFormat(
+      "after: set-based AcceptEvents, claims in lease_time (HOT), index scans only, one "
+      "sender woken per batch, up to %d pushes in flight per sender thread",
+      o.push_in_flight);
   modes.push_back({.name = after.c_str(), .in_flight = o.push_in_flight});
   for (const Mode& mode : modes) {
     absl::StatusOr<Figures> figures = run.Measure(mode);
@@ -464,6 +531,7 @@ int Run(const Options& o) {
 }  // namespace parlor::notifications
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it comes, also into a file
   parlor::notifications::Options o;
   parlor::Flags flags("parlor-notifications-load");
   flags.String("db_url", &o.db_url, "PostgreSQL to use (a throw-away database)", true);
@@ -472,6 +540,8 @@ int main(int argc, char** argv) {
                "(fake_push_server.py)");
   flags.String("fake_binary", &o.fake_binary, "path of parlor-fake-push-provider (--fake=native)");
   flags.String("fake_script", &o.fake_script, "path of fake_push_server.py (--fake=python)");
+  flags.Bool("statements", &o.statements,
+             "print PostgreSQL's time per statement of each open loop (pg_stat_statements)");
   flags.Int("pg_pid", &o.pg_pid, "PostgreSQL's postmaster pid, for its CPU (0: not measured)",
             {.min = 0, .max = 1 << 30});
   flags.Int("devices", &o.devices, "devices to register (one per account)",
@@ -486,7 +556,9 @@ int main(int argc, char** argv) {
             {.min = 1, .max = 1000});
   flags.String("compare", &o.compare,
                "what to measure first, before the service as it is: send (one push at a time per "
-               "sender thread), accept (AcceptEvents one event at a time), none");
+               "sender thread), accept (AcceptEvents one event at a time), queue (the former "
+               "queue: a claim moves due_time, plans as PostgreSQL likes, every sender woken), "
+               "none");
   if (absl::Status parsed = flags.Parse(argc, argv); !parsed.ok()) {
     std::fprintf(stderr, "%s\n", std::string(parsed.message()).c_str());
     return parsed.code() == absl::StatusCode::kNotFound ? 0 : 2;
@@ -500,8 +572,9 @@ int main(int argc, char** argv) {
                  o.fake == "native" ? "binary" : "script");
     return 2;
   }
-  if (o.compare != "send" && o.compare != "accept" && o.compare != "none") {
-    std::fprintf(stderr, "--compare must be send, accept or none; got \"%s\"\n", o.compare.c_str());
+  if (o.compare != "send" && o.compare != "accept" && o.compare != "queue" && o.compare != "none") {
+    std::fprintf(stderr, "--compare must be send, accept, queue or none; got \"%s\"\n",
+                 o.compare.c_str());
     return 2;
   }
   return parlor::notifications::Run(o);

@@ -160,6 +160,7 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEvents(
   Accepted accepted;
   absl::Status status = db_->Transact("accept_events", [&](pqxx::work& txn) {
     accepted = Accepted();
+    IndexScansOnly(txn);
     // (1) Preferences, then each event's plan.
     std::map<std::string, Preferences> preferences;
     for (const pqxx::row& row :
@@ -425,14 +426,22 @@ absl::StatusOr<int64_t> PgNotificationsStore::MarkRead(const std::string& accoun
   return unread;
 }
 
+void PgNotificationsStore::IndexScansOnly(pqxx::work& txn) const {
+  if (queue_ == QueueMode::kIndexed) txn.exec0(sql::kIndexScansOnly);
+}
+
 absl::StatusOr<std::vector<Push>> PgNotificationsStore::ClaimPushes(absl::Time now,
                                                                     absl::Duration lease,
                                                                     int limit) {
   std::vector<Push> pushes;
   absl::Status status = db_->Transact("claim_pushes", [&](pqxx::work& txn) {
     pushes.clear();
-    for (const pqxx::row& row : db_->Run(txn, "claim_pushes", sql::kClaimPushes, Micros(now),
-                                         Micros(now + lease), limit)) {
+    IndexScansOnly(txn);
+    const bool moving = queue_ == QueueMode::kFormer;
+    for (const pqxx::row& row :
+         db_->Run(txn, moving ? "claim_pushes_moving_due_time" : "claim_pushes",
+                  moving ? sql::kClaimPushesMovingDueTime : sql::kClaimPushes, Micros(now),
+                  Micros(now + lease), limit)) {
       Push p;
       p.delivery_id = row[0].as<int64_t>();
       p.attempts = row[1].as<int>();
@@ -468,6 +477,7 @@ absl::StatusOr<std::vector<Push>> PgNotificationsStore::ClaimPushes(absl::Time n
 absl::Status PgNotificationsStore::RemovePushes(const std::vector<int64_t>& delivery_ids) {
   if (delivery_ids.empty()) return absl::OkStatus();
   return db_->Transact("remove_pushes", [&](pqxx::work& txn) {
+    IndexScansOnly(txn);
     db_->Run(txn, "remove_pushes", sql::kRemovePushes, PgIntArray(delivery_ids));
     return absl::OkStatus();
   });
@@ -484,6 +494,7 @@ absl::Status PgNotificationsStore::ReschedulePushes(const std::vector<Retry>& re
     errors.push_back(retry.error.substr(0, 500));
   }
   return db_->Transact("reschedule_pushes", [&](pqxx::work& txn) {
+    IndexScansOnly(txn);
     txn.exec_params0(sql::kReschedulePushes, PgIntArray(ids), PgIntArray(due), PgTextArray(errors));
     return absl::OkStatus();
   });
@@ -493,6 +504,7 @@ absl::StatusOr<bool> PgNotificationsStore::RemoveDeadDevice(const std::string& d
                                                             const std::string& token) {
   bool removed = false;
   absl::Status status = db_->Transact("remove_dead_device", [&](pqxx::work& txn) {
+    IndexScansOnly(txn);  // the queue's rows of the device go with it
     removed = !txn.exec_params(sql::kRemoveDeadDevice, device_id, token).empty();
     return absl::OkStatus();
   });

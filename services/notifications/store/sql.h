@@ -200,27 +200,52 @@ inline constexpr char kMarkReadIds[] =
 inline constexpr char kMarkReadUpTo[] = "UPDATE notifications.events SET read_time = " PARLOR_TS(
     3) " WHERE account_id = $1::uuid AND notification_id <= $2 AND in_inbox AND read_time IS NULL";
 
-// Leases due pushes (SKIP LOCKED: every replica's senders claim different rows).
+// First in every transaction that reads or writes the delivery queue, or fans out to it: such a
+// statement is prepared once per pooled connection and its generic plan kept, and a queue is
+// mostly empty, so PostgreSQL would plan full scans of it (the claim scanned the table once per
+// claimed row) and keep them when the queue grows (thousands of rows at a provider's outage) or
+// is full of dead rows between vacuums; likewise the badge count and the foreign-key checks on a
+// new service's empty tables. With sequential scans off every statement here uses its index.
+inline constexpr char kIndexScansOnly[] = "SET LOCAL enable_seqscan = off";
+
+#define PARLOR_CLAIMED_COLUMNS \
+  "d.delivery_id, d.attempts, v.device_id::text, v.account_id::text, v.platform, v.token, "  \
+  "v.locale, v.time_zone, v.app_id, v.sandbox, d.kind, d.game_id, d.version, "             \
+  "e.title_loc_key, e.loc_key, e.loc_args, e.deep_link, d.badge, " PARLOR_MICROS(           \
+      "d.commit_time") ", " PARLOR_MICROS("d.expire_time") ", e.dedupe_key, "               \
+                           "e.last_move_player, e.last_move"
+
+// Leases due pushes (SKIP LOCKED: every replica's senders claim different rows) until $2 by
+// setting lease_time, which no index covers: PostgreSQL updates the rows in place (HOT).
 inline constexpr char kClaimPushes[] =
+    "WITH due AS (SELECT delivery_id FROM notifications.deliveries "
+    "  WHERE due_time <= " PARLOR_TS(1) " AND (lease_time IS NULL OR lease_time <= " PARLOR_TS(
+        1) ") ORDER BY due_time LIMIT $3 FOR UPDATE SKIP LOCKED) "
+           "UPDATE notifications.deliveries d SET lease_time = " PARLOR_TS(2)
+    ", attempts = d.attempts + 1 "
+    "FROM due, notifications.devices v, notifications.events e "
+    "WHERE d.delivery_id = due.delivery_id AND v.device_id = d.device_id "
+    "AND e.notification_id = d.notification_id RETURNING " PARLOR_CLAIMED_COLUMNS;
+
+// The former claim, kept for the load tool's comparison (--compare=claim): the lease moved
+// due_time forward, a change of an indexed column, so every claim added an entry to each index.
+inline constexpr char kClaimPushesMovingDueTime[] =
     "WITH due AS (SELECT delivery_id FROM notifications.deliveries "
     "  WHERE due_time <= " PARLOR_TS(1) " ORDER BY due_time LIMIT $3 FOR UPDATE SKIP LOCKED) "
     "UPDATE notifications.deliveries d SET due_time = " PARLOR_TS(2)
     ", attempts = d.attempts + 1 "
     "FROM due, notifications.devices v, notifications.events e "
     "WHERE d.delivery_id = due.delivery_id AND v.device_id = d.device_id "
-    "AND e.notification_id = d.notification_id "
-    "RETURNING d.delivery_id, d.attempts, v.device_id::text, v.account_id::text, v.platform, "
-    "v.token, v.locale, v.time_zone, v.app_id, v.sandbox, d.kind, d.game_id, d.version, "
-    "e.title_loc_key, e.loc_key, e.loc_args, e.deep_link, d.badge, "
-    PARLOR_MICROS("d.commit_time") ", " PARLOR_MICROS("d.expire_time") ", e.dedupe_key, "
-    "e.last_move_player, e.last_move";
+    "AND e.notification_id = d.notification_id RETURNING " PARLOR_CLAIMED_COLUMNS;
+
+#undef PARLOR_CLAIMED_COLUMNS
 
 inline constexpr char kRemovePushes[] =
     "DELETE FROM notifications.deliveries WHERE delivery_id = ANY($1::bigint[])";
 
 inline constexpr char kReschedulePushes[] =
-    "UPDATE notifications.deliveries d SET due_time = to_timestamp(u.due / 1000000.0), last_error "
-    "= u.error "
+    "UPDATE notifications.deliveries d SET due_time = to_timestamp(u.due / 1000000.0), "
+    "lease_time = NULL, last_error = u.error "
     "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS u(id, due, error) "
     "WHERE d.delivery_id = u.id";
 
@@ -231,7 +256,8 @@ inline constexpr char kRemoveDeadDevice[] =
 // Depth counts every queued push; the oldest age only those due (not a reminder waiting for the
 // end of quiet hours, nor a retry backing off, nor one being sent).
 inline constexpr char kQueueStats[] = "SELECT count(*), " PARLOR_MICROS(
-    "min(commit_time) FILTER (WHERE due_time <= now())") " FROM notifications.deliveries";
+    "min(commit_time) FILTER (WHERE due_time <= now() AND (lease_time IS NULL OR lease_time "
+    "<= now()))") " FROM notifications.deliveries";
 
 #undef PARLOR_NOTIFICATION_COLUMNS
 #undef PARLOR_DEVICE_COLUMNS
