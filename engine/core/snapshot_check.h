@@ -31,16 +31,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "engine/core/status_macros.h"
 #include "google/protobuf/any.pb.h"
 #include "google/protobuf/descriptor.h"
-
-// Returns the status of `expr` from the enclosing function when it is not OK.
-#define PARLOR_RETURN_IF_ERROR(expr)                                    \
-  do {                                                                  \
-    if (::absl::Status parlor_status_ = (expr); !parlor_status_.ok()) { \
-      return parlor_status_;                                            \
-    }                                                                   \
-  } while (false)
 
 namespace parlor::engine::snapshot {
 
