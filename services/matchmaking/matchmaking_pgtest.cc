@@ -1070,6 +1070,76 @@ TEST_F(MatchmakingPgTest, WatchMyTicketsStreamsTheMatch) {
   reader->Finish();
 }
 
+// Every open stream is polled by one statement per round: each stream still gets exactly its own
+// player's tickets from its own cursor (two streams of one player, one of another, one of a player
+// without tickets), and the game's creation by another replica reaches all of them (the creation
+// touches the match's tickets, found through their players).
+TEST_F(MatchmakingPgTest, WatchMyTicketsRoundsAnswerEachStreamWithItsOwnTickets) {
+  auto [alice, alice_token] = SignIn("device-alice");
+  auto [bob, bob_token] = SignIn("device-bob");
+  auto [carol, carol_token] = SignIn("device-carol");
+  v1::EnqueueRequest request;
+  request.set_game("pico");
+  v1::EnqueueResponse alice_ticket;
+  ASSERT_TRUE(stub_->Enqueue(WithToken(alice_token).get(), request, &alice_ticket).ok());
+  auto alice_context = WithToken(alice_token);
+  auto alice_reader = stub_->WatchMyTickets(alice_context.get(), v1::WatchMyTicketsRequest());
+  auto bob_context = WithToken(bob_token);
+  auto bob_reader = stub_->WatchMyTickets(bob_context.get(), v1::WatchMyTicketsRequest());
+  auto carol_context = WithToken(carol_token);
+  auto carol_reader = stub_->WatchMyTickets(carol_context.get(), v1::WatchMyTicketsRequest());
+  v1::WatchMyTicketsResponse message;
+  ASSERT_TRUE(alice_reader->Read(&message));
+  EXPECT_EQ(message.ticket().ticket_id(), alice_ticket.ticket().ticket_id());
+  EXPECT_EQ(message.ticket().state(), v1::TICKET_STATE_WAITING);
+  v1::EnqueueResponse bob_ticket;
+  ASSERT_TRUE(stub_->Enqueue(WithToken(bob_token).get(), request, &bob_ticket).ok());
+  ASSERT_TRUE(bob_reader->Read(&message));
+  EXPECT_EQ(message.ticket().ticket_id(), bob_ticket.ticket().ticket_id());
+  EXPECT_EQ(message.ticket().state(), v1::TICKET_STATE_WAITING);
+  clock_->Advance(absl::Seconds(5));
+  auto alice_context2 = WithToken(alice_token);
+  auto alice_reader2 = stub_->WatchMyTickets(alice_context2.get(), v1::WatchMyTicketsRequest());
+  ASSERT_TRUE(alice_reader2->Read(&message));
+  EXPECT_EQ(message.ticket().ticket_id(), alice_ticket.ticket().ticket_id());
+  EXPECT_EQ(message.ticket().state(), v1::TICKET_STATE_WAITING);
+
+  absl::StatusOr<PassStats> pass = service_->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  ASSERT_EQ(pass->matches, 1);
+  for (auto* reader : {alice_reader.get(), alice_reader2.get(), bob_reader.get()}) {
+    ASSERT_TRUE(reader->Read(&message));
+    EXPECT_EQ(message.ticket().state(), v1::TICKET_STATE_MATCHED);
+    EXPECT_EQ(message.ticket().game_id(), "");
+  }
+  clock_->Advance(absl::Seconds(1));
+  SlowGameCreator games;
+  games.hold = absl::ZeroDuration();
+  Replica other = MakeReplica(nullptr, &games);
+  ASSERT_THAT(other.service->DeliverGames(), IsOkAndHolds(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets t JOIN matchmaking.matches m "
+                  "USING (match_id) WHERE t.update_time = m.game_create_time"),
+            2);
+  for (auto [reader, ticket] :
+       {std::pair{alice_reader.get(), &alice_ticket}, std::pair{alice_reader2.get(), &alice_ticket},
+        std::pair{bob_reader.get(), &bob_ticket}}) {
+    ASSERT_TRUE(reader->Read(&message));
+    EXPECT_EQ(message.ticket().ticket_id(), ticket->ticket().ticket_id());
+    EXPECT_EQ(message.ticket().state(), v1::TICKET_STATE_MATCHED);
+    EXPECT_FALSE(message.ticket().game_id().empty());
+  }
+  for (auto* context : {alice_context.get(), alice_context2.get(), bob_context.get()}) {
+    context->TryCancel();
+  }
+  alice_reader->Finish();
+  alice_reader2->Finish();
+  bob_reader->Finish();
+  // Carol's stream had nothing to say: once cancelled it ends without a message.
+  carol_context->TryCancel();
+  EXPECT_FALSE(carol_reader->Read(&message));
+  carol_reader->Finish();
+}
+
 TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
   ASSERT_THAT(service_->Enqueue("m1", Input("pico", true)), IsOk());
   ASSERT_THAT(service_->Enqueue("m2", Input("pico", true)), IsOk());

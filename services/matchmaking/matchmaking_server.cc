@@ -192,7 +192,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
                                .records = installed->records.get()},
       config.options);
   installed->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
-  installed->hub = std::make_unique<WatchHub>(&host.workers(), config.watch_poll_interval);
+  installed->hub = std::make_unique<WatchHub>(installed->domain.get(), &host.workers(),
+                                              config.watch_poll_interval);
   installed->api = std::make_unique<MatchmakingApi>(
       installed->domain.get(), &host.rpc(), installed->authenticator.get(), installed->hub.get());
   host.AddService(installed->api.get(), "parlor.matchmaking.v1.MatchmakingService");

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "parlor/matchmaking/v1/matchmaking.grpc.pb.h"
 #include "services/common/rpc.h"
@@ -14,23 +16,26 @@ namespace parlor::matchmaking {
 
 class TicketWatch;
 
-// Polls the tickets of every open WatchMyTickets stream on the worker pool every `interval`.
+// Polls the tickets of every open WatchMyTickets stream every `interval`, all of them with one
+// statement per round on the worker pool; a newly opened stream is polled at once.
 class WatchHub {
  public:
-  WatchHub(ThreadPool* workers, absl::Duration interval);
+  WatchHub(MatchmakingService* service, ThreadPool* workers, absl::Duration interval);
   ~WatchHub();
   void Add(TicketWatch* watch);
   void Remove(TicketWatch* watch);
   void Stop();
-  ThreadPool* workers() { return workers_; }
 
  private:
   void Loop();
+  void Poll(const std::vector<std::pair<TicketWatch*, absl::Time>>& round);
+  MatchmakingService* service_;
   ThreadPool* workers_;
   absl::Duration interval_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool added_ = false;
   std::set<TicketWatch*> watches_;
   std::thread thread_;
 };

@@ -355,6 +355,11 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingService::TicketsChangedSince(
   return deps_.store->ListTickets(caller, changed_after, kMaxPageSize);
 }
 
+absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> MatchmakingService::TicketsChangedSince(
+    const std::vector<std::pair<std::string, absl::Time>>& players) {
+  return deps_.store->ListTicketsOfAccounts(players, kMaxPageSize);
+}
+
 // ---- Parties ------------------------------------------------------------------------------------
 
 absl::StatusOr<PartyRow> MatchmakingService::CreateParty(const std::string& caller, int max_size) {

@@ -137,6 +137,10 @@ class MatchmakingService {
   // Waiting tickets and those changed after `changed_after` (WatchMyTickets).
   absl::StatusOr<std::vector<TicketRow>> TicketsChangedSince(const std::string& caller,
                                                              absl::Time changed_after);
+  // TicketsChangedSince for many (player, changed_after) pairs in one statement; each ticket is
+  // paired with the index of the pair it answers.
+  absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> TicketsChangedSince(
+      const std::vector<std::pair<std::string, absl::Time>>& players);
 
   absl::StatusOr<PartyRow> CreateParty(const std::string& caller, int max_size);
   absl::StatusOr<PartyRow> JoinParty(const std::string& caller, const std::string& code);

@@ -65,27 +65,28 @@ ChallengeState ParseChallengeState(const std::string& state) {
   return ChallengeState::kOpen;
 }
 
-TicketRow ToTicket(const pqxx::row& row) {
+// `o`: the index of the ticket's first column in `row`.
+TicketRow ToTicket(const pqxx::row& row, int o = 0) {
   TicketRow t;
-  t.ticket_id = row[0].as<std::string>();
-  t.owner_id = row[1].as<std::string>();
-  t.game = row[2].as<std::string>();
-  t.options = row[3].as<std::string>();
-  t.ranked = row[4].as<bool>();
-  t.player_counts = SplitInts(row[5].as<std::string>());
-  t.party_id = row[6].as<std::string>();
-  t.members = SplitList(row[7].as<std::string>());
-  t.rating = row[8].as<double>();
-  t.state = ParseTicketState(row[9].as<std::string>());
-  t.match_id = row[10].as<std::string>();
-  t.game_id = row[11].as<std::string>();
-  t.create_time = FromMicros(row[12].as<int64_t>());
-  t.expire_time = FromMicros(row[13].as<int64_t>());
-  t.update_time = FromMicros(row[14].as<int64_t>());
-  t.properties = row[15].as<std::string>();
-  t.requirements = row[16].as<std::string>();
-  t.time_control = row[17].as<std::string>();
-  t.visibility = row[18].as<std::string>();
+  t.ticket_id = row[o + 0].as<std::string>();
+  t.owner_id = row[o + 1].as<std::string>();
+  t.game = row[o + 2].as<std::string>();
+  t.options = row[o + 3].as<std::string>();
+  t.ranked = row[o + 4].as<bool>();
+  t.player_counts = SplitInts(row[o + 5].as<std::string>());
+  t.party_id = row[o + 6].as<std::string>();
+  t.members = SplitList(row[o + 7].as<std::string>());
+  t.rating = row[o + 8].as<double>();
+  t.state = ParseTicketState(row[o + 9].as<std::string>());
+  t.match_id = row[o + 10].as<std::string>();
+  t.game_id = row[o + 11].as<std::string>();
+  t.create_time = FromMicros(row[o + 12].as<int64_t>());
+  t.expire_time = FromMicros(row[o + 13].as<int64_t>());
+  t.update_time = FromMicros(row[o + 14].as<int64_t>());
+  t.properties = row[o + 15].as<std::string>();
+  t.requirements = row[o + 16].as<std::string>();
+  t.time_control = row[o + 17].as<std::string>();
+  t.visibility = row[o + 18].as<std::string>();
   return t;
 }
 
@@ -249,6 +250,33 @@ absl::StatusOr<TicketRow> PgMatchmakingStore::CancelTicket(const std::string& ti
     result = ToTicket(txn.exec_params1(sql::kGetTicket, ticket_id, account_id));
     return absl::OkStatus();
   });
+  if (!status.ok()) return status;
+  return result;
+}
+
+absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> PgMatchmakingStore::ListTicketsOfAccounts(
+    const std::vector<std::pair<std::string, absl::Time>>& accounts, int limit) {
+  std::vector<std::pair<size_t, TicketRow>> result;
+  if (accounts.empty()) return result;
+  std::vector<std::string> ids;
+  std::vector<int64_t> after;
+  ids.reserve(accounts.size());
+  after.reserve(accounts.size());
+  for (const auto& [id, time] : accounts) {
+    ids.push_back(id);
+    after.push_back(Micros(time));
+  }
+  absl::Status status =
+      db_->Transact("list_tickets_of_accounts", [&](pqxx::work& txn) -> absl::Status {
+        result.clear();
+        for (const pqxx::row& row : txn.exec_params(sql::kListTicketsOfAccounts, PgTextArray(ids),
+                                                    PgIntArray(after), limit)) {
+          const int64_t n = row[0].as<int64_t>();
+          if (n < 1 || n > static_cast<int64_t>(accounts.size())) continue;
+          result.emplace_back(static_cast<size_t>(n - 1), ToTicket(row, 1));
+        }
+        return absl::OkStatus();
+      });
   if (!status.ok()) return status;
   return result;
 }

@@ -81,6 +81,19 @@ inline constexpr char kListTickets[] =
     "AND (t.state = 'waiting' OR t.update_time > " PARLOR_MM_TS(2) ") "
     "ORDER BY t.create_time DESC, t.ticket_id LIMIT $3";
 
+// kListTickets for many players in one statement: one (account, changed after) pair per open
+// WatchMyTickets stream, each answered as kListTickets would answer it alone (same index path,
+// same limit), rows prefixed by the (1-based) position of the pair they answer.
+inline constexpr char kListTicketsOfAccounts[] =
+    "SELECT a.n, x.* FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY "
+    "AS a(account_id, after, n) "
+    "CROSS JOIN LATERAL (SELECT " PARLOR_MM_TICKET_COLUMNS
+    "WHERE t.ticket_id IN (SELECT p.ticket_id FROM matchmaking.ticket_players p "
+    "WHERE p.account_id = a.account_id) "
+    "AND (t.state = 'waiting' OR t.update_time > to_timestamp(a.after::double precision / "
+    "1000000)) "
+    "ORDER BY t.create_time DESC, t.ticket_id LIMIT $3) x";
+
 // ---- Parties ----------------------------------------------------------------------------------
 
 inline constexpr char kInsertParty[] =

@@ -164,6 +164,10 @@ class MatchmakingStore : public AccountDeletionSink {
   virtual absl::StatusOr<std::vector<TicketRow>> ListTickets(const std::string& account_id,
                                                              absl::Time changed_after,
                                                              int limit) = 0;
+  // ListTickets for each (account, changed_after) pair in one statement; each row is paired with
+  // the index in `accounts` of the pair it answers, in ListTickets' order within a pair.
+  virtual absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> ListTicketsOfAccounts(
+      const std::vector<std::pair<std::string, absl::Time>>& accounts, int limit) = 0;
 
   // Parties.
   virtual absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
