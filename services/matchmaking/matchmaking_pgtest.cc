@@ -1073,7 +1073,8 @@ TEST_F(MatchmakingPgTest, WatchMyTicketsStreamsTheMatch) {
 // Every open stream is polled by one statement per round: each stream still gets exactly its own
 // player's tickets from its own cursor (two streams of one player, one of another, one of a player
 // without tickets), and the game's creation by another replica reaches all of them (the creation
-// touches the match's tickets, found through their players).
+// touches the match's tickets, found through their players; the replica that created it names the
+// players whose streams it wakes).
 TEST_F(MatchmakingPgTest, WatchMyTicketsRoundsAnswerEachStreamWithItsOwnTickets) {
   auto [alice, alice_token] = SignIn("device-alice");
   auto [bob, bob_token] = SignIn("device-bob");
@@ -1116,7 +1117,11 @@ TEST_F(MatchmakingPgTest, WatchMyTicketsRoundsAnswerEachStreamWithItsOwnTickets)
   SlowGameCreator games;
   games.hold = absl::ZeroDuration();
   Replica other = MakeReplica(nullptr, &games);
+  std::vector<std::string> told;  // the players whose streams a replica wakes
+  other.service->SetGameCreatedListener(
+      [&told](const std::vector<std::string>& players) { told = players; });
   ASSERT_THAT(other.service->DeliverGames(), IsOkAndHolds(1));
+  EXPECT_THAT(told, ::testing::UnorderedElementsAre(alice, bob));
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets t JOIN matchmaking.matches m "
                   "USING (match_id) WHERE t.update_time = m.game_create_time"),
             2);

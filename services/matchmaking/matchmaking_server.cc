@@ -194,6 +194,10 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   installed->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
   installed->hub = std::make_unique<WatchHub>(installed->domain.get(), &host.workers(),
                                               config.watch_poll_interval);
+  installed->domain->SetGameCreatedListener(
+      [hub = installed->hub.get()](const std::vector<std::string>& players) {
+        hub->Wake(players);
+      });
   installed->api = std::make_unique<MatchmakingApi>(
       installed->domain.get(), &host.rpc(), installed->authenticator.get(), installed->hub.get());
   host.AddService(installed->api.get(), "parlor.matchmaking.v1.MatchmakingService");

@@ -1,5 +1,6 @@
 #include "services/matchmaking/api/matchmaking_api.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <utility>
@@ -211,27 +212,35 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
  public:
   TicketWatch(WatchHub* hub, std::string account_id, absl::Time now)
       : hub_(hub), account_id_(std::move(account_id)), cursor_(now) {
-    hub_->Add(this);  // the hub's next round, started at once for a new stream, polls it first
+    hub_->Add(this);  // due: the hub polls it at once
   }
 
   const std::string& account_id() const { return account_id_; }
 
-  // Called by the hub under its lock: claims the next poll unless one is running or, when
-  // `only_new`, the stream was polled before. `since` gets the time to ask for changes after.
-  bool TryClaim(bool only_new, absl::Time* since) {
+  // Called by the hub under its lock: the stream is to be polled before the next round of all
+  // (new, or its player's tickets just changed).
+  void MarkDue() {
     std::lock_guard<std::mutex> lock(mu_);
-    if (busy_ || finishing_ || (only_new && polled_)) return false;
+    due_ = true;
+  }
+
+  // Called by the hub under its lock: claims the next poll unless one is running or, when
+  // `only_due`, the stream is not due. `since` gets the time to ask for changes after.
+  bool TryClaim(bool only_due, absl::Time* since) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (busy_ || finishing_ || (only_due && !due_)) return false;
     busy_ = true;
+    due_ = false;
     *since = cursor_ - absl::Seconds(1);
     return true;
   }
 
-  // The claimed poll's answer (`tickets` null: the poll failed or never ran; the next round
-  // retries). May delete this.
-  void Deliver(const std::vector<const TicketRow*>* tickets) {
+  // The claimed poll's answer (`tickets` null: the poll failed or never ran; the next round of all
+  // retries). May delete this. Returns whether the stream became due while it was polled.
+  bool Deliver(const std::vector<const TicketRow*>* tickets) {
     std::unique_lock<std::mutex> lock(mu_);
+    const bool due = due_;
     if (tickets != nullptr) {
-      polled_ = true;
       for (const TicketRow* t : *tickets) {
         const std::string signature = absl::StrCat(static_cast<int>(t->state), "|", t->game_id, "|",
                                                    absl::ToUnixMicros(t->update_time));
@@ -252,7 +261,9 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
     if (done_) {
       lock.unlock();
       delete this;
+      return false;
     }
+    return due;
   }
 
   void OnWriteDone(bool ok) override {
@@ -300,7 +311,7 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
   std::map<std::string, std::string> sent_;
   std::deque<v1::WatchMyTicketsResponse> pending_;
   bool busy_ = false;
-  bool polled_ = false;
+  bool due_ = true;
   bool writing_ = false;
   bool finishing_ = false;
   bool finished_ = false;
@@ -325,7 +336,7 @@ void WatchHub::Add(TicketWatch* watch) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     watches_.insert(watch);
-    added_ = true;
+    due_ = true;
   }
   cv_.notify_all();
 }
@@ -335,17 +346,38 @@ void WatchHub::Remove(TicketWatch* watch) {
   watches_.erase(watch);
 }
 
+void WatchHub::Wake(const std::vector<std::string>& players) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (TicketWatch* watch : watches_) {
+      if (std::find(players.begin(), players.end(), watch->account_id()) != players.end()) {
+        watch->MarkDue();
+        due_ = true;
+      }
+    }
+  }
+  cv_.notify_all();
+}
+
+void WatchHub::Poke() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    due_ = true;
+  }
+  cv_.notify_all();
+}
+
 void WatchHub::Loop() {
   std::unique_lock<std::mutex> lock(mu_);
   auto next_round = std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(interval_);
   while (!stop_) {
-    cv_.wait_until(lock, next_round, [this] { return stop_ || added_; });
+    cv_.wait_until(lock, next_round, [this] { return stop_ || due_; });
     if (stop_) break;
-    // Streams opened since the last round are polled at once (only they); every stream is polled
-    // once per interval. Streams opened together (a burst of players) share a round.
+    // Due streams (opened or woken since the last round) are polled at once, only they; every
+    // stream once per interval. Streams due together (a burst of players) share a round.
     const bool all = std::chrono::steady_clock::now() >= next_round;
     if (all) next_round = std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(interval_);
-    added_ = false;
+    due_ = false;
     auto round = std::make_shared<std::vector<std::pair<TicketWatch*, absl::Time>>>();
     for (TicketWatch* watch : watches_) {
       absl::Time since;
@@ -369,9 +401,11 @@ void WatchHub::Poll(const std::vector<std::pair<TicketWatch*, absl::Time>>& roun
   if (rows.ok()) {
     for (const auto& [index, ticket] : *rows) by_watch[index].push_back(&ticket);
   }
+  bool again = false;
   for (size_t i = 0; i < round.size(); ++i) {
-    round[i].first->Deliver(rows.ok() ? &by_watch[i] : nullptr);
+    again |= round[i].first->Deliver(rows.ok() ? &by_watch[i] : nullptr);
   }
+  if (again) Poke();  // woken while this round was reading: another round for them
 }
 
 // ---- Unary RPCs ---------------------------------------------------------------------------------

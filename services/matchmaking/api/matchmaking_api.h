@@ -17,25 +17,28 @@ namespace parlor::matchmaking {
 class TicketWatch;
 
 // Polls the tickets of every open WatchMyTickets stream every `interval`, all of them with one
-// statement per round on the worker pool; a newly opened stream is polled at once.
+// statement per round on the worker pool; a newly opened stream, or one woken, is polled at once.
 class WatchHub {
  public:
   WatchHub(MatchmakingService* service, ThreadPool* workers, absl::Duration interval);
   ~WatchHub();
   void Add(TicketWatch* watch);
   void Remove(TicketWatch* watch);
+  // The streams of these players are polled at once (their tickets just changed here).
+  void Wake(const std::vector<std::string>& players);
   void Stop();
 
  private:
   void Loop();
   void Poll(const std::vector<std::pair<TicketWatch*, absl::Time>>& round);
+  void Poke();
   MatchmakingService* service_;
   ThreadPool* workers_;
   absl::Duration interval_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  bool added_ = false;
+  bool due_ = false;  // some stream is due before the next round of all
   std::set<TicketWatch*> watches_;
   std::thread thread_;
 };

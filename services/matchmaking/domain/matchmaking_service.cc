@@ -736,6 +736,7 @@ absl::StatusOr<int> MatchmakingService::DeliverGames() {
         status = deps_.store->MarkGameCreated(match.match_id, *game_id, deps_.clock());
         if (status.ok()) {
           ++created;
+          if (game_created_) game_created_(match.seat_accounts);
           continue;
         }
         // The game exists; the next attempt (after the lease) finds it again (idempotent).

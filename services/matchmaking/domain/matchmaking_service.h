@@ -130,6 +130,13 @@ class MatchmakingService {
   MatchmakingService(Deps deps, MatchmakingOptions options);
   ~MatchmakingService();
 
+  // Called with a match's players once its game is recorded (this replica's DeliverGames), so
+  // that their WatchMyTickets streams can look at once instead of at their next poll. Set before
+  // DeliverGames runs.
+  void SetGameCreatedListener(std::function<void(const std::vector<std::string>&)> listener) {
+    game_created_ = std::move(listener);
+  }
+
   absl::StatusOr<TicketRow> Enqueue(const std::string& caller, const EnqueueInput& input);
   absl::StatusOr<TicketRow> GetTicket(const std::string& caller, const std::string& ticket_id);
   absl::StatusOr<TicketRow> CancelTicket(const std::string& caller, const std::string& ticket_id);
@@ -189,6 +196,7 @@ class MatchmakingService {
   absl::Status CheckFinishRates(const std::string& caller, const std::vector<std::string>& members);
 
   Deps deps_;
+  std::function<void(const std::vector<std::string>&)> game_created_;
   MatchmakingOptions options_;
   std::atomic<uint64_t> start_seed_;
   std::unique_ptr<MatchmakingMetrics> metrics_;
