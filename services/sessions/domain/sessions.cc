@@ -387,13 +387,20 @@ absl::StatusOr<GameSummary> Sessions::SummaryFor(const std::string& account_id,
 absl::StatusOr<GameWithView> Sessions::GetGame(const std::string& account_id,
                                                absl::string_view game_id) {
   PARLOR_RETURN_IF_ERROR(ValidateGameId(game_id));
-  PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
+  // With table talk on, the caller's seen version comes in the same read (one round trip).
+  int64_t seen = -1;
+  PARLOR_ASSIGN_OR_RETURN(GameRow row, options_.table_store != nullptr
+                                           ? store_->GetGameSeenBy(game_id, account_id, &seen)
+                                           : store_->GetGame(game_id));
   PARLOR_ASSIGN_OR_RETURN(const int seat, ViewerSeat(row, SeatOf(row, account_id)));
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LockedState(*game, row));
   GameWithView out;
   PARLOR_ASSIGN_OR_RETURN(out.game, Summary(row, seat));
-  PARLOR_RETURN_IF_ERROR(AddSeen(account_id, absl::MakeSpan(&out.game, 1)));
+  if (options_.table_store != nullptr && out.game.my_seat >= 0) {
+    out.game.seen_version = seen;
+    out.game.unseen_versions = out.game.version - seen;
+  }
   // A seated player keeps its seat's view after the end (as before); a spectator sees the
   // spectator view while the game runs and everything once it has ended.
   out.view =

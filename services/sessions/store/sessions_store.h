@@ -29,6 +29,13 @@ class SessionsStore {
 
   // NOT_FOUND when there is no such game.
   virtual absl::StatusOr<GameRow> GetGame(absl::string_view game_id) = 0;
+  // GetGame, with the version `account_id` last marked seen in it (-1 when none) in `seen`, read
+  // in the same round trip. A store without seen versions answers -1.
+  virtual absl::StatusOr<GameRow> GetGameSeenBy(absl::string_view game_id,
+                                                absl::string_view /*account_id*/, int64_t* seen) {
+    *seen = -1;
+    return GetGame(game_id);
+  }
 
   // The caller's games, newest activity first; `cursor` continues after a previous page.
   virtual absl::StatusOr<std::vector<GameRow>> ListGames(absl::string_view account_id,

@@ -98,6 +98,18 @@ inline constexpr char kSelectGameWithSeatsUnlessCached[] =
               " FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
               "WHERE g.game_id = $1::uuid ORDER BY s.seat";
 
+// The same read for a player who may sit in the game, with the version that player last marked
+// seen ($3 account; -1 when none): GetGame answers with its seen state from this one round trip
+// instead of a second query.
+inline constexpr char kSelectGameWithSeatsSeenBy[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
+        "$2") ", " PARLOR_SESSIONS_SEAT_COLUMNS
+              ", coalesce(v.version, -1) FROM sessions.games g "
+              "JOIN sessions.seats s ON s.game_id = g.game_id "
+              "LEFT JOIN sessions.seen_versions v ON v.account_id = $3::uuid "
+              "AND v.game_id = g.game_id "
+              "WHERE g.game_id = $1::uuid ORDER BY s.seat";
+
 inline constexpr char kSelectSeats[] =
     "SELECT " PARLOR_SESSIONS_SEAT_COLUMNS
     " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";

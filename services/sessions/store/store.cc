@@ -279,15 +279,32 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
 }
 
 absl::StatusOr<GameRow> PgSessionsStore::GetGame(absl::string_view game_id) {
+  return ReadGameWithSeats(game_id, std::nullopt, nullptr);
+}
+
+absl::StatusOr<GameRow> PgSessionsStore::GetGameSeenBy(absl::string_view game_id,
+                                                       absl::string_view account_id,
+                                                       int64_t* seen) {
+  return ReadGameWithSeats(game_id, account_id, seen);
+}
+
+absl::StatusOr<GameRow> PgSessionsStore::ReadGameWithSeats(absl::string_view game_id,
+                                                           std::optional<absl::string_view> seen_by,
+                                                           int64_t* seen) {
   GameRow result;
   const std::string id(game_id);
   const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
+  const int64_t cached_version = cached ? cached->version : int64_t{-1};
   absl::Status status = db_->Read("sessions.get_game", [&](pqxx::nontransaction& txn) {
-    pqxx::result rows = db_->Run(txn, "sessions_get_game", sql::kSelectGameWithSeatsUnlessCached,
-                                 id, cached ? cached->version : int64_t{-1});
+    pqxx::result rows =
+        seen_by ? db_->Run(txn, "sessions_get_game_seen_by", sql::kSelectGameWithSeatsSeenBy, id,
+                           cached_version, std::string(*seen_by))
+                : db_->Run(txn, "sessions_get_game", sql::kSelectGameWithSeatsUnlessCached, id,
+                           cached_version);
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
     result = ReadGame(rows[0]);
     for (const pqxx::row& r : rows) result.seats.push_back(ReadSeat(r, kGameColumns));
+    if (seen_by) *seen = rows[0][kGameColumns + kSeatColumns].as<int64_t>();
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

@@ -33,6 +33,8 @@ class PgSessionsStore : public SessionsStore {
   absl::StatusOr<GameRow> CreateGame(const NewGame& game, absl::string_view match_key,
                                      bool* created) override;
   absl::StatusOr<GameRow> GetGame(absl::string_view game_id) override;
+  absl::StatusOr<GameRow> GetGameSeenBy(absl::string_view game_id, absl::string_view account_id,
+                                        int64_t* seen) override;
   absl::StatusOr<std::vector<GameRow>> ListGames(absl::string_view account_id, ListFilter filter,
                                                  const std::optional<ListCursor>& cursor,
                                                  int limit) override;
@@ -106,6 +108,10 @@ class PgSessionsStore : public SessionsStore {
   DbPool& db() { return *db_; }
 
  private:
+  // GetGame's one statement; with `seen_by`, also that account's seen version into `seen`.
+  absl::StatusOr<GameRow> ReadGameWithSeats(absl::string_view game_id,
+                                            std::optional<absl::string_view> seen_by,
+                                            int64_t* seen);
   // UpdateGames, with `first` run at the start of its transaction (its error rolls back the
   // whole transaction, returned as the transaction's status). `results` gets one status per
   // update.
