@@ -19,7 +19,8 @@
 namespace parlor::matchmaking {
 namespace {
 
-// Runs `tick` every `interval` on its own thread (blocking work, never on gRPC's threads).
+// Runs `tick` every `interval` on its own thread (blocking work, never on gRPC's threads), or at
+// once when woken.
 class Loop {
  public:
   Loop(absl::Duration interval, std::function<void()> tick)
@@ -33,13 +34,22 @@ class Loop {
     thread_.join();
   }
 
+  // Runs the next tick now (or right after the running one) instead of at the interval.
+  void Wake() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      woken_ = true;
+    }
+    cv_.notify_all();
+  }
+
  private:
   void Run() {
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
-      if (cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_; })) {
-        break;
-      }
+      cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_ || woken_; });
+      if (stop_) break;
+      woken_ = false;
       lock.unlock();
       tick_();
       lock.lock();
@@ -51,6 +61,7 @@ class Loop {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool woken_ = false;
   std::thread thread_;
 };
 
@@ -67,6 +78,7 @@ struct Installed {
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<WatchHub> hub;
   std::unique_ptr<MatchmakingApi> api;
+  std::unique_ptr<Loop> delivery_loop;  // before `loop`, which wakes it, so destroyed after it
   std::unique_ptr<Loop> loop;
   std::unique_ptr<NotificationOutboxStore> outbox;
   std::unique_ptr<NotificationsRelay> relay;
@@ -203,15 +215,24 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   host.AddService(installed->api.get(), "parlor.matchmaking.v1.MatchmakingService");
   if (config.matcher_interval > absl::ZeroDuration()) {
     MatchmakingService* domain = installed->domain.get();
-    installed->loop = std::make_unique<Loop>(config.matcher_interval, [domain] {
-      absl::StatusOr<PassStats> pass = domain->RunMatcherPass();
-      if (!pass.ok())
-        spdlog::warn("matchmaking: matcher pass failed: {}", pass.status().ToString());
+    // Games are created on their own loop: behind the pass, a burst of CreateGame calls (seconds
+    // while sessions is busy) held back the next pass and every ticket waiting for it. A pass
+    // that seated matches wakes it.
+    installed->delivery_loop = std::make_unique<Loop>(config.matcher_interval, [domain] {
       absl::StatusOr<int> delivered = domain->DeliverGames();
       if (!delivered.ok()) {
         spdlog::warn("matchmaking: game delivery failed: {}", delivered.status().ToString());
       }
     });
+    installed->loop = std::make_unique<Loop>(
+        config.matcher_interval, [domain, delivery = installed->delivery_loop.get()] {
+          absl::StatusOr<PassStats> pass = domain->RunMatcherPass();
+          if (!pass.ok()) {
+            spdlog::warn("matchmaking: matcher pass failed: {}", pass.status().ToString());
+          } else if (pass->matches > 0) {
+            delivery->Wake();
+          }
+        });
   }
   if (!config.notifications_address.empty()) {
     installed->outbox = std::make_unique<NotificationOutboxStore>(&host.db());
