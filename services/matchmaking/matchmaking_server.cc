@@ -204,8 +204,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
                                .records = installed->records.get()},
       config.options);
   installed->authenticator = std::make_unique<Authenticator>(*std::move(access), std::nullopt);
-  installed->hub = std::make_unique<WatchHub>(installed->domain.get(), &host.workers(),
-                                              config.watch_poll_interval);
+  installed->hub = std::make_unique<WatchHub>(installed->domain.get(), config.watch_poll_interval);
   installed->domain->SetGameCreatedListener(
       [hub = installed->hub.get()](const std::vector<std::string>& players) {
         hub->Wake(players);

@@ -318,8 +318,8 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
   bool done_ = false;
 };
 
-WatchHub::WatchHub(MatchmakingService* service, ThreadPool* workers, absl::Duration interval)
-    : service_(service), workers_(workers), interval_(interval), thread_([this] { Loop(); }) {}
+WatchHub::WatchHub(MatchmakingService* service, absl::Duration interval)
+    : service_(service), interval_(interval), thread_([this] { Loop(); }) {}
 
 WatchHub::~WatchHub() { Stop(); }
 
@@ -378,16 +378,17 @@ void WatchHub::Loop() {
     const bool all = std::chrono::steady_clock::now() >= next_round;
     if (all) next_round = std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(interval_);
     due_ = false;
-    auto round = std::make_shared<std::vector<std::pair<TicketWatch*, absl::Time>>>();
+    std::vector<std::pair<TicketWatch*, absl::Time>> round;
     for (TicketWatch* watch : watches_) {
       absl::Time since;
-      if (watch->TryClaim(!all, &since)) round->emplace_back(watch, since);
+      if (watch->TryClaim(!all, &since)) round.emplace_back(watch, since);
     }
-    if (round->empty()) continue;
-    if (!workers_->TrySubmit([this, round] { Poll(*round); })) {
-      // Overloaded: give the streams back unpolled; the next round retries.
-      for (const auto& [watch, since] : *round) watch->Deliver(nullptr);
-    }
+    if (round.empty()) continue;
+    // On this thread, not the worker pool: behind a burst of Enqueue calls queued there, a round
+    // (and the news of a created game) waited seconds. One statement per round, one at a time.
+    lock.unlock();
+    Poll(round);
+    lock.lock();
   }
 }
 
@@ -405,7 +406,7 @@ void WatchHub::Poll(const std::vector<std::pair<TicketWatch*, absl::Time>>& roun
   for (size_t i = 0; i < round.size(); ++i) {
     again |= round[i].first->Deliver(rows.ok() ? &by_watch[i] : nullptr);
   }
-  if (again) Poke();  // woken while this round was reading: another round for them
+  if (again) Poke();  // woken while this round was reading: another round for them at once
 }
 
 // ---- Unary RPCs ---------------------------------------------------------------------------------

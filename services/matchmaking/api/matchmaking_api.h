@@ -17,10 +17,10 @@ namespace parlor::matchmaking {
 class TicketWatch;
 
 // Polls the tickets of every open WatchMyTickets stream every `interval`, all of them with one
-// statement per round on the worker pool; a newly opened stream, or one woken, is polled at once.
+// statement per round on its own thread; a newly opened stream, or one woken, is polled at once.
 class WatchHub {
  public:
-  WatchHub(MatchmakingService* service, ThreadPool* workers, absl::Duration interval);
+  WatchHub(MatchmakingService* service, absl::Duration interval);
   ~WatchHub();
   void Add(TicketWatch* watch);
   void Remove(TicketWatch* watch);
@@ -33,7 +33,6 @@ class WatchHub {
   void Poll(const std::vector<std::pair<TicketWatch*, absl::Time>>& round);
   void Poke();
   MatchmakingService* service_;
-  ThreadPool* workers_;
   absl::Duration interval_;
   std::mutex mu_;
   std::condition_variable cv_;
