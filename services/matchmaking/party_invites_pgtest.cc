@@ -214,6 +214,54 @@ TEST_F(PartyInvitesPgTest, NeitherSideOfABlockCanInviteTheOther) {
 // may join by the party's id; from then on JoinParty by id is NOT_FOUND ("no open
 // invitation"), the invitee's list no longer shows it, declining it is NOT_FOUND too, and the
 // party may invite the player again (a new invitation, a new notification, 24 hours more).
+// A party is one side at a table: nobody ends up in it with a player they blocked or who blocked
+// them, whoever sends the invitation and however they join.
+TEST_F(PartyInvitesPgTest, APlayerBlockedWithAnyMemberCannotBeInvitedOrJoin) {
+  Player ann = SignIn("device-ann");
+  Player bob = SignIn("device-bob");
+  Player cy = SignIn("device-cy");
+  Block(ann, bob);
+  const v1::Party party = CreateParty(ann, 4);
+  {
+    v1::JoinPartyRequest request;
+    request.set_code(party.code());
+    v1::JoinPartyResponse response;
+    ASSERT_TRUE(stub_->JoinParty(WithToken(cy.token).get(), request, &response).ok());
+  }
+
+  // Cy, who blocked no one, invites Bob, whom the leader blocked.
+  grpc::Status invited = Invite(cy, bob);
+  EXPECT_EQ(invited.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(invited.error_message(),
+            absl::StrCat("account_id: you cannot invite ", bob.id,
+                         ": they and a member of your party blocked the other"));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.party_invites"), 0);
+  EXPECT_THAT(ListInvites(bob), IsEmpty());
+
+  // Nor does the party's code let him in.
+  v1::JoinPartyRequest by_code;
+  by_code.set_code(party.code());
+  v1::JoinPartyResponse joined;
+  grpc::Status status = stub_->JoinParty(WithToken(bob.token).get(), by_code, &joined);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(status.error_message(),
+            "you cannot join this party: you and one of its members blocked the other");
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.party_members"), 2);
+
+  // The other way round: once Ann's party has ended, the blocker cannot join a party of Bob's.
+  ASSERT_TRUE(Leave(ann).ok());
+  const v1::Party bobs = CreateParty(bob, 4);
+  v1::JoinPartyRequest ann_joins;
+  ann_joins.set_code(bobs.code());
+  status = stub_->JoinParty(WithToken(ann.token).get(), ann_joins, &joined);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("blocked the other"));
+  // Cy (her party ended with Ann's leaving), blocked by no one, still can.
+  v1::JoinPartyRequest cy_joins;
+  cy_joins.set_code(bobs.code());
+  EXPECT_TRUE(stub_->JoinParty(WithToken(cy.token).get(), cy_joins, &joined).ok());
+}
+
 TEST_F(PartyInvitesPgTest, AnInvitationExpires24HoursAfterItWasSent) {
   Player ann = SignIn("device-ann-expiry");
   Player bob = SignIn("device-bob-expiry");

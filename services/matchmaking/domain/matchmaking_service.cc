@@ -381,7 +381,17 @@ absl::StatusOr<PartyRow> MatchmakingService::CreateParty(const std::string& call
 absl::StatusOr<PartyRow> MatchmakingService::JoinParty(const std::string& caller,
                                                        const std::string& code) {
   if (absl::Status s = ValidateCode("code", code); !s.ok()) return s;
-  return deps_.store->JoinParty(code, caller, deps_.clock());
+  absl::StatusOr<std::set<std::string>> blocked = BlockedEitherWay(caller);
+  if (!blocked.ok()) return blocked.status();
+  return deps_.store->JoinParty(code, caller, deps_.clock(), *blocked);
+}
+
+absl::StatusOr<std::set<std::string>> MatchmakingService::BlockedEitherWay(
+    const std::string& account_id) const {
+  if (deps_.blocks == nullptr) return std::set<std::string>();
+  absl::StatusOr<std::vector<std::string>> blocked = deps_.blocks->BlockedEitherWay(account_id);
+  if (!blocked.ok()) return blocked.status();
+  return std::set<std::string>(blocked->begin(), blocked->end());
 }
 
 absl::Status MatchmakingService::LeaveParty(const std::string& caller) {

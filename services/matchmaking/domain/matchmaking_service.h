@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,8 @@ class MatchmakingService {
 
   absl::StatusOr<PartyRow> CreateParty(const std::string& caller, int max_size);
   absl::StatusOr<PartyRow> JoinParty(const std::string& caller, const std::string& code);
+  // The accounts `account_id` blocked or was blocked by (empty without a block source).
+  absl::StatusOr<std::set<std::string>> BlockedEitherWay(const std::string& account_id) const;
   absl::Status LeaveParty(const std::string& caller);
   // Party invitations (domain/party_invites.cc). JoinParty by exactly one of `code` and
   // `party_id` (a party the caller holds an open invitation to).

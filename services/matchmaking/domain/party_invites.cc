@@ -1,5 +1,6 @@
 // Party invitations: a member invites a player by account id; the player joins by the party's id
 // while the invitation is open (no code), or declines.
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,18 +29,13 @@ absl::StatusOr<PartyInviteRow> MatchmakingService::InviteToParty(const std::stri
   if (!known->contains(invitee)) {
     return absl::NotFoundError(absl::StrCat("account_id: no account ", invitee, " exists"));
   }
-  if (deps_.blocks != nullptr) {
-    absl::StatusOr<std::vector<std::string>> blocked = deps_.blocks->BlockedEitherWay(caller);
-    if (!blocked.ok()) return blocked.status();
-    for (const std::string& other : *blocked) {
-      if (other == invitee) {
-        return absl::FailedPreconditionError(absl::StrCat("account_id: you cannot invite ", invitee,
-                                                          ": one of you has blocked the other"));
-      }
-    }
-  }
+  // Nobody joins a party where they and a member blocked the other: the store checks every member
+  // against the invitee's blocks (both ways) in the invitation's transaction.
+  absl::StatusOr<std::set<std::string>> blocked = BlockedEitherWay(invitee);
+  if (!blocked.ok()) return blocked.status();
   const absl::Time now = deps_.clock();
-  return deps_.store->InviteToParty(caller, invitee, now, now + options_.party_invite_ttl);
+  return deps_.store->InviteToParty(caller, invitee, now, now + options_.party_invite_ttl,
+                                    *blocked);
 }
 
 absl::StatusOr<PartyRow> MatchmakingService::JoinParty(const std::string& caller,
@@ -54,7 +50,10 @@ absl::StatusOr<PartyRow> MatchmakingService::JoinParty(const std::string& caller
   absl::StatusOr<std::string> invited_code =
       deps_.store->InvitedPartyCode(party_id, caller, deps_.clock());
   if (!invited_code.ok()) return invited_code.status();
-  absl::StatusOr<PartyRow> joined = deps_.store->JoinParty(*invited_code, caller, deps_.clock());
+  absl::StatusOr<std::set<std::string>> blocked = BlockedEitherWay(caller);
+  if (!blocked.ok()) return blocked.status();
+  absl::StatusOr<PartyRow> joined =
+      deps_.store->JoinParty(*invited_code, caller, deps_.clock(), *blocked);
   if (joined.status().code() == absl::StatusCode::kNotFound) {
     // Disbanded in between: say so without naming its code.
     return absl::NotFoundError(absl::StrCat("party ", party_id, " was disbanded"));

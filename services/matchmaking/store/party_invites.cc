@@ -4,6 +4,7 @@
 // by id, accepts it (another trigger).
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -37,10 +38,9 @@ absl::Status NoOpenInvite(const std::string& party_id) {
 
 }  // namespace
 
-absl::StatusOr<PartyInviteRow> PgMatchmakingStore::InviteToParty(const std::string& inviter,
-                                                                 const std::string& invitee,
-                                                                 absl::Time now,
-                                                                 absl::Time expire_time) {
+absl::StatusOr<PartyInviteRow> PgMatchmakingStore::InviteToParty(
+    const std::string& inviter, const std::string& invitee, absl::Time now, absl::Time expire_time,
+    const std::set<std::string>& invitee_blocked_with) {
   PartyInviteRow result;
   absl::Status status = db_->Transact("invite_to_party", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result party = txn.exec_params(sql::kLockInvitersParty, inviter);
@@ -60,6 +60,15 @@ absl::StatusOr<PartyInviteRow> PgMatchmakingStore::InviteToParty(const std::stri
     if (static_cast<int>(members.size()) >= max_size) {
       return absl::FailedPreconditionError(
           absl::StrCat("your party is full (", max_size, " players)"));
+    }
+    // Said alike whoever blocked whom, and whichever member it is.
+    for (const std::string& member : members) {
+      if (invitee_blocked_with.contains(member)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "account_id: you cannot invite ", invitee,
+            member == inviter ? ": one of you has blocked the other"
+                              : ": they and a member of your party blocked the other"));
+      }
     }
     txn.exec_params0(sql::kExpireOpenInvite, party_id, invitee, Micros(now));
     txn.exec_params0(sql::kInsertInvite, party_id, invitee, inviter, Micros(now),

@@ -319,7 +319,8 @@ absl::StatusOr<PartyRow> PgMatchmakingStore::CreateParty(const std::string& lead
 
 absl::StatusOr<PartyRow> PgMatchmakingStore::JoinParty(const std::string& code,
                                                        const std::string& account_id,
-                                                       absl::Time now) {
+                                                       absl::Time now,
+                                                       const std::set<std::string>& blocked_with) {
   PartyRow result;
   absl::Status status = db_->Transact("join_party", [&](pqxx::work& txn) -> absl::Status {
     pqxx::result party = txn.exec_params(sql::kLockPartyByCode, code);
@@ -334,6 +335,12 @@ absl::StatusOr<PartyRow> PgMatchmakingStore::JoinParty(const std::string& code,
     if (static_cast<int>(row.members.size()) >= row.max_size) {
       return absl::FailedPreconditionError(
           absl::StrCat("the party is full (", row.max_size, " players)"));
+    }
+    for (const std::string& member : row.members) {
+      if (blocked_with.contains(member)) {
+        return absl::FailedPreconditionError(
+            "you cannot join this party: you and one of its members blocked the other");
+      }
     }
     if (txn.exec_params(sql::kInsertPartyMember, account_id, row.party_id, Micros(now)).empty()) {
       return absl::FailedPreconditionError("you are already in another party; LeaveParty first");

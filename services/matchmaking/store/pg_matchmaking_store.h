@@ -2,6 +2,7 @@
 #define PARLOR_SERVICES_MATCHMAKING_STORE_PG_MATCHMAKING_STORE_H_
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,14 @@ class PgMatchmakingStore final : public MatchmakingStore {
   absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
                                        const std::string& code, absl::Time now) override;
   absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& account_id,
-                                     absl::Time now) override;
+                                     absl::Time now,
+                                     const std::set<std::string>& blocked_with) override;
   absl::Status LeaveParty(const std::string& account_id, absl::Time now) override;
   absl::StatusOr<PartyRow> GetParty(const std::string& party_id) override;
   // Party invitations (store/party_invites.cc).
-  absl::StatusOr<PartyInviteRow> InviteToParty(const std::string& inviter,
-                                               const std::string& invitee, absl::Time now,
-                                               absl::Time expire_time) override;
+  absl::StatusOr<PartyInviteRow> InviteToParty(
+      const std::string& inviter, const std::string& invitee, absl::Time now,
+      absl::Time expire_time, const std::set<std::string>& invitee_blocked_with) override;
   absl::StatusOr<std::string> InvitedPartyCode(const std::string& party_id,
                                                const std::string& account_id,
                                                absl::Time now) override;

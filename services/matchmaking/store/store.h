@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -172,19 +173,24 @@ class MatchmakingStore : public AccountDeletionSink {
   // Parties.
   virtual absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
                                                const std::string& code, absl::Time now) = 0;
+  // `blocked_with`: the accounts the joiner blocked or was blocked by; FAILED_PRECONDITION when
+  // one of them is a member (checked in the join's transaction, so a member who joins meanwhile
+  // is seen).
   virtual absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& account_id,
-                                             absl::Time now) = 0;
+                                             absl::Time now,
+                                             const std::set<std::string>& blocked_with) = 0;
   // Leaves (or, for the leader, disbands) and cancels the party's waiting tickets.
   virtual absl::Status LeaveParty(const std::string& account_id, absl::Time now) = 0;
   virtual absl::StatusOr<PartyRow> GetParty(const std::string& party_id) = 0;
 
   // Party invitations. InviteToParty: the party `inviter` is in (NOT_FOUND when none) invites
   // `invitee` until `expire_time`; FAILED_PRECONDITION when the invitee is a member or the party
-  // is full. An open invitation is returned as it is (not renewed). Its notification is written
-  // in the same transaction.
-  virtual absl::StatusOr<PartyInviteRow> InviteToParty(const std::string& inviter,
-                                                       const std::string& invitee, absl::Time now,
-                                                       absl::Time expire_time) = 0;
+  // is full, or when a member is among `invitee_blocked_with` (the accounts the invitee blocked
+  // or was blocked by). An open invitation is returned as it is (not renewed). Its notification
+  // is written in the same transaction.
+  virtual absl::StatusOr<PartyInviteRow> InviteToParty(
+      const std::string& inviter, const std::string& invitee, absl::Time now,
+      absl::Time expire_time, const std::set<std::string>& invitee_blocked_with) = 0;
   // The code of `party_id` when `account_id` holds an open invitation to it (NOT_FOUND
   // otherwise). Joining the party (JoinParty) accepts the invitation.
   virtual absl::StatusOr<std::string> InvitedPartyCode(const std::string& party_id,
