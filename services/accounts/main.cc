@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
               [&](parlor::Flags& flags) {
                 if (!migrate) parlor::accounts::AddAccountsFlags(flags, &accounts_config);
               },
+          .server_defaults = nullptr,
           .finalize_config =
               [&](parlor::ServerConfig& server) {
                 if (migrate) return absl::OkStatus();

@@ -518,6 +518,7 @@ int RunServiceMain(int argc, char** argv, const ServiceMain& main) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   const std::string program = absl::StrCat("parlor-", main.identity.name);
   ServerConfig config;
+  if (main.server_defaults) main.server_defaults(config);
   Flags flags(program);
   RegisterServerFlags(flags, &config);
   if (main.add_flags) main.add_flags(flags);

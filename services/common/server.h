@@ -168,6 +168,9 @@ void BlockTerminationSignals();
 struct ServiceMain {
   ServiceHost::Identity identity;
   std::function<void(Flags&)> add_flags;
+  // Optional: the service's own defaults for the common server settings, applied before the flags
+  // and the environment are read (which still override them; --help shows them).
+  std::function<void(ServerConfig&)> server_defaults;
   // Optional: validates service settings and fills in derived server settings after parsing.
   std::function<absl::Status(ServerConfig&)> finalize_config;
   // Called after flags parsed; returns the services to register plus anything to keep alive.

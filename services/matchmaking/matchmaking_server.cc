@@ -274,6 +274,10 @@ int RunMatchmakingServer(int argc, char** argv, MatchmakingConfig config) {
               [&](Flags& flags) {
                 if (!migrate) AddMatchmakingFlags(flags, &config);
               },
+          // An Enqueue mostly waits (accounts, ratings, its commit): with the common 8 workers,
+          // 1,000 players enqueueing at once were written ~200 a second and the matchmaking
+          // wait's p99 missed 5 s in the full-system load.
+          .server_defaults = [](ServerConfig& server) { server.worker_threads = 32; },
           .finalize_config =
               [&](ServerConfig& server) {
                 if (migrate) return absl::OkStatus();

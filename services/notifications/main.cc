@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
               [&](parlor::Flags& flags) {
                 if (!migrate) parlor::notifications::AddNotificationsFlags(flags, &config);
               },
+          .server_defaults = nullptr,
           .finalize_config =
               [&](parlor::ServerConfig&) {
                 if (migrate) return absl::OkStatus();

@@ -126,6 +126,7 @@ int RunRatingsServer(int argc, char** argv, RatingsConfig config) {
               [&](Flags& flags) {
                 if (!migrate) AddRatingsFlags(flags, &config);
               },
+          .server_defaults = nullptr,
           .finalize_config = nullptr,
           .make_services =
               [&](ServiceHost& host) {

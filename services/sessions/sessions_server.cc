@@ -519,6 +519,7 @@ int RunSessionsServer(int argc, char** argv, SessionsConfig config) {
               [&](Flags& flags) {
                 if (!migrate) AddSessionsFlags(flags, &config);
               },
+          .server_defaults = nullptr,
           .finalize_config = nullptr,
           .make_services = [&](ServiceHost& host) { return InstallSessions(host, config); },
       });

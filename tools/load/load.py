@@ -301,7 +301,7 @@ def main():
     # Matchmaking's request bodies mostly wait (Enqueue asks accounts and ratings, then commits):
     # at the servers' default of 8 workers the burst of 1,000 Enqueues was written at ~200/s.
     parser.add_argument("--matchmaking-workers", type=int, default=32,
-                        help="matchmaking's --worker_threads (servers' default: 8)")
+                        help="matchmaking's --worker_threads (its default: 32)")
     args = parser.parse_args()
     mix = {k: int(v) for k, v in (kv.split("=") for kv in args.mix.split(","))}
     for game in mix:
