@@ -49,9 +49,12 @@ TEST(MetricsTest, ProcessMetricsDescribeThisProcess) {
   EXPECT_GE(value(after, "process_virtual_memory_bytes"),
             value(after, "process_resident_memory_bytes"));
   EXPECT_GE(value(after, "process_cpu_seconds_total"), 0.0);
-  // Started after 2020 and not in the future.
+  // Started after 2020 and not in the future. The start time is the boot time plus the process's
+  // start in clock ticks, and /proc/stat gives the boot time in whole seconds, so a process
+  // started within the last second may read up to a second ahead of time(nullptr).
   EXPECT_GT(value(after, "process_start_time_seconds"), 1.5e9);
-  EXPECT_LE(value(after, "process_start_time_seconds"), static_cast<double>(std::time(nullptr)));
+  EXPECT_LE(value(after, "process_start_time_seconds"),
+            static_cast<double>(std::time(nullptr)) + 1.0);
   EXPECT_THAT(after, HasSubstr("# TYPE process_cpu_seconds_total counter"));
 }
 
