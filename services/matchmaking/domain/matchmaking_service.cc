@@ -266,16 +266,13 @@ absl::StatusOr<TicketRow> MatchmakingService::Enqueue(const std::string& caller,
   }
   // Blocks are read once, here, and kept on the ticket: a pass plans thousands of tables and
   // could not ask the accounts service about each of them.
-  std::vector<std::string> avoid;
-  if (deps_.blocks != nullptr) {
-    for (const std::string& member : members) {
-      absl::StatusOr<std::vector<std::string>> blocked = deps_.blocks->BlockedEitherWay(member);
-      if (!blocked.ok()) return blocked.status();
-      avoid.insert(avoid.end(), blocked->begin(), blocked->end());
-    }
-    std::sort(avoid.begin(), avoid.end());
-    avoid.erase(std::unique(avoid.begin(), avoid.end()), avoid.end());
+  std::set<std::string> avoided;
+  for (const std::string& member : members) {
+    absl::StatusOr<std::set<std::string>> blocked = BlockedEitherWay(member);
+    if (!blocked.ok()) return blocked.status();
+    avoided.insert(blocked->begin(), blocked->end());
   }
+  std::vector<std::string> avoid(avoided.begin(), avoided.end());  // sorted, each once
   if (input.ranked) {
     if (absl::Status s = CheckFinishRates(caller, members); !s.ok()) return s;
   }
@@ -490,10 +487,10 @@ absl::StatusOr<ChallengeRow> MatchmakingService::AcceptChallenge(const std::stri
   }
   // A code holder joins only a table where nobody blocked them or was blocked by them.
   std::set<std::string> blocked;
-  if (!invite_code.empty() && deps_.blocks != nullptr) {
-    absl::StatusOr<std::vector<std::string>> either = deps_.blocks->BlockedEitherWay(caller);
+  if (!invite_code.empty()) {
+    absl::StatusOr<std::set<std::string>> either = BlockedEitherWay(caller);
     if (!either.ok()) return either.status();
-    blocked.insert(either->begin(), either->end());
+    blocked = *std::move(either);
   }
   absl::StatusOr<ChallengeRow> accepted = deps_.store->AcceptChallenge(
       challenge_id, invite_code, caller, deps_.clock(),
@@ -521,11 +518,10 @@ absl::StatusOr<ChallengeRow> MatchmakingService::AcceptChallenge(const std::stri
 
 absl::Status MatchmakingService::RefuseBlocked(const std::string& caller,
                                                const std::vector<std::string>& invitees) {
-  if (deps_.blocks == nullptr) return absl::OkStatus();
-  absl::StatusOr<std::vector<std::string>> blocked = deps_.blocks->BlockedEitherWay(caller);
+  absl::StatusOr<std::set<std::string>> blocked = BlockedEitherWay(caller);
   if (!blocked.ok()) return blocked.status();
   for (const std::string& invitee : invitees) {
-    if (std::find(blocked->begin(), blocked->end(), invitee) != blocked->end()) {
+    if (blocked->contains(invitee)) {
       return absl::FailedPreconditionError(
           absl::StrCat("invitee_account_ids: you cannot challenge ", invitee,
                        ": one of you has blocked the other"));

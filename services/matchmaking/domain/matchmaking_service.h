@@ -152,8 +152,6 @@ class MatchmakingService {
 
   absl::StatusOr<PartyRow> CreateParty(const std::string& caller, int max_size);
   absl::StatusOr<PartyRow> JoinParty(const std::string& caller, const std::string& code);
-  // The accounts `account_id` blocked or was blocked by (empty without a block source).
-  absl::StatusOr<std::set<std::string>> BlockedEitherWay(const std::string& account_id) const;
   absl::Status LeaveParty(const std::string& caller);
   // Party invitations (domain/party_invites.cc). JoinParty by exactly one of `code` and
   // `party_id` (a party the caller holds an open invitation to).
@@ -186,6 +184,8 @@ class MatchmakingService {
  private:
   // FAILED_PRECONDITION naming the first invitee the caller blocked or was blocked by.
   absl::Status RefuseBlocked(const std::string& caller, const std::vector<std::string>& invitees);
+  // The accounts `account_id` blocked or was blocked by (empty without a block source).
+  absl::StatusOr<std::set<std::string>> BlockedEitherWay(const std::string& account_id) const;
 
   absl::StatusOr<std::vector<PlannedMatch>> Plan(const PoolKey& key,
                                                  const std::vector<TicketRow>& tickets,

@@ -397,10 +397,7 @@ absl::StatusOr<GameWithView> Sessions::GetGame(const std::string& account_id,
   PARLOR_ASSIGN_OR_RETURN(std::unique_ptr<engine::State> state, LockedState(*game, row));
   GameWithView out;
   PARLOR_ASSIGN_OR_RETURN(out.game, Summary(row, seat));
-  if (options_.table_store != nullptr && out.game.my_seat >= 0) {
-    out.game.seen_version = seen;
-    out.game.unseen_versions = out.game.version - seen;
-  }
+  if (options_.table_store != nullptr && out.game.my_seat >= 0) SetSeen(out.game, seen);
   // A seated player keeps its seat's view after the end (as before); a spectator sees the
   // spectator view while the game runs and everything once it has ended.
   out.view =

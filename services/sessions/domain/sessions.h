@@ -250,6 +250,8 @@ class Sessions {
                            std::vector<ChatRow>* messages) const;
   // The seat's inbox fields (seen_version, unseen_versions) of summaries of the account's games.
   absl::Status AddSeen(const std::string& account_id, absl::Span<GameSummary> games) const;
+  // The caller's seen version of a game it sits in (-1: nothing seen) and what it has not seen.
+  static void SetSeen(GameSummary& game, int64_t seen_version);
   // Creates the rematch of the finished game `row` (idempotent on its match key), as the player
   // of `my_seat` in `row` sees it.
   absl::StatusOr<GameSummary> CreateRematch(const GameRow& row, int my_seat);

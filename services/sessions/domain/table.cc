@@ -618,11 +618,14 @@ absl::Status Sessions::AddSeen(const std::string& account_id, absl::Span<GameSum
   for (GameSummary& g : games) {
     if (g.my_seat < 0) continue;
     auto it = seen.find(g.game_id);
-    const int64_t version = it == seen.end() ? -1 : it->second;
-    g.seen_version = version;
-    g.unseen_versions = g.version - version;
+    SetSeen(g, it == seen.end() ? -1 : it->second);
   }
   return absl::OkStatus();
+}
+
+void Sessions::SetSeen(GameSummary& game, int64_t seen_version) {
+  game.seen_version = seen_version;
+  game.unseen_versions = game.version - seen_version;
 }
 
 }  // namespace parlor::sessions
