@@ -5,57 +5,16 @@ accepted into a new game with the first seat rotated. Everything goes through th
 
 usage: cli_table_talk_test.py BUILD_DIR SOURCE_DIR   (ctest; needs the `pg` fixture)
 """
-import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import unittest
-import uuid
 
-BUILD_DIR, SOURCE_DIR = sys.argv[1], sys.argv[2]
-os.environ.setdefault("PARLOR_PY_STUBS_DIR", os.path.join(BUILD_DIR, "gen", "python-clients"))
-sys.path.insert(0, os.path.join(SOURCE_DIR, "clients", "python"))
-import parlor_stack  # noqa: E402
-
-CLI = os.path.join(SOURCE_DIR, "clients", "cli", "parlor")
+from two_cli_players import TwoCliPlayers  # reads BUILD_DIR SOURCE_DIR from the command line
 
 
-class CliTableTalk(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        with open(os.path.join(os.environ["PARLOR_TEST_PG_DIR"], "conninfo")) as f:
-            server = f.read().strip()
-        cls.tmp = tempfile.mkdtemp(prefix="cli-talk-")
-        cls.stack = parlor_stack.Stack(BUILD_DIR, parlor_stack.create_database(server, "clitalk"),
-                                       os.path.join(cls.tmp, "logs"))
-        cls.stack.__enter__()
-        cls.env = {}
-        for who in ("Tess", "Ugo"):
-            env = dict(os.environ, PARLOR_STATE=os.path.join(cls.tmp, who + ".json"),
-                       NO_COLOR="1", COLUMNS="200")
-            for name in parlor_stack.SERVICES:
-                env["PARLOR_" + name.upper()] = cls.stack.address(name)
-            cls.env[who] = env
-            out = cls.cli(who, "login", "talk-%s-%s" % (who, uuid.uuid4().hex[:8]), who)
-            assert "signed in as " + who in out, out
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.stack.__exit__(None, None, None)
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    @classmethod
-    def cli(cls, who, *args, ok=True):
-        out = subprocess.run([sys.executable, CLI] + list(args), env=cls.env[who], text=True,
-                             capture_output=True, timeout=60)
-        if ok:
-            assert out.returncode == 0, (who, args, out.stdout, out.stderr)
-            return out.stdout
-        assert out.returncode != 0, (who, args, out.stdout)
-        return out.stdout + out.stderr
+class CliTableTalk(TwoCliPlayers):
+    name = "talk"
 
     def wait_for_game(self, who, not_in=()):
         """The id of `who`'s game created by matchmaking (it arrives through its outbox)."""
