@@ -347,11 +347,6 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingService::ListMyTickets(const s
   return deps_.store->ListTickets(caller, deps_.clock() - kListHistory, PageSize(page_size));
 }
 
-absl::StatusOr<std::vector<TicketRow>> MatchmakingService::TicketsChangedSince(
-    const std::string& caller, absl::Time changed_after) {
-  return deps_.store->ListTickets(caller, changed_after, kMaxPageSize);
-}
-
 absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> MatchmakingService::TicketsChangedSince(
     const std::vector<std::pair<std::string, absl::Time>>& players) {
   return deps_.store->ListTicketsOfAccounts(players, kMaxPageSize);

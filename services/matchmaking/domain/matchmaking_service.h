@@ -142,11 +142,9 @@ class MatchmakingService {
   absl::StatusOr<TicketRow> GetTicket(const std::string& caller, const std::string& ticket_id);
   absl::StatusOr<TicketRow> CancelTicket(const std::string& caller, const std::string& ticket_id);
   absl::StatusOr<std::vector<TicketRow>> ListMyTickets(const std::string& caller, int page_size);
-  // Waiting tickets and those changed after `changed_after` (WatchMyTickets).
-  absl::StatusOr<std::vector<TicketRow>> TicketsChangedSince(const std::string& caller,
-                                                             absl::Time changed_after);
-  // TicketsChangedSince for many (player, changed_after) pairs in one statement; each ticket is
-  // paired with the index of the pair it answers.
+  // WatchMyTickets' round: for each (player, changed_after) pair, the player's waiting tickets
+  // and those changed after it, in one statement; each ticket is paired with the index of the
+  // pair it answers.
   absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> TicketsChangedSince(
       const std::vector<std::pair<std::string, absl::Time>>& players);
 
