@@ -144,7 +144,10 @@ struct SessionsHandles {
 };
 
 ServiceHost::Identity SessionsIdentity() {
-  return {.name = "sessions", .version = PARLOR_VERSION, .schema = "sessions"};
+  // Its prepared statements (a batch's locked read and write, GetGame, the outbox) are planned
+  // once per connection.
+  return {
+      .name = "sessions", .version = PARLOR_VERSION, .schema = "sessions", .generic_plans = true};
 }
 
 namespace {

@@ -36,6 +36,12 @@ struct DbOptions {
   // server connection: then no named prepared statements (Run() sends unnamed ones), and the
   // statement timeout is set per transaction (SET LOCAL) instead of once per connection.
   bool prepared_statements = true;
+  // With prepared_statements: every statement Run() prepares is planned once per connection, for
+  // any arguments (plan_cache_mode = force_generic_plan), for a service whose Run() statements are
+  // all fixed OLTP shapes (key lookups, batches as arrays). PostgreSQL's default re-plans a
+  // statement on every call when the plan for the call's arguments looks cheaper, which for a
+  // batch of a few rows it often does.
+  bool generic_plans = false;
   // For work that needs one server session longer than a transaction (LISTEN, session advisory
   // locks): PostgreSQL itself, not a transaction pooler. Empty: `url`.
   std::string direct_url = "";

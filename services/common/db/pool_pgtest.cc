@@ -280,6 +280,35 @@ TEST_F(DbPoolPgTest, WithPreparedStatementsRunPreparesOncePerConnection) {
   }
 }
 
+// generic_plans: a statement of Run() is planned once for any arguments; by default PostgreSQL
+// plans the first five calls for their own arguments.
+TEST_F(DbPoolPgTest, WithGenericPlansRunPlansOncePerConnection) {
+  for (const bool generic : {true, false}) {
+    DbPool pool(DbOptions{.url = db_url(), .max_connections = 1, .generic_plans = generic},
+                nullptr);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_THAT(pool.Transact("run",
+                                [&](pqxx::work& txn) {
+                                  pool.Run(txn, "counter_n", "SELECT n FROM counter WHERE id = $1",
+                                           1);
+                                  return absl::OkStatus();
+                                }),
+                  IsOk());
+    }
+    ASSERT_THAT(
+        pool.Transact("plans",
+                      [&](pqxx::work& txn) {
+                        const pqxx::row plans = txn.exec1(
+                            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                            "WHERE name = 'counter_n'");
+                        EXPECT_EQ(plans[0].as<int64_t>(), generic ? 3 : 0) << generic;
+                        EXPECT_EQ(plans[1].as<int64_t>(), generic ? 0 : 3) << generic;
+                        return absl::OkStatus();
+                      }),
+        IsOk());
+  }
+}
+
 // AcquireSession() connects to direct_url (LISTEN, session locks), not to the pooled url, and
 // closes that connection when the lease ends.
 TEST_F(DbPoolPgTest, SessionLeasesUseTheDirectUrl) {

@@ -7,28 +7,34 @@
 namespace parlor::sessions::sql {
 
 // A notification is delivered inside the transaction that deletes it. The due rows, oldest
-// first, locked for one delivery (other replicas' dispatchers skip them until this transaction
-// ends), with the attempt this delivery is. $1 = now, $2 = limit. Rows still marked sent_at are
-// those older binaries delivered and kept; none is due.
-inline constexpr char kLockDueNotifications[] =
-    "SELECT id, game_id::text, account_id::text, kind, version, dedupe_key, payload::text, "
-    "attempts + 1, sessions.to_us(created_at) FROM sessions.notification_outbox "
+// first, are deleted at once and returned, with the attempt this delivery is: one statement that
+// changes each row once, where locking them and deleting the delivered ones later took two
+// statements and two changes per row (the lock, then the delete). Other replicas' dispatchers skip
+// rows this transaction holds; a crash, a lost connection or a failed commit undoes the delete,
+// so every row stays until its delivery commits. $1 = now, $2 = limit. Rows still marked sent_at
+// are those older binaries delivered and kept; none is due.
+inline constexpr char kTakeDueNotifications[] =
+    "DELETE FROM sessions.notification_outbox o WHERE (o.game_id, o.id) IN ("
+    "SELECT game_id, id FROM sessions.notification_outbox "
     "WHERE sent_at IS NULL AND next_attempt_at <= sessions.from_us($1) "
-    "ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED";
+    "ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
+    "RETURNING o.id, o.game_id::text, o.account_id::text, o.kind, o.version, o.dedupe_key, "
+    "o.payload::text, o.attempts + 1, sessions.to_us(o.created_at), "
+    "sessions.to_us(o.next_attempt_at)";
 
-// The delivered rows leave the outbox ($1 = ids). A deletion is one small WAL record and no new
-// index entries; marking a row sent (and, before that, claiming it with a lease) rewrote the
-// whole row twice, each time with an entry in every index, and kept every push ever sent.
-inline constexpr char kDeleteDeliveredNotifications[] =
-    "DELETE FROM sessions.notification_outbox WHERE id = ANY($1::bigint[])";
-
-// Schedules the retry of the rows that could not be delivered, in one statement, counting the
-// attempt: $1 = ids, $2 = retry times, $3 = errors (parallel arrays).
-inline constexpr char kNotificationsFailed[] =
-    "UPDATE sessions.notification_outbox o SET attempts = o.attempts + 1, "
-    "next_attempt_at = sessions.from_us(t.retry_at), last_error = t.error "
-    "FROM unnest($1::bigint[], $2::bigint[], $3::text[]) AS t(id, retry_at, error) "
-    "WHERE o.id = t.id AND o.sent_at IS NULL";
+// The rows of a batch that could not be delivered go back, as they were (same id, same dedupe
+// key: the delete that took them is this transaction's own), with the attempt counted, the
+// retry's time and the error: parallel arrays, $1 ids ... $11 errors.
+inline constexpr char kReturnUndelivered[] =
+    "INSERT INTO sessions.notification_outbox (id, game_id, account_id, kind, version, "
+    "dedupe_key, payload, created_at, attempts, next_attempt_at, last_error) "
+    "OVERRIDING SYSTEM VALUE "
+    "SELECT t.id, t.game_id, t.account_id, t.kind, t.version, t.dedupe_key, t.payload::jsonb, "
+    "sessions.from_us(t.created_us), t.attempts, sessions.from_us(t.retry_us), t.error "
+    "FROM unnest($1::bigint[], $2::uuid[], $3::uuid[], $4::text[], $5::bigint[], $6::text[], "
+    "$7::text[], $8::bigint[], $9::integer[], $10::bigint[], $11::text[]) "
+    "AS t(id, game_id, account_id, kind, version, dedupe_key, payload, created_us, attempts, "
+    "retry_us, error)";
 
 // Per outbox: rows not yet delivered and the creation time of the oldest (0 when none). Both
 // walk only the pending rows (the partial indexes' predicates).

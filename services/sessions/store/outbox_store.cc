@@ -1,7 +1,10 @@
 #include "services/sessions/store/outbox_store.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -13,20 +16,38 @@
 namespace parlor::sessions {
 namespace {
 
-// Schedules the failed rows' retries in one statement.
-void ScheduleRetries(pqxx::work& txn, const std::vector<OutboxStore::Failure>& failures) {
-  std::vector<int64_t> ids, retry_at;
-  std::vector<std::string> errors;
+// Puts the rows that could not be delivered back, with their retries, in one statement.
+void ReturnUndelivered(DbPool& db, pqxx::work& txn,
+                       const std::vector<OutboxStore::PendingNotification>& batch,
+                       const std::vector<OutboxStore::Failure>& failures) {
+  absl::flat_hash_map<int64_t, const OutboxStore::PendingNotification*> taken;
+  for (const OutboxStore::PendingNotification& n : batch) taken.emplace(n.id, &n);
+  std::vector<int64_t> ids, versions, created, attempts, retry_at;
+  std::vector<std::string> games, accounts, kinds, dedupe_keys, payloads, errors;
   for (const OutboxStore::Failure& f : failures) {
-    ids.push_back(f.id);
+    auto it = taken.find(f.id);
+    if (it == taken.end()) continue;  // not of this batch: nothing of ours to put back
+    const OutboxStore::PendingNotification& n = *it->second;
+    ids.push_back(n.id);
+    games.push_back(n.game_id);
+    accounts.push_back(n.row.account_id);
+    kinds.push_back(n.row.kind);
+    versions.push_back(n.row.version);
+    dedupe_keys.push_back(n.row.dedupe_key);
+    payloads.push_back(n.row.payload_json);
+    created.push_back(absl::ToUnixMicros(n.created_at));
+    attempts.push_back(n.attempts);
     retry_at.push_back(absl::ToUnixMicros(f.retry_at));
     // NUL cannot travel in a text value.
     std::string error = CutUtf8(f.error, 500);
     error.erase(std::remove(error.begin(), error.end(), '\0'), error.end());
     errors.push_back(std::move(error));
   }
-  txn.exec_params0(sql::kNotificationsFailed, PgIntArray(ids), PgIntArray(retry_at),
-                   PgTextArray(errors));
+  if (ids.empty()) return;
+  db.Run(txn, "sessions_outbox_return_undelivered", sql::kReturnUndelivered, PgIntArray(ids),
+         PgTextArray(games), PgTextArray(accounts), PgTextArray(kinds), PgIntArray(versions),
+         PgTextArray(dedupe_keys), PgTextArray(payloads), PgIntArray(created), PgIntArray(attempts),
+         PgIntArray(retry_at), PgTextArray(errors));
 }
 
 }  // namespace
@@ -36,8 +57,9 @@ absl::StatusOr<OutboxStore::Delivery> OutboxStore::DeliverNotifications(absl::Ti
   Delivery delivery;
   absl::Status status = db_->Transact("sessions.deliver_notifications", [&](pqxx::work& txn) {
     std::vector<PendingNotification> batch;
-    for (const pqxx::row& r :
-         txn.exec_params(sql::kLockDueNotifications, absl::ToUnixMicros(now), limit)) {
+    std::vector<std::pair<int64_t, size_t>> due_order;  // (next attempt, index in batch)
+    for (const pqxx::row& r : db_->Run(txn, "sessions_outbox_take_due", sql::kTakeDueNotifications,
+                                       absl::ToUnixMicros(now), limit)) {
       PendingNotification n;
       n.id = r[0].as<int64_t>();
       n.game_id = r[1].as<std::string>();
@@ -48,22 +70,27 @@ absl::StatusOr<OutboxStore::Delivery> OutboxStore::DeliverNotifications(absl::Ti
       n.row.payload_json = r[6].as<std::string>();
       n.attempts = r[7].as<int>();
       n.created_at = absl::FromUnixMicros(r[8].as<int64_t>());
+      due_order.emplace_back(r[9].as<int64_t>(), batch.size());
       batch.push_back(std::move(n));
     }
     delivery = Delivery{.taken = static_cast<int>(batch.size())};
     if (batch.empty()) return absl::OkStatus();
+    // A DELETE returns its rows in no particular order: oldest due first, as they were chosen
+    // (ties by id, the order they were written).
+    std::sort(due_order.begin(), due_order.end(), [&](const auto& a, const auto& b) {
+      return std::tie(a.first, batch[a.second].id) < std::tie(b.first, batch[b.second].id);
+    });
+    std::vector<PendingNotification> oldest_first;
+    oldest_first.reserve(batch.size());
+    for (const auto& [due, index] : due_order) oldest_first.push_back(std::move(batch[index]));
+    batch = std::move(oldest_first);
     const std::vector<Failure> failures = deliver(batch);
     absl::flat_hash_set<int64_t> failed;
     for (const Failure& f : failures) failed.insert(f.id);
-    std::vector<int64_t> delivered;
-    for (const PendingNotification& n : batch) {
-      if (!failed.contains(n.id)) delivered.push_back(n.id);
-    }
-    if (!delivered.empty()) {
-      txn.exec_params0(sql::kDeleteDeliveredNotifications, PgIntArray(delivered));
-    }
-    if (!failures.empty()) ScheduleRetries(txn, failures);
-    delivery.failed = static_cast<int>(batch.size() - delivered.size());
+    if (!failures.empty()) ReturnUndelivered(*db_, txn, batch, failures);
+    delivery.failed = static_cast<int>(
+        std::count_if(batch.begin(), batch.end(),
+                      [&](const PendingNotification& n) { return failed.contains(n.id); }));
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

@@ -33,9 +33,9 @@ class OutboxStore {
     int taken = 0;   // rows handed to `deliver`
     int failed = 0;  // of them, rows scheduled for a retry
   };
-  // Delivers up to `limit` due notifications, oldest first, in one transaction: locks them
-  // (other replicas' dispatchers skip them), calls `deliver` with them, deletes the rows it
-  // delivered, schedules the retry of the others (`Failure`, counting the attempt) and commits.
+  // Delivers up to `limit` due notifications, oldest first, in one transaction: deletes them
+  // (other replicas' dispatchers skip them), calls `deliver` with them, puts back the rows it
+  // could not deliver with their retry (`Failure`, counting the attempt) and commits.
   // Until that commit every row stays in the outbox: a crash, a lost connection or a failed
   // commit has them delivered again (at least once; notifications drops a repeated dedupe key).
   // The transaction stays open while `deliver` runs, so it should answer within seconds.

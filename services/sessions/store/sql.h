@@ -125,7 +125,9 @@ inline constexpr char kSelectSeats[] =
 // for a game row's lock gets the newest game row, and only rows it locks are re-read at their
 // newest version, so seats left unlocked could predate the game row (two sweepers timing one
 // seat out twice). Seat rows are written only under their game row's lock. The snapshot is left
-// out when the row is at the version whose snapshot the server holds (SnapshotCache).
+// out when the row is at the version whose snapshot the server holds (SnapshotCache). The stored
+// answer is looked up by its whole key (the LATERAL ... LIMIT 1 keeps the planner from joining
+// on game_id alone and filtering every key of the game, one heap row per earlier move).
 inline constexpr char kLockGamesWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
     "r.cached") ", " PARLOR_SESSIONS_SEAT_COLUMNS
                 ", k.request_hash, coalesce(k.version, -1), k.response "
@@ -133,9 +135,10 @@ inline constexpr char kLockGamesWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COL
                 "AS r(game_id, account, key, cached) "
                 "JOIN sessions.games g ON g.game_id = r.game_id "
                 "JOIN sessions.seats s ON s.game_id = g.game_id "
-                "LEFT JOIN sessions.idempotency_keys k ON k.game_id = g.game_id "
-                "AND k.account_id = NULLIF(r.account, '')::uuid AND k.key = r.key "
-                "ORDER BY g.game_id, s.seat FOR UPDATE OF g, s";
+                "LEFT JOIN LATERAL (SELECT k.request_hash, k.version, k.response "
+                "FROM sessions.idempotency_keys k WHERE k.game_id = g.game_id "
+                "AND k.account_id = NULLIF(r.account, '')::uuid AND k.key = r.key LIMIT 1) k "
+                "ON true ORDER BY g.game_id, s.seat FOR UPDATE OF g, s";
 
 // Every write of a batch of state changes (UpdateGames; UpdateGame is a batch of one), in one
 // statement. Each parameter is one table's new rows, as an array of the composite types that
