@@ -256,7 +256,6 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
                 // the next periodic check.
                 .on_connection_lost = [raw = host.get()] { raw->RecheckReadiness(); },
                 .prepared_statements = c.db_prepared_statements,
-                .generic_plans = host->identity_.generic_plans,
                 .direct_url = c.db_direct_url},
       host->metrics_.get());
   host->workers_ = std::make_unique<ThreadPool>(host->identity_.name, c.worker_threads,

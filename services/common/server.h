@@ -82,8 +82,6 @@ class ServiceHost {
     std::string version;  // build version for parlor_build_info
     // Schema and migration files of this service (directory relative to migrations_dir).
     std::string schema;
-    // Its DbPool::Run() statements get one generic plan per connection (DbOptions::generic_plans).
-    bool generic_plans = false;
   };
 
   static absl::StatusOr<std::unique_ptr<ServiceHost>> Create(Identity identity,

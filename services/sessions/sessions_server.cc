@@ -144,10 +144,7 @@ struct SessionsHandles {
 };
 
 ServiceHost::Identity SessionsIdentity() {
-  // Its prepared statements (a batch's locked read and write, GetGame, the outbox) are planned
-  // once per connection.
-  return {
-      .name = "sessions", .version = PARLOR_VERSION, .schema = "sessions", .generic_plans = true};
+  return {.name = "sessions", .version = PARLOR_VERSION, .schema = "sessions"};
 }
 
 namespace {

@@ -85,9 +85,6 @@ absl::StatusOr<std::unique_ptr<pqxx::connection>> DbPool::Connect(const std::str
     setup.exec0(absl::StrCat("SET statement_timeout = ",
                              absl::ToInt64Milliseconds(options_.statement_timeout)));
     setup.exec0(absl::StrCat("SET application_name = ", setup.quote(options_.application_name)));
-    if (options_.prepared_statements && options_.generic_plans) {
-      setup.exec0("SET plan_cache_mode = force_generic_plan");
-    }
     setup.commit();
     return connection;
   } catch (const std::exception& e) {

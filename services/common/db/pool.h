@@ -36,12 +36,6 @@ struct DbOptions {
   // server connection: then no named prepared statements (Run() sends unnamed ones), and the
   // statement timeout is set per transaction (SET LOCAL) instead of once per connection.
   bool prepared_statements = true;
-  // With prepared_statements: every statement Run() prepares is planned once per connection, for
-  // any arguments (plan_cache_mode = force_generic_plan), for a service whose Run() statements are
-  // all fixed OLTP shapes (key lookups, batches as arrays). PostgreSQL's default re-plans a
-  // statement on every call when the plan for the call's arguments looks cheaper, which for a
-  // batch of a few rows it often does.
-  bool generic_plans = false;
   // For work that needs one server session longer than a transaction (LISTEN, session advisory
   // locks): PostgreSQL itself, not a transaction pooler. Empty: `url`.
   std::string direct_url = "";
@@ -115,6 +109,16 @@ class DbPool {
     if (!options_.prepared_statements) return txn.exec_params(sql, std::forward<Args>(args)...);
     txn.conn().prepare(name, sql);
     return txn.exec_prepared(name, std::forward<Args>(args)...);
+  }
+
+  // For the rest of `txn`: the statements of Run() use their one generic plan, made once per
+  // connection for any arguments (plan_cache_mode = force_generic_plan), instead of PostgreSQL's
+  // default of re-planning a call whenever the plan for its own arguments looks cheaper, which
+  // for a batch of a few rows in arrays it often does. For fixed OLTP shapes only (key lookups,
+  // batches as arrays); a statement with optional filters wants its custom plans. One round trip;
+  // nothing without prepared statements (Run() then sends unnamed statements, planned per call).
+  void PlanOnce(pqxx::transaction_base& txn) const {
+    if (options_.prepared_statements) txn.exec0("SET LOCAL plan_cache_mode = force_generic_plan");
   }
 
   // Runs `body` in a transaction named `name` (the name shows in logs and metrics), commits if it

@@ -280,33 +280,35 @@ TEST_F(DbPoolPgTest, WithPreparedStatementsRunPreparesOncePerConnection) {
   }
 }
 
-// generic_plans: a statement of Run() is planned once for any arguments; by default PostgreSQL
-// plans the first five calls for their own arguments.
-TEST_F(DbPoolPgTest, WithGenericPlansRunPlansOncePerConnection) {
-  for (const bool generic : {true, false}) {
-    DbPool pool(DbOptions{.url = db_url(), .max_connections = 1, .generic_plans = generic},
-                nullptr);
-    for (int i = 0; i < 3; ++i) {
-      ASSERT_THAT(pool.Transact("run",
-                                [&](pqxx::work& txn) {
-                                  pool.Run(txn, "counter_n", "SELECT n FROM counter WHERE id = $1",
-                                           1);
-                                  return absl::OkStatus();
-                                }),
-                  IsOk());
-    }
+// PlanOnce(): for the rest of its transaction a statement of Run() is planned once for any
+// arguments; by default (and after that transaction) PostgreSQL plans the first five calls for
+// their own arguments.
+TEST_F(DbPoolPgTest, PlanOnceUsesTheGenericPlanForTheRestOfTheTransaction) {
+  DbPool pool(DbOptions{.url = db_url(), .max_connections = 1}, nullptr);
+  auto run_and_count = [&](bool plan_once, int64_t* generic, int64_t* custom) {
     ASSERT_THAT(
-        pool.Transact("plans",
+        pool.Transact("run",
                       [&](pqxx::work& txn) {
+                        if (plan_once) pool.PlanOnce(txn);
+                        for (int i = 0; i < 3; ++i) {
+                          pool.Run(txn, "counter_n", "SELECT n FROM counter WHERE id = $1", 1);
+                        }
                         const pqxx::row plans = txn.exec1(
                             "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
                             "WHERE name = 'counter_n'");
-                        EXPECT_EQ(plans[0].as<int64_t>(), generic ? 3 : 0) << generic;
-                        EXPECT_EQ(plans[1].as<int64_t>(), generic ? 0 : 3) << generic;
+                        *generic = plans[0].as<int64_t>();
+                        *custom = plans[1].as<int64_t>();
                         return absl::OkStatus();
                       }),
         IsOk());
-  }
+  };
+  int64_t generic = 0, custom = 0;
+  run_and_count(true, &generic, &custom);
+  EXPECT_EQ(generic, 3);
+  EXPECT_EQ(custom, 0);
+  run_and_count(false, &generic, &custom);  // the same connection, a new transaction
+  EXPECT_EQ(generic, 3);
+  EXPECT_EQ(custom, 3);
 }
 
 // AcquireSession() connects to direct_url (LISTEN, session locks), not to the pooled url, and
