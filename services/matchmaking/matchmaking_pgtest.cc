@@ -45,12 +45,7 @@ using ::testing::SizeIs;
 
 // The injected clock starts at the real time: tokens minted by the real accounts server and
 // checked by the servers' own clocks must agree with it.
-struct TestClock {
-  const absl::Time start = absl::Now();
-  std::atomic<int64_t> micros{absl::ToUnixMicros(start)};
-  absl::Time Now() const { return absl::FromUnixMicros(micros.load()); }
-  void Advance(absl::Duration d) { micros += absl::ToInt64Microseconds(d); }
-};
+using TestClock = ::parlor::testing::ManualClock;
 
 // Ratings by account, for tests of the window arithmetic alone (RealRatingsServiceDecidesWindows
 // runs the same against a real ratings server).
@@ -741,10 +736,7 @@ TEST_F(MatchmakingPgTest, BurstOfMatchesIsDeliveredConcurrently) {
 // ------------------------------------------------------------------------
 
 std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  if (!token.empty()) context->AddMetadata("authorization", absl::StrCat("Bearer ", token));
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  return context;
+  return ::parlor::testing::Bearer(token, absl::Seconds(10));
 }
 
 TEST_F(MatchmakingPgTest, ApiEnqueueGetListCancel) {

@@ -35,19 +35,10 @@ using ::testing::IsEmpty;
 using ::testing::Not;
 using ::testing::SizeIs;
 
-// Starts at the real time so that tokens the accounts server mints verify; tests move it.
-struct TestClock {
-  const absl::Time start = absl::Now();
-  std::atomic<int64_t> micros{absl::ToUnixMicros(start)};
-  absl::Time Now() const { return absl::FromUnixMicros(micros.load()); }
-  void Advance(absl::Duration d) { micros += absl::ToInt64Microseconds(d); }
-};
+using TestClock = ::parlor::testing::ManualClock;
 
 std::unique_ptr<grpc::ClientContext> WithToken(const std::string& token) {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->AddMetadata("authorization", absl::StrCat("Bearer ", token));
-  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  return context;
+  return ::parlor::testing::Bearer(token, absl::Seconds(10));
 }
 
 // A signed-in player: account id and access token.

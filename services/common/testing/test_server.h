@@ -1,7 +1,9 @@
 #ifndef PARLOR_SERVICES_COMMON_TESTING_TEST_SERVER_H_
 #define PARLOR_SERVICES_COMMON_TESTING_TEST_SERVER_H_
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -41,6 +43,15 @@ class TestKeys {
  private:
   auth::KeyPairBase64 access_;
   auth::KeyPairBase64 service_;
+};
+
+// A clock a test moves by hand (Advance), safe to read from the servers' threads. It starts at
+// the real time, so that tokens a real accounts server mints verify against it.
+struct ManualClock {
+  const absl::Time start = absl::Now();
+  std::atomic<int64_t> micros{absl::ToUnixMicros(start)};
+  absl::Time Now() const { return absl::FromUnixMicros(micros.load()); }
+  void Advance(absl::Duration d) { micros += absl::ToInt64Microseconds(d); }
 };
 
 // A client context with `authorization: Bearer <token>` (none when empty) and a deadline.

@@ -36,11 +36,7 @@ using ::testing::HasSubstr;
 
 // Starts at the real time: the access tokens the real accounts service mints are checked
 // against the real clock.
-struct TestClock {
-  std::atomic<int64_t> micros{absl::ToUnixMicros(absl::Now())};
-  absl::Time Now() const { return absl::FromUnixMicros(micros.load()); }
-  void Advance(absl::Duration d) { micros += absl::ToInt64Microseconds(d); }
-};
+using TestClock = ::parlor::testing::ManualClock;
 
 struct Player {
   std::string id;
