@@ -4,7 +4,7 @@
 //
 //   parlor-sessions-load --db_url="host=... port=... dbname=..."
 //       --sessions_binary=build/services/sessions/parlor-sessions [--seconds=10] [--streams=10000]
-//       [--games=1,8,32] [--baseline=false] [--mode=pvp] [--server_workers=64]
+//       [--games=1,8,32] [--baseline=false] [--mode=pvp [--pvp_reads=mover]] [--server_workers=64]
 //       [--server_db_connections=16] [--pg_stats=false] [--statements]
 // (services/sessions/load/run_load.sh [--durable] starts a PostgreSQL for it; scripts/dev bench
 // runs it on a durable one in both modes.)
@@ -19,7 +19,8 @@
 //      plus one INSERT per transaction at that many clients (the baseline), then as many client
 //      threads each playing the computer through SubmitAction (every answer carries the next
 //      legal actions, so the timed loop is SubmitAction only; --mode=pvp plays two players and
-//      reads the next mover's actions with untimed GetGame calls). moves/s counts SubmitAction
+//      reads the next mover's actions with untimed GetGame calls: 1.5 per move, or with
+//      --pvp_reads=mover one, by the mover, as a phone does). moves/s counts SubmitAction
 //      calls per second of wall time; p50/p99 are SubmitAction latencies.
 //      After each run: the notification outbox (rows delivered during the run, rows still
 //      pending and the age of the oldest), and the CPU time per transaction / per move of each
@@ -160,6 +161,11 @@ struct Settings {
   // next legal actions, so the loop is SubmitAction only. "pvp": two players per game; the next
   // mover's legal actions come from GetGame calls (not timed, but sharing the server).
   std::string mode = "bot";
+  // pvp only. "both": before each move the game's first player reads it to learn whose turn it
+  // is, and when that is the other player, the mover reads it again (1.5 reads per move; the
+  // workload of every earlier round). "mover": only the mover reads it, once, as a phone does when
+  // told it is its turn (whose turn comes next is in the previous answer).
+  std::string pvp_reads = "both";
   int seconds = 10;
   int streams = 10000;
   // Concurrent games per measured run, comma-separated.
@@ -685,6 +691,9 @@ class Client {
         service_(*auth::TokenSigner::Create(auth::TokenKind::kService, service.private_key)) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    // No retry bookkeeping on each call (a failed call counts as an error): the tool's CPU is
+    // taken from the machine the server runs on.
+    args.SetInt(GRPC_ARG_ENABLE_RETRIES, 0);
     channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
     sessions_ = SessionsService::NewStub(channel_);
     internal_ = SessionsInternalService::NewStub(channel_);
@@ -782,8 +791,9 @@ void BotLoop(Client& client, const std::string& game, int player, std::atomic<bo
 }
 
 // One client thread: plays games one after another until `stop`; records SubmitAction latency.
-void PlayLoop(Client& client, const std::string& game, int player_base, std::atomic<bool>& stop,
-              std::vector<double>* latencies, std::atomic<long>* errors) {
+// `reads`: Settings::pvp_reads.
+void PlayLoop(Client& client, const std::string& game, const std::string& reads, int player_base,
+              std::atomic<bool>& stop, std::vector<double>* latencies, std::atomic<long>* errors) {
   std::mt19937_64 rng(player_base);
   int match = 0;
   while (!stop) {
@@ -797,16 +807,21 @@ void PlayLoop(Client& client, const std::string& game, int player_base, std::ato
     }
     v1::GetGameRequest get;
     get.set_game_id(created.game_id());
+    // The game as the last answer left it: who moves next.
+    v1::Game last = created;
     while (!stop) {
       v1::GetGameResponse state;
       const std::string any = AccountId(player_base);
-      if (!client.sessions().GetGame(client.Context(client.Token(any)).get(), get, &state).ok()) {
-        ++*errors;
-        break;
+      if (reads == "both") {
+        if (!client.sessions().GetGame(client.Context(client.Token(any)).get(), get, &state).ok()) {
+          ++*errors;
+          break;
+        }
+        last = state.game();
       }
-      if (state.game().status() == v1::GAME_STATUS_FINISHED) break;
-      const std::string actor = state.game().seats(state.game().acting_seats(0)).account_id();
-      if (actor != any &&
+      if (last.status() == v1::GAME_STATUS_FINISHED) break;
+      const std::string actor = last.seats(last.acting_seats(0)).account_id();
+      if ((reads == "mover" || actor != any) &&
           !client.sessions().GetGame(client.Context(client.Token(actor)).get(), get, &state).ok()) {
         ++*errors;
         break;
@@ -823,8 +838,15 @@ void PlayLoop(Client& client, const std::string& game, int player_base, std::ato
       const double ms = absl::ToDoubleMilliseconds(absl::Now() - start);
       if (!status.ok()) {
         ++*errors;
+        // Read the game again to learn where it stands.
+        if (reads == "mover" &&
+            !client.sessions().GetGame(client.Context(client.Token(any)).get(), get, &state).ok()) {
+          break;
+        }
+        last = state.game();
         continue;
       }
+      last = response.game();
       if (!stop) latencies->push_back(ms);
     }
   }
@@ -851,7 +873,7 @@ Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>*
     threads.emplace_back([&, g] {
       const int player = 100000 + games * 1000 + 2 * g;
       if (s.mode == "pvp") {
-        PlayLoop(client, s.game, player, stop, &latencies[g], errors);
+        PlayLoop(client, s.game, s.pvp_reads, player, stop, &latencies[g], errors);
       } else {
         BotLoop(client, s.game, player, stop, &latencies[g], errors);
       }
@@ -1132,9 +1154,11 @@ int Run(const Settings& s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   std::printf(
-      "game: %s; mode: %s; %d s per run; server: parlor-sessions pid %d (%d workers, %d "
+      "game: %s; mode: %s%s; %d s per run; server: parlor-sessions pid %d (%d workers, %d "
       "DB connections), client and server on this machine\n",
-      s.game.c_str(), s.mode.c_str(), s.seconds, child, s.server_workers, s.server_db_connections);
+      s.game.c_str(), s.mode.c_str(),
+      s.mode == "pvp" ? absl::StrCat(" (reads: ", s.pvp_reads, ")").c_str() : "", s.seconds, child,
+      s.server_workers, s.server_db_connections);
   const bool durable = cluster.fsync == "on" && cluster.synchronous_commit == "on" &&
                        cluster.full_page_writes == "on";
   std::printf(
@@ -1351,6 +1375,10 @@ int main(int argc, char** argv) {
   flags.String("game", &s.game, "game to play (default: the first registered)");
   flags.Choice("mode", &s.mode, {"bot", "pvp"},
                "bot: each client plays the computer; pvp: two players per game (plus GetGame)");
+  flags.Choice("pvp_reads", &s.pvp_reads, {"both", "mover"},
+               "pvp: both: the first player reads the game before every move to learn whose turn "
+               "it is, and the mover reads it when that is the other (1.5 GetGame per move); "
+               "mover: only the mover reads it, once per move, as a phone does");
   flags.Int("seconds", &s.seconds, "seconds per measured run", {.min = 1, .max = 600});
   flags.String("games", &s.games, "concurrent games of each measured run, comma-separated");
   flags.String("server_args", &s.server_args,
