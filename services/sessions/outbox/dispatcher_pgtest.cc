@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -151,6 +152,35 @@ TEST_F(DispatcherPgTest, AFailedDeliveryCountsItsAttemptAndKeepsTheError) {
   ASSERT_THAT(dispatcher.DrainOnce(), IsOk());
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE attempts = 1 AND "
                   "last_error LIKE '%gateway down%'"),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox"), 1);
+}
+
+// The store hands a batch over oldest due first, and a receiver that names one row twice (or a
+// row of no batch) has that row put back once.
+TEST_F(DispatcherPgTest, ABatchComesOldestFirstAndAFailureNamedTwiceIsPutBackOnce) {
+  CreateRankedGame("m1");
+  CreateRankedGame("m2");
+  const int64_t pending = Count("SELECT count(*) FROM sessions.notification_outbox");
+  ASSERT_GE(pending, 2);
+  OutboxStore outbox(pool_.get());
+  std::vector<int64_t> ids;
+  absl::StatusOr<OutboxStore::Delivery> delivery = outbox.DeliverNotifications(
+      now_.load(), 100, [&](const std::vector<OutboxStore::PendingNotification>& batch) {
+        for (const auto& n : batch) ids.push_back(n.id);
+        const OutboxStore::Failure failure{
+            .id = batch[0].id, .retry_at = now_.load() + absl::Seconds(1), .error = "busy"};
+        OutboxStore::Failure stranger = failure;
+        stranger.id = -1;
+        return std::vector<OutboxStore::Failure>{failure, failure, stranger};
+      });
+  ASSERT_THAT(delivery, IsOk());
+  EXPECT_EQ(delivery->taken, pending);
+  EXPECT_EQ(delivery->failed, 1);
+  // Rows of one creation are due at once: oldest first is then the order they were written.
+  EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM sessions.notification_outbox WHERE id = ",
+                               ids[0], " AND attempts = 1 AND last_error = 'busy'")),
             1);
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox"), 1);
 }

@@ -6,21 +6,22 @@
 // epoch (BIGINT), as in sql.h.
 namespace parlor::sessions::sql {
 
-// A notification is delivered inside the transaction that deletes it. The due rows, oldest
-// first, are deleted at once and returned, with the attempt this delivery is: one statement that
-// changes each row once, where locking them and deleting the delivered ones later took two
-// statements and two changes per row (the lock, then the delete). Other replicas' dispatchers skip
-// rows this transaction holds; a crash, a lost connection or a failed commit undoes the delete,
-// so every row stays until its delivery commits. $1 = now, $2 = limit. Rows still marked sent_at
-// are those older binaries delivered and kept; none is due.
+// A notification is delivered inside the transaction that deletes it. The due rows are deleted
+// at once and returned oldest due first (ties by id, the order they were written), with the
+// attempt this delivery is: one statement that changes each row once, where locking them and
+// deleting the delivered ones later took two statements and two changes per row (the lock, then
+// the delete). Other replicas' dispatchers skip rows this transaction holds; a crash, a lost
+// connection or a failed commit undoes the delete, so every row stays until its delivery
+// commits. $1 = now, $2 = limit. Rows still marked sent_at are those older binaries delivered and
+// kept; none is due.
 inline constexpr char kTakeDueNotifications[] =
-    "DELETE FROM sessions.notification_outbox o WHERE (o.game_id, o.id) IN ("
+    "WITH taken AS (DELETE FROM sessions.notification_outbox o WHERE (o.game_id, o.id) IN ("
     "SELECT game_id, id FROM sessions.notification_outbox "
     "WHERE sent_at IS NULL AND next_attempt_at <= sessions.from_us($1) "
     "ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED) "
-    "RETURNING o.id, o.game_id::text, o.account_id::text, o.kind, o.version, o.dedupe_key, "
-    "o.payload::text, o.attempts + 1, sessions.to_us(o.created_at), "
-    "sessions.to_us(o.next_attempt_at)";
+    "RETURNING o.*) "
+    "SELECT id, game_id::text, account_id::text, kind, version, dedupe_key, payload::text, "
+    "attempts + 1, sessions.to_us(created_at) FROM taken ORDER BY next_attempt_at, id";
 
 // The rows of a batch that could not be delivered go back, as they were (same id, same dedupe
 // key: the delete that took them is this transaction's own), with the attempt counted, the

@@ -1,11 +1,9 @@
 #include "services/sessions/store/outbox_store.h"
 
 #include <algorithm>
-#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "pqxx/pqxx"
@@ -16,18 +14,21 @@
 namespace parlor::sessions {
 namespace {
 
-// Puts the rows that could not be delivered back, with their retries, in one statement.
-void ReturnUndelivered(DbPool& db, pqxx::work& txn,
-                       const std::vector<OutboxStore::PendingNotification>& batch,
-                       const std::vector<OutboxStore::Failure>& failures) {
+// Puts the rows of `batch` that could not be delivered back, with their retries, in one
+// statement; returns how many. A failure naming no row of the batch, or one already named, puts
+// nothing back.
+int ReturnUndelivered(DbPool& db, pqxx::work& txn,
+                      const std::vector<OutboxStore::PendingNotification>& batch,
+                      const std::vector<OutboxStore::Failure>& failures) {
   absl::flat_hash_map<int64_t, const OutboxStore::PendingNotification*> taken;
   for (const OutboxStore::PendingNotification& n : batch) taken.emplace(n.id, &n);
   std::vector<int64_t> ids, versions, created, attempts, retry_at;
   std::vector<std::string> games, accounts, kinds, dedupe_keys, payloads, errors;
   for (const OutboxStore::Failure& f : failures) {
     auto it = taken.find(f.id);
-    if (it == taken.end()) continue;  // not of this batch: nothing of ours to put back
+    if (it == taken.end()) continue;  // not of this batch, or already put back
     const OutboxStore::PendingNotification& n = *it->second;
+    taken.erase(it);
     ids.push_back(n.id);
     games.push_back(n.game_id);
     accounts.push_back(n.row.account_id);
@@ -43,11 +44,12 @@ void ReturnUndelivered(DbPool& db, pqxx::work& txn,
     error.erase(std::remove(error.begin(), error.end(), '\0'), error.end());
     errors.push_back(std::move(error));
   }
-  if (ids.empty()) return;
+  if (ids.empty()) return 0;
   db.Run(txn, "sessions_outbox_return_undelivered", sql::kReturnUndelivered, PgIntArray(ids),
          PgTextArray(games), PgTextArray(accounts), PgTextArray(kinds), PgIntArray(versions),
          PgTextArray(dedupe_keys), PgTextArray(payloads), PgIntArray(created), PgIntArray(attempts),
          PgIntArray(retry_at), PgTextArray(errors));
+  return static_cast<int>(ids.size());
 }
 
 }  // namespace
@@ -57,7 +59,6 @@ absl::StatusOr<OutboxStore::Delivery> OutboxStore::DeliverNotifications(absl::Ti
   Delivery delivery;
   absl::Status status = db_->Transact("sessions.deliver_notifications", [&](pqxx::work& txn) {
     std::vector<PendingNotification> batch;
-    std::vector<std::pair<int64_t, size_t>> due_order;  // (next attempt, index in batch)
     for (const pqxx::row& r : db_->Run(txn, "sessions_outbox_take_due", sql::kTakeDueNotifications,
                                        absl::ToUnixMicros(now), limit)) {
       PendingNotification n;
@@ -70,27 +71,12 @@ absl::StatusOr<OutboxStore::Delivery> OutboxStore::DeliverNotifications(absl::Ti
       n.row.payload_json = r[6].as<std::string>();
       n.attempts = r[7].as<int>();
       n.created_at = absl::FromUnixMicros(r[8].as<int64_t>());
-      due_order.emplace_back(r[9].as<int64_t>(), batch.size());
       batch.push_back(std::move(n));
     }
     delivery = Delivery{.taken = static_cast<int>(batch.size())};
     if (batch.empty()) return absl::OkStatus();
-    // A DELETE returns its rows in no particular order: oldest due first, as they were chosen
-    // (ties by id, the order they were written).
-    std::sort(due_order.begin(), due_order.end(), [&](const auto& a, const auto& b) {
-      return std::tie(a.first, batch[a.second].id) < std::tie(b.first, batch[b.second].id);
-    });
-    std::vector<PendingNotification> oldest_first;
-    oldest_first.reserve(batch.size());
-    for (const auto& [due, index] : due_order) oldest_first.push_back(std::move(batch[index]));
-    batch = std::move(oldest_first);
     const std::vector<Failure> failures = deliver(batch);
-    absl::flat_hash_set<int64_t> failed;
-    for (const Failure& f : failures) failed.insert(f.id);
-    if (!failures.empty()) ReturnUndelivered(*db_, txn, batch, failures);
-    delivery.failed = static_cast<int>(
-        std::count_if(batch.begin(), batch.end(),
-                      [&](const PendingNotification& n) { return failed.contains(n.id); }));
+    if (!failures.empty()) delivery.failed = ReturnUndelivered(*db_, txn, batch, failures);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
