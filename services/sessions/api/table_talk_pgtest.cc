@@ -411,7 +411,8 @@ TEST_F(TableTalkPgTest, ARematchRotatesTheFirstSeatLinksTheGamesAndExpires) {
   status = sessions_->AcceptRematch(Bearer(bob_.token).get(), accept, &accepted);
   ASSERT_TRUE(status.ok()) << status.error_message();
   ASSERT_TRUE(accepted.has_game());
-  const v1::Game& rematch = accepted.game();
+  // A copy: the calls below parse their answers into `accepted` again.
+  const v1::Game rematch = accepted.game();
   EXPECT_EQ(rematch.rematch_of(), done.game_id());
   EXPECT_EQ(accepted.rematch().new_game_id(), rematch.game_id());
   EXPECT_FALSE(accepted.rematch().pending());
