@@ -767,11 +767,17 @@ absl::StatusOr<std::vector<PlayerRecord>> Sessions::GetPlayerRecords(
 }
 
 absl::Status Sessions::ShowVacations(std::vector<SeatRow>& seats, absl::Time now) {
+  std::vector<std::string> players;
+  for (const SeatRow& s : seats) {
+    if (!s.account_id.empty()) players.push_back(s.account_id);
+  }
+  PARLOR_ASSIGN_OR_RETURN(const SessionsStore::VacationsByAccount vacations,
+                          store_->GetVacations(players));
   for (SeatRow& s : seats) {
-    if (s.account_id.empty()) continue;
-    PARLOR_ASSIGN_OR_RETURN(std::optional<SessionsStore::Vacation> v,
-                            store_->GetVacation(s.account_id));
-    if (v && v->started_at <= now && now < v->ends_at) s.vacation_until = v->ends_at;
+    auto v = vacations.find(s.account_id);
+    if (v != vacations.end() && v->second.started_at <= now && now < v->second.ends_at) {
+      s.vacation_until = v->second.ends_at;
+    }
   }
   return absl::OkStatus();
 }

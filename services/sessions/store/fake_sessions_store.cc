@@ -208,12 +208,15 @@ absl::StatusOr<SessionsStore::AccountUsage> FakeSessionsStore::GetAccountUsage(
   return usage;
 }
 
-absl::StatusOr<std::optional<SessionsStore::Vacation>> FakeSessionsStore::GetVacation(
-    absl::string_view account_id) {
+absl::StatusOr<SessionsStore::VacationsByAccount> FakeSessionsStore::GetVacations(
+    const std::vector<std::string>& account_ids) {
   absl::ReaderMutexLock lock(&mu_);
-  auto it = vacations_.find(account_id);
-  if (it == vacations_.end()) return std::optional<Vacation>();
-  return std::optional<Vacation>(it->second);
+  VacationsByAccount found;
+  for (const std::string& id : account_ids) {
+    auto it = vacations_.find(id);
+    if (it != vacations_.end()) found.emplace(id, it->second);
+  }
+  return found;
 }
 
 absl::Status FakeSessionsStore::ChangeVacation(absl::string_view account_id,

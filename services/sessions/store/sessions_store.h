@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -90,12 +91,15 @@ class SessionsStore {
   virtual absl::StatusOr<AccountUsage> GetAccountUsage(absl::string_view account_id,
                                                        absl::Time hour_ago, absl::Time day_ago) = 0;
 
-  // The account's running or planned vacation.
+  // The running or planned vacations of the given accounts, by account id (an account with
+  // none is absent). One read for every seat of a game being created.
   struct Vacation {
     absl::Time started_at;
     absl::Time ends_at;
   };
-  virtual absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id) = 0;
+  using VacationsByAccount = absl::flat_hash_map<std::string, Vacation>;
+  virtual absl::StatusOr<VacationsByAccount> GetVacations(
+      const std::vector<std::string>& account_ids) = 0;
 
   // A vacation starting or ending early, in one transaction with its effect on every game.
   struct VacationChange {

@@ -264,10 +264,10 @@ inline constexpr char kSelectDueGames[] =
     "sessions.from_us($1)))))) "
     "ORDER BY g.deadline LIMIT $2 FOR UPDATE OF g SKIP LOCKED";
 
-inline constexpr char kSelectVacation[] =
-    "SELECT sessions.to_us(started_at), "
-    "sessions.to_us(ends_at) FROM sessions.vacations "
-    "WHERE account_id = $1::uuid";
+// The vacations of the accounts $1 (uuid[]), one row per account that has one.
+inline constexpr char kSelectVacations[] =
+    "SELECT account_id::text, sessions.to_us(started_at), sessions.to_us(ends_at) "
+    "FROM sessions.vacations WHERE account_id = ANY($1::uuid[])";
 
 // Starts a vacation unless one is running; returns no row when one is.
 inline constexpr char kStartVacation[] =

@@ -199,22 +199,22 @@ void ReadSeats(pqxx::work& txn, GameRow* game) {
   }
 }
 
-void InsertLog(pqxx::work& txn, const std::string& game_id, const LogRow& row) {
-  txn.exec_params0(sql::kInsertAction, game_id, row.version, KindName(row.kind),
-                   CauseName(row.cause), row.seat, row.action, row.account_id,
-                   pqxx::binarystring(row.entry), Micros(row.created_at));
+void InsertLog(const DbPool& db, pqxx::work& txn, const std::string& game_id, const LogRow& row) {
+  db.Run(txn, "sessions_insert_action", sql::kInsertAction, game_id, row.version,
+         KindName(row.kind), CauseName(row.cause), row.seat, row.action, row.account_id,
+         pqxx::binarystring(row.entry), Micros(row.created_at));
 }
 
-void InsertNotifications(pqxx::work& txn, const std::string& game_id,
+void InsertNotifications(const DbPool& db, pqxx::work& txn, const std::string& game_id,
                          const std::vector<NotificationRow>& rows, absl::Time now) {
   for (const NotificationRow& n : rows) {
-    txn.exec_params0(sql::kInsertNotification, game_id, n.account_id, n.kind, n.version,
-                     n.dedupe_key, n.payload_json, Micros(now));
+    db.Run(txn, "sessions_insert_notification", sql::kInsertNotification, game_id, n.account_id,
+           n.kind, n.version, n.dedupe_key, n.payload_json, Micros(now));
   }
 }
 
-void Notify(pqxx::work& txn, const std::string& payload) {
-  if (!payload.empty()) txn.exec_params(sql::kNotify, payload);
+void Notify(const DbPool& db, pqxx::work& txn, const std::string& payload) {
+  if (!payload.empty()) db.Run(txn, "sessions_notify", sql::kNotify, payload);
 }
 
 }  // namespace
@@ -229,8 +229,9 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
     const absl::Time now = g.created_at;
     if (!key.empty()) {
       // Claim the match id first: a concurrent duplicate waits on the unique key, then sees it.
-      pqxx::result claimed = txn.exec_params(sql::kInsertMatch, key, g.game_id,
-                                             pqxx::binarystring(game.request_hash), Micros(now));
+      pqxx::result claimed =
+          db_->Run(txn, "sessions_insert_match", sql::kInsertMatch, key, g.game_id,
+                   pqxx::binarystring(game.request_hash), Micros(now));
       if (claimed.empty()) {
         pqxx::row existing = txn.exec_params1(sql::kSelectMatch, key);
         if (pqxx::binarystring(existing[1]).str() != game.request_hash) {
@@ -247,29 +248,29 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
     }
     const TimeControlRow& tc = g.time_control;
     const char* status = g.finished ? "finished" : "active";
-    txn.exec_params0(sql::kInsertGame, g.game_id, g.game, g.match_id, g.ranked, g.num_players,
-                     OptionsJson(g.options), pqxx::binarystring(g.snapshot), g.seed_commitment,
-                     static_cast<int64_t>(g.acting_seats),
-                     tc.kind == TimeControlRow::Kind::kTimeBank ? "time_bank" : "per_move",
-                     tc.kind == TimeControlRow::Kind::kPerMove ? tc.per_move_s : 0,
-                     tc.kind == TimeControlRow::Kind::kTimeBank ? tc.bank_initial_s : 0,
-                     tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now),
-                     g.is_public ? "public" : "private", status,
-                     g.finished ? PgIntArray(g.ranks) : std::string(),
-                     g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version);
+    db_->Run(txn, "sessions_insert_game", sql::kInsertGame, g.game_id, g.game, g.match_id, g.ranked,
+             g.num_players, OptionsJson(g.options), pqxx::binarystring(g.snapshot),
+             g.seed_commitment, static_cast<int64_t>(g.acting_seats),
+             tc.kind == TimeControlRow::Kind::kTimeBank ? "time_bank" : "per_move",
+             tc.kind == TimeControlRow::Kind::kPerMove ? tc.per_move_s : 0,
+             tc.kind == TimeControlRow::Kind::kTimeBank ? tc.bank_initial_s : 0,
+             tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now),
+             g.is_public ? "public" : "private", status,
+             g.finished ? PgIntArray(g.ranks) : std::string(),
+             g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version);
     for (const SeatRow& s : g.seats) {
-      txn.exec_params0(sql::kInsertSeat, g.game_id, s.seat, s.account_id, s.bot, s.display_name,
-                       s.team, s.my_turn, MicrosOrZero(s.turn_started_at), MicrosOrZero(s.deadline),
-                       s.time_bank_ms.value_or(-1), Micros(now), status, s.vacation_used_ms,
-                       MicrosOrZero(s.vacation_until), MicrosOrZero(s.paused_until));
+      db_->Run(txn, "sessions_insert_seat", sql::kInsertSeat, g.game_id, s.seat, s.account_id,
+               s.bot, s.display_name, s.team, s.my_turn, MicrosOrZero(s.turn_started_at),
+               MicrosOrZero(s.deadline), s.time_bank_ms.value_or(-1), Micros(now), status,
+               s.vacation_used_ms, MicrosOrZero(s.vacation_until), MicrosOrZero(s.paused_until));
     }
-    for (const LogRow& row : game.log) InsertLog(txn, g.game_id, row);
-    InsertNotifications(txn, g.game_id, game.notifications, now);
+    for (const LogRow& row : game.log) InsertLog(*db_, txn, g.game_id, row);
+    InsertNotifications(*db_, txn, g.game_id, game.notifications, now);
     if (game.result) {
-      txn.exec_params0(sql::kInsertResult, g.game_id, g.game, g.ranked, game.result->payload_json,
-                       Micros(now));
+      db_->Run(txn, "sessions_insert_result", sql::kInsertResult, g.game_id, g.game, g.ranked,
+               game.result->payload_json, Micros(now));
     }
-    Notify(txn, game.notify_payload);
+    Notify(*db_, txn, game.notify_payload);
     result = g;
     *created = true;
     return absl::OkStatus();
@@ -775,16 +776,16 @@ absl::StatusOr<PgSessionsStore::AccountUsage> PgSessionsStore::GetAccountUsage(
   return usage;
 }
 
-absl::StatusOr<std::optional<PgSessionsStore::Vacation>> PgSessionsStore::GetVacation(
-    absl::string_view account_id) {
-  std::optional<Vacation> result;
-  const std::string account(account_id);
-  absl::Status status = db_->Transact("sessions.get_vacation", [&](pqxx::work& txn) {
-    pqxx::result rows = txn.exec_params(sql::kSelectVacation, account);
-    result.reset();
-    if (!rows.empty()) {
-      result = Vacation{absl::FromUnixMicros(rows[0][0].as<int64_t>()),
-                        absl::FromUnixMicros(rows[0][1].as<int64_t>())};
+absl::StatusOr<PgSessionsStore::VacationsByAccount> PgSessionsStore::GetVacations(
+    const std::vector<std::string>& account_ids) {
+  VacationsByAccount result;
+  if (account_ids.empty()) return result;
+  absl::Status status = db_->Read("sessions.get_vacations", [&](pqxx::nontransaction& txn) {
+    result.clear();
+    for (const pqxx::row& r :
+         db_->Run(txn, "sessions_get_vacations", sql::kSelectVacations, PgTextArray(account_ids))) {
+      result.emplace(r[0].as<std::string>(), Vacation{absl::FromUnixMicros(r[1].as<int64_t>()),
+                                                      absl::FromUnixMicros(r[2].as<int64_t>())});
     }
     return absl::OkStatus();
   });

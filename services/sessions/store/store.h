@@ -75,7 +75,8 @@ class PgSessionsStore : public SessionsStore {
   absl::StatusOr<bool> MatchExists(absl::string_view match_key) override;
   absl::StatusOr<AccountUsage> GetAccountUsage(absl::string_view account_id, absl::Time hour_ago,
                                                absl::Time day_ago) override;
-  absl::StatusOr<std::optional<Vacation>> GetVacation(absl::string_view account_id) override;
+  absl::StatusOr<VacationsByAccount> GetVacations(
+      const std::vector<std::string>& account_ids) override;
   absl::Status ChangeVacation(absl::string_view account_id, const VacationChange& change) override;
   absl::StatusOr<std::vector<PlayerRecordRow>> GetPlayerRecords(
       const std::vector<std::string>& account_ids) override;
