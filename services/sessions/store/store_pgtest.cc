@@ -205,5 +205,30 @@ TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRet
   EXPECT_EQ(again.SerializeAsString(), first.SerializeAsString());
 }
 
+// Creating a game reads every seated player's vacation at once: each account that has one, by
+// its id, and nothing for the others.
+TEST_F(StorePgTest, VacationsAreReadForManyAccountsInOneCallAndOnlyWhereTheyExist) {
+  constexpr char kBob[] = "00000000-0000-4000-8000-000000000b0b";
+  const absl::Time start = absl::FromUnixSeconds(1'800'000'000);
+  SessionsStore::VacationChange change;
+  change.now = start;
+  change.until = start + absl::Hours(48);
+  change.counted_since = start - absl::Hours(24 * 365);
+  change.check = [](absl::Duration) { return absl::OkStatus(); };
+  change.decide = [](const GameRow&) { return std::optional<Mutation>(); };
+  ASSERT_THAT(store_->ChangeVacation(kAlice, change), IsOk());
+
+  absl::StatusOr<SessionsStore::VacationsByAccount> found = store_->GetVacations({kAlice, kBob});
+  ASSERT_THAT(found.status(), IsOk());
+  ASSERT_EQ(found->size(), 1u);
+  ASSERT_TRUE(found->contains(kAlice));
+  EXPECT_EQ(found->at(kAlice).started_at, start);
+  EXPECT_EQ(found->at(kAlice).ends_at, start + absl::Hours(48));
+
+  found = store_->GetVacations({});
+  ASSERT_THAT(found.status(), IsOk());
+  EXPECT_TRUE(found->empty());
+}
+
 }  // namespace
 }  // namespace parlor::sessions
