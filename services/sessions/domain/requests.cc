@@ -174,7 +174,8 @@ absl::StatusOr<ListPage> OpenPage(const PageTokens& tokens, int page_size,
 std::string NextPageToken(const PageTokens& tokens, const ListPage& page,
                           const std::vector<GameRow>& rows, bool more) {
   if (!more || rows.empty()) return "";
-  // ListMyGames' seat rows carry the game's updated_at too, which is the sort key.
+  // Both listings sort by the game's updated_at (for a finished game that is its finished_at,
+  // which ListMyGames' index holds: the game never changes again).
   return tokens.Encode(
       absl::StrCat(absl::ToUnixMicros(rows.back().updated_at), "|", rows.back().game_id),
       page.fingerprint);

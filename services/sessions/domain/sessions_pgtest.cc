@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -790,6 +791,72 @@ TEST_F(SessionsPgTest, ListMyGamesFiltersAndPagesNewestFirst) {
   EXPECT_EQ(a.games_size() + b.games_size(), 5);
   for (const v1::Game& g : a.games()) EXPECT_TRUE(g.my_turn());
   for (const v1::Game& g : b.games()) EXPECT_FALSE(g.my_turn());
+}
+
+// Games in progress and finished games come in one order, newest activity first: a finished
+// game by the time it ended, a running one by its last change, so a game ended later comes
+// before one created later, and pages cross from one kind to the other without a gap.
+TEST_F(SessionsPgTest, ListMyGamesOrdersRunningAndFinishedGamesByTheirLastActivity) {
+  const engine::Game& game = FirstGame();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) {
+    now_ = now_.load() + absl::Seconds(1);
+    ids.push_back(Create(TwoPlayerRequest(game, absl::StrCat("a", i))).game_id());
+  }
+  for (const int ended : {1, 4}) {
+    now_ = now_.load() + absl::Seconds(1);
+    v1::ResignRequest resign;
+    resign.set_game_id(ids[ended]);
+    v1::ResignResponse resigned;
+    ASSERT_THAT(calls::Resign(*sessions_, kAlice, resign, &resigned), IsOk());
+    ASSERT_EQ(resigned.game().status(), v1::GAME_STATUS_FINISHED);
+  }
+  const auto list = [&](v1::GameFilter filter) {
+    v1::ListMyGamesRequest request;
+    request.set_filter(filter);
+    request.set_page_size(2);
+    std::vector<std::string> seen;
+    for (int page = 0; page < 6; ++page) {
+      v1::ListMyGamesResponse response;
+      EXPECT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response), IsOk());
+      for (const v1::Game& g : response.games()) seen.push_back(g.game_id());
+      if (response.next_page_token().empty()) break;
+      request.set_page_token(response.next_page_token());
+    }
+    return seen;
+  };
+  EXPECT_EQ(list(v1::GAME_FILTER_UNSPECIFIED),
+            (std::vector<std::string>{ids[4], ids[1], ids[5], ids[3], ids[2], ids[0]}));
+  EXPECT_EQ(list(v1::GAME_FILTER_FINISHED), (std::vector<std::string>{ids[4], ids[1]}));
+  std::vector<std::string> running = list(v1::GAME_FILTER_MY_TURN);
+  for (const std::string& id : list(v1::GAME_FILTER_WAITING)) running.push_back(id);
+  std::sort(running.begin(), running.end());
+  std::vector<std::string> expected = {ids[0], ids[2], ids[3], ids[5]};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(running, expected);
+}
+
+// A move rewrites its seats' turn, clocks and updated_at. No index of the seats table may name
+// one of those columns: the rewrite then stays on its page without new index entries (a HOT
+// update), which is most of what a seat update costs.
+TEST_F(SessionsPgTest, NoIndexOfTheSeatsNamesAColumnAMoveChanges) {
+  const std::vector<std::string> changed_by_moves = {
+      "forfeited",      "my_turn",           "turn_started_at",  "deadline",
+      "reminders_sent", "time_bank_ms",      "vacation_used_ms", "vacation_until",
+      "paused_until",   "timeouts_in_a_row", "updated_at"};
+  pqxx::connection c(db_url());
+  pqxx::read_transaction txn(c);
+  int indexes = 0;
+  for (const pqxx::row& r : txn.exec("SELECT pg_get_indexdef(indexrelid) FROM pg_index "
+                                     "WHERE indrelid = 'sessions.seats'::regclass")) {
+    ++indexes;
+    const std::string definition = r[0].as<std::string>();
+    for (const std::string& column : changed_by_moves) {
+      EXPECT_FALSE(std::regex_search(definition, std::regex("\\b" + column + "\\b")))
+          << definition << " names " << column;
+    }
+  }
+  EXPECT_GE(indexes, 3);
 }
 
 TEST_F(SessionsPgTest, PlayingTheComputerTheBotsAnswerAtOnce) {

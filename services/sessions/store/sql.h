@@ -56,12 +56,13 @@ inline constexpr char kInsertGame[] =
 inline constexpr char kInsertSeat[] =
     "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "
     "my_turn, turn_started_at, deadline, time_bank_ms, updated_at, vacation_used_ms, "
-    "vacation_until, paused_until) "
+    "vacation_until, paused_until, finished_at) "
     "VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, ''), $5, $6, $12, $7, "
     "CASE WHEN $8::bigint = 0 THEN NULL ELSE sessions.from_us($8) END, "
     "CASE WHEN $9::bigint = 0 THEN NULL ELSE sessions.from_us($9) END, "
     "NULLIF($10::bigint, -1), sessions.from_us($11), $13, "
-    "sessions.from_us(NULLIF($14::bigint, 0)), sessions.from_us(NULLIF($15::bigint, 0)))";
+    "sessions.from_us(NULLIF($14::bigint, 0)), sessions.from_us(NULLIF($15::bigint, 0)), "
+    "CASE WHEN $12 = 'finished' THEN sessions.from_us($11) END)";
 
 // Claims a match id; returns no row when it was already claimed.
 inline constexpr char kInsertMatch[] =
@@ -173,7 +174,8 @@ s AS (
       time_bank_ms = t.time_bank_ms, vacation_used_ms = t.vacation_used_ms,
       vacation_until = sessions.from_us(t.vacation_until_us),
       paused_until = sessions.from_us(t.paused_until_us), timeouts_in_a_row = t.timeouts_in_a_row,
-      updated_at = sessions.from_us(t.at_us)
+      updated_at = sessions.from_us(t.at_us),
+      finished_at = CASE WHEN t.status = 'finished' THEN sessions.from_us(t.at_us) END
   FROM unnest($2::sessions.seat_write[]) AS t
   WHERE s.game_id = t.game_id AND s.seat = t.seat
   RETURNING 1),
@@ -238,18 +240,28 @@ inline constexpr char kInsertResult[] =
 inline constexpr char kNotifyChannel[] = "parlor_sessions";
 inline constexpr char kNotify[] = "SELECT pg_notify('parlor_sessions', $1)";
 
-// ListMyGames: keyset pagination on (updated_at DESC, game_id DESC). $2 = filter: 0 all,
-// 1 my turn, 2 waiting, 3 finished. $3/$4 = cursor (0/'' for the first page). $5 = limit.
+// ListMyGames: keyset pages of the player's games, newest activity first: (updated_at DESC,
+// game_id DESC) of the game, which for a finished game is its finished_at (a finished game never
+// changes again). $2 = filter: 0 all, 1 my turn, 2 waiting, 3 finished. $3/$4 = cursor (0/'' for
+// the first page). $5 = limit. Two indexes whose columns a move never changes, so that a move's
+// seat updates stay HOT (migration 0013): the games in progress, few per player, are all read
+// and sorted; the finished ones, however many, are read in order from their index.
 inline constexpr char kListMyGames[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
-    " FROM sessions.seats s JOIN sessions.games g ON g.game_id = s.game_id "
-    "WHERE s.account_id = $1::uuid "
-    "AND ($2::int = 0 OR ($2::int = 1 AND s.status = 'active' AND s.my_turn) "
-    "OR ($2::int = 2 AND s.status = 'active' AND NOT s.my_turn) OR ($2::int = 3 AND s.status = "
-    "'finished')) "
-    "AND ($3::bigint = 0 OR (s.updated_at, s.game_id) < "
-    "(sessions.from_us($3), $4::uuid)) "
-    "ORDER BY s.updated_at DESC, s.game_id DESC LIMIT $5";
+    " FROM ("
+    "(SELECT g.game_id, g.updated_at AS at FROM sessions.seats s "
+    "JOIN sessions.games g ON g.game_id = s.game_id "
+    "WHERE s.account_id = $1::uuid AND s.status = 'active' AND $2::int IN (0, 1, 2) "
+    "AND ($2::int = 0 OR ($2::int = 1) = s.my_turn) "
+    "AND ($3::bigint = 0 OR (g.updated_at, g.game_id) < (sessions.from_us($3), $4::uuid)) "
+    "ORDER BY g.updated_at DESC, g.game_id DESC LIMIT $5) "
+    "UNION ALL "
+    "(SELECT s.game_id, s.finished_at FROM sessions.seats s "
+    "WHERE s.account_id = $1::uuid AND s.status = 'finished' AND $2::int IN (0, 3) "
+    "AND ($3::bigint = 0 OR (s.finished_at, s.game_id) < (sessions.from_us($3), $4::uuid)) "
+    "ORDER BY s.finished_at DESC, s.game_id DESC LIMIT $5)"
+    ") AS p JOIN sessions.games g ON g.game_id = p.game_id "
+    "ORDER BY p.at DESC, p.game_id DESC LIMIT $5";
 
 // Games whose earliest deadline or next reminder is due, skipping games another replica's
 // sweeper holds.

@@ -477,9 +477,9 @@ struct BatchWrite {
     const GameRow& g = m.after;
     const std::string status = g.finished ? "finished" : "active";
     AddGame(g, status);
-    // A computer seat the change leaves as it was is not rewritten: its updated_at only orders a
-    // player's ListMyGames, and each rewrite costs a new row version plus index entries (a bot
-    // game would pay it on every move).
+    // A computer seat the change leaves as it was is not rewritten: nothing reads its updated_at,
+    // and each rewrite costs a new row version and its WAL (a bot game would pay it on every
+    // move).
     for (const SeatRow& s : g.seats) {
       if (!s.bot.empty() && g.finished == locked.finished &&
           static_cast<size_t>(s.seat) < locked.seats.size() &&
