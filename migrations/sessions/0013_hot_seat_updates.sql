@@ -10,13 +10,11 @@
 -- A move's seat updates then touch no indexed column and stay on their page (HOT); fillfactor
 -- leaves every page room for the next versions of its rows.
 
--- When the seat's game ended (the game's finished_at; NULL while it runs). Written with the
--- status that ends the game, never changed after.
-ALTER TABLE sessions.seats ADD COLUMN finished_at TIMESTAMPTZ;
-UPDATE sessions.seats s SET finished_at = coalesce(g.finished_at, s.updated_at)
-  FROM sessions.games g WHERE g.game_id = s.game_id AND s.status = 'finished';
-ALTER TABLE sessions.seats
-  ADD CONSTRAINT seats_finished_at_check CHECK ((status = 'finished') = (finished_at IS NOT NULL));
+-- When the seat's game ended: the updated_at of the write that finished the seat (every player
+-- seat is written with its game, so this is the game's finished_at); NULL while it runs. Computed
+-- by PostgreSQL, so that a server that predates this migration (a rolling deploy) writes it too.
+ALTER TABLE sessions.seats ADD COLUMN finished_at TIMESTAMPTZ
+  GENERATED ALWAYS AS (CASE WHEN status = 'finished' THEN updated_at END) STORED;
 
 CREATE INDEX seats_account_active_idx ON sessions.seats (account_id, game_id)
   WHERE account_id IS NOT NULL AND status = 'active';

@@ -56,13 +56,12 @@ inline constexpr char kInsertGame[] =
 inline constexpr char kInsertSeat[] =
     "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "
     "my_turn, turn_started_at, deadline, time_bank_ms, updated_at, vacation_used_ms, "
-    "vacation_until, paused_until, finished_at) "
+    "vacation_until, paused_until) "
     "VALUES ($1::uuid, $2, NULLIF($3, '')::uuid, NULLIF($4, ''), $5, $6, $12, $7, "
     "CASE WHEN $8::bigint = 0 THEN NULL ELSE sessions.from_us($8) END, "
     "CASE WHEN $9::bigint = 0 THEN NULL ELSE sessions.from_us($9) END, "
     "NULLIF($10::bigint, -1), sessions.from_us($11), $13, "
-    "sessions.from_us(NULLIF($14::bigint, 0)), sessions.from_us(NULLIF($15::bigint, 0)), "
-    "CASE WHEN $12 = 'finished' THEN sessions.from_us($11) END)";
+    "sessions.from_us(NULLIF($14::bigint, 0)), sessions.from_us(NULLIF($15::bigint, 0)))";
 
 // Claims a match id; returns no row when it was already claimed.
 inline constexpr char kInsertMatch[] =
@@ -174,8 +173,7 @@ s AS (
       time_bank_ms = t.time_bank_ms, vacation_used_ms = t.vacation_used_ms,
       vacation_until = sessions.from_us(t.vacation_until_us),
       paused_until = sessions.from_us(t.paused_until_us), timeouts_in_a_row = t.timeouts_in_a_row,
-      updated_at = sessions.from_us(t.at_us),
-      finished_at = CASE WHEN t.status = 'finished' THEN sessions.from_us(t.at_us) END
+      updated_at = sessions.from_us(t.at_us)
   FROM unnest($2::sessions.seat_write[]) AS t
   WHERE s.game_id = t.game_id AND s.seat = t.seat
   RETURNING 1),
