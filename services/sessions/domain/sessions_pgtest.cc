@@ -105,6 +105,32 @@ class SessionsPgTest : public parlor::testing::PgTest {
     return response.game();
   }
 
+  // The ids of `n` two-player games of FirstGame(), created a second apart, oldest first.
+  std::vector<std::string> GamesASecondApart(int n, const std::string& match_prefix) {
+    std::vector<std::string> ids;
+    for (int i = 0; i < n; ++i) {
+      now_ = now_.load() + absl::Seconds(1);
+      ids.push_back(Create(TwoPlayerRequest(FirstGame(), absl::StrCat(match_prefix, i))).game_id());
+    }
+    return ids;
+  }
+
+  // The ids of every game ListMyGames shows Alice under `filter`, following its page tokens.
+  std::vector<std::string> AliceGames(v1::GameFilter filter, int page_size) {
+    v1::ListMyGamesRequest request;
+    request.set_filter(filter);
+    request.set_page_size(page_size);
+    std::vector<std::string> seen;
+    for (int page = 0; page < 100; ++page) {
+      v1::ListMyGamesResponse response;
+      EXPECT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response), IsOk());
+      for (const v1::Game& g : response.games()) seen.push_back(g.game_id());
+      if (response.next_page_token().empty()) break;
+      request.set_page_token(response.next_page_token());
+    }
+    return seen;
+  }
+
   // The account of a seat that must act now.
   std::string ActingAccount(const v1::Game& game) {
     return game.seats(game.acting_seats(0)).account_id();
@@ -755,27 +781,18 @@ TEST_F(SessionsPgTest, BadInputIsRefusedPreciselyAndChangesNothing) {
 }
 
 TEST_F(SessionsPgTest, ListMyGamesFiltersAndPagesNewestFirst) {
-  const engine::Game& game = FirstGame();
-  std::vector<std::string> ids;
-  for (int i = 0; i < 5; ++i) {
-    now_ = now_.load() + absl::Seconds(1);
-    ids.push_back(Create(TwoPlayerRequest(game, absl::StrCat("m", i))).game_id());
-  }
-  v1::ListMyGamesRequest request;
-  request.set_page_size(2);
-  std::vector<std::string> seen;
-  for (int page = 0; page < 5; ++page) {
-    v1::ListMyGamesResponse response;
-    ASSERT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response), IsOk());
-    for (const v1::Game& g : response.games()) seen.push_back(g.game_id());
-    if (response.next_page_token().empty()) break;
-    request.set_page_token(response.next_page_token());
-  }
+  const std::vector<std::string> ids = GamesASecondApart(5, "m");
+  const std::vector<std::string> seen = AliceGames(v1::GAME_FILTER_UNSPECIFIED, 2);
   ASSERT_EQ(seen.size(), 5u);
   for (int i = 0; i < 5; ++i) EXPECT_EQ(seen[i], ids[4 - i]);
   // A token is bound to its filter.
-  request.set_filter(v1::GAME_FILTER_FINISHED);
+  v1::ListMyGamesRequest request;
+  request.set_page_size(2);
   v1::ListMyGamesResponse response;
+  ASSERT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response), IsOk());
+  ASSERT_FALSE(response.next_page_token().empty());
+  request.set_page_token(response.next_page_token());
+  request.set_filter(v1::GAME_FILTER_FINISHED);
   EXPECT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response),
               StatusIs(absl::StatusCode::kInvalidArgument, ::testing::_));
   request.clear_page_token();
@@ -797,12 +814,7 @@ TEST_F(SessionsPgTest, ListMyGamesFiltersAndPagesNewestFirst) {
 // game by the time it ended, a running one by its last change, so a game ended later comes
 // before one created later, and pages cross from one kind to the other without a gap.
 TEST_F(SessionsPgTest, ListMyGamesOrdersRunningAndFinishedGamesByTheirLastActivity) {
-  const engine::Game& game = FirstGame();
-  std::vector<std::string> ids;
-  for (int i = 0; i < 6; ++i) {
-    now_ = now_.load() + absl::Seconds(1);
-    ids.push_back(Create(TwoPlayerRequest(game, absl::StrCat("a", i))).game_id());
-  }
+  const std::vector<std::string> ids = GamesASecondApart(6, "a");
   for (const int ended : {1, 4}) {
     now_ = now_.load() + absl::Seconds(1);
     v1::ResignRequest resign;
@@ -811,25 +823,11 @@ TEST_F(SessionsPgTest, ListMyGamesOrdersRunningAndFinishedGamesByTheirLastActivi
     ASSERT_THAT(calls::Resign(*sessions_, kAlice, resign, &resigned), IsOk());
     ASSERT_EQ(resigned.game().status(), v1::GAME_STATUS_FINISHED);
   }
-  const auto list = [&](v1::GameFilter filter) {
-    v1::ListMyGamesRequest request;
-    request.set_filter(filter);
-    request.set_page_size(2);
-    std::vector<std::string> seen;
-    for (int page = 0; page < 6; ++page) {
-      v1::ListMyGamesResponse response;
-      EXPECT_THAT(calls::ListMyGames(*sessions_, kAlice, request, &response), IsOk());
-      for (const v1::Game& g : response.games()) seen.push_back(g.game_id());
-      if (response.next_page_token().empty()) break;
-      request.set_page_token(response.next_page_token());
-    }
-    return seen;
-  };
-  EXPECT_EQ(list(v1::GAME_FILTER_UNSPECIFIED),
+  EXPECT_EQ(AliceGames(v1::GAME_FILTER_UNSPECIFIED, 2),
             (std::vector<std::string>{ids[4], ids[1], ids[5], ids[3], ids[2], ids[0]}));
-  EXPECT_EQ(list(v1::GAME_FILTER_FINISHED), (std::vector<std::string>{ids[4], ids[1]}));
-  std::vector<std::string> running = list(v1::GAME_FILTER_MY_TURN);
-  for (const std::string& id : list(v1::GAME_FILTER_WAITING)) running.push_back(id);
+  EXPECT_EQ(AliceGames(v1::GAME_FILTER_FINISHED, 2), (std::vector<std::string>{ids[4], ids[1]}));
+  std::vector<std::string> running = AliceGames(v1::GAME_FILTER_MY_TURN, 2);
+  for (const std::string& id : AliceGames(v1::GAME_FILTER_WAITING, 2)) running.push_back(id);
   std::sort(running.begin(), running.end());
   std::vector<std::string> expected = {ids[0], ids[2], ids[3], ids[5]};
   std::sort(expected.begin(), expected.end());
