@@ -11,6 +11,7 @@
 #include "pqxx/pqxx"
 #include "services/common/core/status_macros.h"
 #include "services/common/db/pg_array.h"
+#include "services/sessions/store/shared_writes.h"
 #include "services/sessions/store/sql.h"
 
 namespace parlor::sessions {
@@ -203,18 +204,6 @@ void InsertLog(const DbPool& db, pqxx::work& txn, const std::string& game_id, co
   db.Run(txn, "sessions_insert_action", sql::kInsertAction, game_id, row.version,
          KindName(row.kind), CauseName(row.cause), row.seat, row.action, row.account_id,
          pqxx::binarystring(row.entry), Micros(row.created_at));
-}
-
-void InsertNotifications(const DbPool& db, pqxx::work& txn, const std::string& game_id,
-                         const std::vector<NotificationRow>& rows, absl::Time now) {
-  for (const NotificationRow& n : rows) {
-    db.Run(txn, "sessions_insert_notification", sql::kInsertNotification, game_id, n.account_id,
-           n.kind, n.version, n.dedupe_key, n.payload_json, Micros(now));
-  }
-}
-
-void Notify(const DbPool& db, pqxx::work& txn, const std::string& payload) {
-  if (!payload.empty()) db.Run(txn, "sessions_notify", sql::kNotify, payload);
 }
 
 }  // namespace

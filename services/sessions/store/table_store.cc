@@ -6,7 +6,7 @@
 #include "absl/strings/str_split.h"
 #include "pqxx/pqxx"
 #include "services/common/db/pg_array.h"
-#include "services/sessions/store/sql.h"
+#include "services/sessions/store/shared_writes.h"
 #include "services/sessions/store/table_sql.h"
 
 namespace parlor::sessions {
@@ -39,14 +39,6 @@ RematchRow ReadRematch(const pqxx::row& r) {
   return o;
 }
 
-void InsertPushes(pqxx::work& txn, absl::string_view game_id,
-                  const std::vector<NotificationRow>& pushes, absl::Time now) {
-  for (const NotificationRow& n : pushes) {
-    txn.exec_params0(sql::kInsertNotification, std::string(game_id), n.account_id, n.kind,
-                     n.version, n.dedupe_key, n.payload_json, Micros(now));
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<ChatRow> PgTableStore::InsertChat(const ChatRow& row, absl::Time window_start,
@@ -71,7 +63,7 @@ absl::StatusOr<ChatRow> PgTableStore::InsertChat(const ChatRow& row, absl::Time 
         txn.exec_params1(table_sql::kInsertChat, row.game_id, row.seat, row.account_id, row.text,
                          row.game_version, Micros(row.created_at))[0]
             .as<int64_t>();
-    if (!notify_payload.empty()) txn.exec_params(sql::kNotify, notify_payload);
+    Notify(*db_, txn, notify_payload);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -147,7 +139,7 @@ absl::Status PgTableStore::UpdateRematch(absl::string_view game_id, absl::Time n
     const RematchRow& o = (*change)->offer;
     txn.exec_params0(table_sql::kUpsertRematch, id, o.offered_by, PgTextArray(o.accepted_by),
                      o.declined_by, Micros(o.offered_at), Micros(o.expires_at), o.new_game_id);
-    InsertPushes(txn, id, (*change)->pushes, now);
+    InsertNotifications(*db_, txn, id, (*change)->pushes, now);
     return absl::OkStatus();
   });
 }
@@ -178,7 +170,7 @@ absl::StatusOr<std::optional<absl::Time>> PgTableStore::TryNudge(
              period;
       return absl::OkStatus();
     }
-    InsertPushes(txn, id, pushes, now);
+    InsertNotifications(*db_, txn, id, pushes, now);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
