@@ -791,8 +791,8 @@ void BotLoop(Client& client, const std::string& game, int player, std::atomic<bo
 }
 
 // One client thread: plays games one after another until `stop`; records SubmitAction latency.
-// `reads`: Settings::pvp_reads.
-void PlayLoop(Client& client, const std::string& game, const std::string& reads, int player_base,
+// `only_mover_reads`: Settings::pvp_reads is "mover".
+void PlayLoop(Client& client, const std::string& game, bool only_mover_reads, int player_base,
               std::atomic<bool>& stop, std::vector<double>* latencies, std::atomic<long>* errors) {
   std::mt19937_64 rng(player_base);
   int match = 0;
@@ -812,7 +812,7 @@ void PlayLoop(Client& client, const std::string& game, const std::string& reads,
     while (!stop) {
       v1::GetGameResponse state;
       const std::string any = AccountId(player_base);
-      if (reads == "both") {
+      if (!only_mover_reads) {
         if (!client.sessions().GetGame(client.Context(client.Token(any)).get(), get, &state).ok()) {
           ++*errors;
           break;
@@ -821,7 +821,7 @@ void PlayLoop(Client& client, const std::string& game, const std::string& reads,
       }
       if (last.status() == v1::GAME_STATUS_FINISHED) break;
       const std::string actor = last.seats(last.acting_seats(0)).account_id();
-      if ((reads == "mover" || actor != any) &&
+      if ((only_mover_reads || actor != any) &&
           !client.sessions().GetGame(client.Context(client.Token(actor)).get(), get, &state).ok()) {
         ++*errors;
         break;
@@ -839,7 +839,7 @@ void PlayLoop(Client& client, const std::string& game, const std::string& reads,
       if (!status.ok()) {
         ++*errors;
         // Read the game again to learn where it stands.
-        if (reads == "mover" &&
+        if (only_mover_reads &&
             !client.sessions().GetGame(client.Context(client.Token(any)).get(), get, &state).ok()) {
           break;
         }
@@ -873,7 +873,7 @@ Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>*
     threads.emplace_back([&, g] {
       const int player = 100000 + games * 1000 + 2 * g;
       if (s.mode == "pvp") {
-        PlayLoop(client, s.game, s.pvp_reads, player, stop, &latencies[g], errors);
+        PlayLoop(client, s.game, s.pvp_reads == "mover", player, stop, &latencies[g], errors);
       } else {
         BotLoop(client, s.game, player, stop, &latencies[g], errors);
       }
