@@ -6,14 +6,9 @@
 #include "google/protobuf/arena.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
-#include "google/protobuf/util/message_differencer.h"
 
 namespace parlor::sessions {
 namespace {
-
-bool SameMessage(const google::protobuf::Message& a, const google::protobuf::Message& b) {
-  return google::protobuf::util::MessageDifferencer::Equals(a, b);
-}
 
 absl::Status ApplyEntry(engine::State& state, const engine::v1::LogEntry& entry) {
   switch (entry.kind()) {
@@ -120,12 +115,15 @@ std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry
   }
   std::unique_ptr<engine::State> actual = before.Clone();
   if (!actual->Apply(seat, entry.action()).ok()) return absl::StrCat("seat ", seat, " moved");
-  std::unique_ptr<google::protobuf::Message> actual_view = actual->View(viewer);
+  // Views compared by their deterministic encoding: the actual one is encoded once, and a
+  // byte comparison is several times cheaper than a reflective field-by-field one (this runs for
+  // every other seat's notification of every move).
+  const std::string actual_view = Deterministic(*actual->View(viewer));
   for (engine::Action other : before.LegalActions(seat)) {
     if (other == entry.action()) continue;
     std::unique_ptr<engine::State> alt = before.Clone();
     if (!alt->Apply(seat, other).ok()) continue;
-    if (SameMessage(*alt->View(viewer), *actual_view)) {
+    if (Deterministic(*alt->View(viewer)) == actual_view) {
       return absl::StrCat("seat ", seat, " made a hidden choice");
     }
   }
