@@ -688,7 +688,8 @@ class Client {
   Client(const std::string& target, const auth::KeyPairBase64& access,
          const auth::KeyPairBase64& service)
       : access_(*auth::TokenSigner::Create(auth::TokenKind::kAccess, access.private_key)),
-        service_(*auth::TokenSigner::Create(auth::TokenKind::kService, service.private_key)) {
+        matchmaking_(*auth::TokenSigner::Create(auth::TokenKind::kService, service.private_key),
+                     "matchmaking") {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     // No retry bookkeeping on each call (a failed call counts as an error): the tool's CPU is
@@ -723,9 +724,11 @@ class Client {
     }
     r.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(7 * 86400);
     v1::CreateGameResponse response;
-    grpc::Status status = internal_->CreateGame(
-        Context(*service_.Sign("matchmaking", "", absl::Now(), absl::Hours(1))).get(), r,
-        &response);
+    // The credential matchmaking sends, minted once and reused as matchmaking does (a new one
+    // per call would cost the server a signature verification on every game).
+    absl::StatusOr<std::string> credential = matchmaking_.Token(absl::Now());
+    if (!credential.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot sign");
+    grpc::Status status = internal_->CreateGame(Context(*credential).get(), r, &response);
     *out = response.game();
     return status;
   }
@@ -734,7 +737,7 @@ class Client {
 
  private:
   auth::TokenSigner access_;
-  auth::TokenSigner service_;
+  auth::ServiceTokenSource matchmaking_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<SessionsService::Stub> sessions_;
   std::unique_ptr<SessionsInternalService::Stub> internal_;
