@@ -4,6 +4,7 @@
 // never sees the blocked player's messages, in lists or streams), rematch offers (rotation, link,
 // expiry, decline, idempotent accept), nudges (pushed once per period) and the inbox (MarkSeen,
 // seen and unseen versions in ListMyGames).
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,7 @@
 #include "services/common/testing/test_server.h"
 #include "services/sessions/outbox/notifications_adapter.h"
 #include "services/sessions/sessions_server.h"
+#include "services/sessions/store/table_sql.h"
 #include "services/sessions/testing/sessions_test_server.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -156,6 +158,24 @@ class TableTalkPgTest : public SessionsServerPgTest {
     EXPECT_TRUE(status.ok()) << status.error_message();
     EXPECT_EQ(resigned.game().status(), v1::GAME_STATUS_FINISHED);
     return resigned.game();
+  }
+
+  // Every game of `p` in the my-turn-first order, page by page.
+  std::vector<std::string> MyTurnFirst(const Player& p, v1::GameFilter filter, int page_size) {
+    v1::ListMyGamesRequest request;
+    request.set_order(v1::GAME_ORDER_MY_TURN_FIRST);
+    request.set_filter(filter);
+    request.set_page_size(page_size);
+    std::vector<std::string> ids;
+    for (int page = 0; page < 100; ++page) {
+      v1::ListMyGamesResponse listed;
+      grpc::Status status = sessions_->ListMyGames(Bearer(p.token).get(), request, &listed);
+      EXPECT_TRUE(status.ok()) << status.error_message();
+      for (const v1::Game& g : listed.games()) ids.push_back(g.game_id());
+      if (!status.ok() || listed.next_page_token().empty()) break;
+      request.set_page_token(listed.next_page_token());
+    }
+    return ids;
   }
 
   grpc::Status Send(const Player& p, const std::string& game_id, const std::string& text,
@@ -645,6 +665,63 @@ TEST_F(TableTalkPgTest, ListMyGamesPutsMyTurnFirstThenTheSoonestDeadline) {
   got.clear();
   for (const v1::Game& g : listed.games()) got.push_back(g.game_id());
   EXPECT_EQ(got, mine);
+}
+
+// After the games in progress come the finished ones, the one that ended last first and, of games
+// that ended at the same moment, the greater game id first; pages of every size give that order.
+TEST_F(TableTalkPgTest, MyTurnFirstListsFinishedGamesLatestEndedFirstPageByPage) {
+  const v1::Game running = NewGame({alice_, bob_}, false);
+  std::vector<std::vector<std::string>> ended_together(3);  // earliest end first
+  for (std::vector<std::string>& moment : ended_together) {
+    clock_.Advance(absl::Minutes(1));
+    for (int i = 0; i < 3; ++i) moment.push_back(Finished({alice_, bob_}).game_id());
+    std::sort(moment.rbegin(), moment.rend());
+  }
+  std::vector<std::string> finished;
+  for (auto moment = ended_together.rbegin(); moment != ended_together.rend(); ++moment) {
+    finished.insert(finished.end(), moment->begin(), moment->end());
+  }
+  std::vector<std::string> all = {running.game_id()};
+  all.insert(all.end(), finished.begin(), finished.end());
+  for (const int page_size : {1, 2, 4, 100}) {
+    SCOPED_TRACE(page_size);
+    EXPECT_EQ(MyTurnFirst(alice_, v1::GAME_FILTER_UNSPECIFIED, page_size), all);
+    EXPECT_EQ(MyTurnFirst(alice_, v1::GAME_FILTER_FINISHED, page_size), finished);
+  }
+  EXPECT_EQ(MyTurnFirst(bob_, v1::GAME_FILTER_FINISHED, 2), finished);
+}
+
+// A page in the my-turn-first order reads the player's games in progress and about a page of
+// finished ones, not every game the player ever finished: counted in index entries read, with
+// the plans of a large table (no sequential scans), on the first page and on a later one.
+TEST_F(TableTalkPgTest, MyTurnFirstReadsAPageOfFinishedGamesNotEveryOne) {
+  NewGame({alice_, bob_}, false);
+  for (int i = 0; i < 30; ++i) {
+    clock_.Advance(absl::Seconds(1));
+    Finished({alice_, bob_});
+  }
+  pqxx::connection connection(db_url());
+  // The seats of games that ended left dead entries in the index of games in progress, which
+  // VACUUM (autovacuum, in a running system) removes.
+  pqxx::nontransaction(connection).exec0("VACUUM sessions.seats");
+  pqxx::work txn(connection);
+  txn.exec0("SET LOCAL enable_seqscan = off");
+  const std::string seat_entries_read =
+      "SELECT sum(pg_stat_get_xact_tuples_returned(indexrelid))::bigint FROM pg_index "
+      "WHERE indrelid = 'sessions.seats'::regclass";
+  constexpr int kPage = 3;
+  std::pair<int64_t, std::string> cursor;
+  for (const bool first_page : {true, false}) {
+    SCOPED_TRACE(first_page ? "first page" : "a later page");
+    const int64_t before = txn.exec1(seat_entries_read)[0].as<int64_t>();
+    const pqxx::result page = txn.exec_params(
+        table_sql::kListMyGamesByTurn, alice_.id, 0, !first_page, cursor.first,
+        first_page ? std::string("00000000-0000-0000-0000-000000000000") : cursor.second, kPage);
+    ASSERT_EQ(page.size(), static_cast<size_t>(kPage));
+    // One game in progress, a page of finished ones, and the entry that shows the page is full.
+    EXPECT_LE(txn.exec1(seat_entries_read)[0].as<int64_t>() - before, 1 + kPage + 2);
+    cursor = {page.back()[0].as<int64_t>(), page.back()[1].as<std::string>()};
+  }
 }
 
 }  // namespace

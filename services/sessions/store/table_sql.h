@@ -89,24 +89,33 @@ inline constexpr char kSeenVersions[] =
     "SELECT game_id::text, version FROM sessions.seen_versions "
     "WHERE account_id = $1::uuid AND game_id = ANY ($2::uuid[])";
 
-// ListMyGames ordered my turn first: the key is the rank (0 the caller must act, 1 waiting for
-// others, 2 finished) times 4e15, plus the game's deadline in microseconds (active games;
-// soonest first) or the time before the year 2096 since its last activity (finished games; most
-// recent first). $1 account, $2 filter (as kListMyGames), $3 whether a cursor is given, $4/$5
-// the cursor (key, game id), $6 limit.
+// ListMyGames ordered my turn first: by a key, then by game id, the greater first. The key is
+// the rank (0 the caller must act, 1 waiting for others, 2 finished) times 4e15, plus the game's
+// deadline in microseconds (active games; soonest first) or the time before the year 2096 since
+// it ended (finished games; most recent first). $1 account, $2 filter (as kListMyGames), $3
+// whether a cursor is given, $4/$5 the cursor (key, game id), $6 limit. Like kListMyGames, two
+// branches over the seats' two partial indexes (migration 0013): the games in progress, few per
+// player, are all read and ranked; the finished ones, however many, are read in their index's
+// order (end time, then game id, both descending: the key's order) from the cursor on, a page
+// at most. In that branch the cursor's key is the end time 11999999999999999 - key.
 inline constexpr char kListMyGamesByTurn[] =
-    "SELECT k.key, k.game_id::text FROM (SELECT s.game_id, "
-    "(CASE WHEN s.status = 'finished' THEN 8000000000000000 "
-    "+ (3999999999999999 - sessions.to_us(s.updated_at)) "
-    "WHEN s.my_turn THEN coalesce(sessions.to_us(g.deadline), 3999999999999999) "
+    "SELECT k.key, k.game_id::text FROM ("
+    "(SELECT s.game_id, (CASE WHEN s.my_turn "
+    "THEN coalesce(sessions.to_us(g.deadline), 3999999999999999) "
     "ELSE 4000000000000000 + coalesce(sessions.to_us(g.deadline), 3999999999999999) END) AS key "
     "FROM sessions.seats s JOIN sessions.games g ON g.game_id = s.game_id "
-    "WHERE s.account_id = $1::uuid "
-    "AND ($2::int = 0 OR ($2::int = 1 AND s.status = 'active' AND s.my_turn) "
-    "OR ($2::int = 2 AND s.status = 'active' AND NOT s.my_turn) OR ($2::int = 3 AND s.status = "
-    "'finished'))) k "
-    "WHERE NOT $3::boolean OR (k.key, k.game_id) > ($4::bigint, $5::uuid) "
-    "ORDER BY k.key, k.game_id LIMIT $6";
+    "WHERE s.account_id = $1::uuid AND s.status = 'active' AND $2::int IN (0, 1, 2) "
+    "AND ($2::int = 0 OR ($2::int = 1) = s.my_turn) "
+    "AND (NOT $3::boolean OR $4::bigint < 8000000000000000)) "
+    "UNION ALL "
+    "(SELECT s.game_id, 11999999999999999 - sessions.to_us(s.finished_at) "
+    "FROM sessions.seats s "
+    "WHERE s.account_id = $1::uuid AND s.status = 'finished' AND $2::int IN (0, 3) "
+    "AND (NOT $3::boolean OR $4::bigint < 8000000000000000 OR (s.finished_at, s.game_id) < "
+    "(sessions.from_us(11999999999999999 - $4::bigint), $5::uuid)) "
+    "ORDER BY s.finished_at DESC, s.game_id DESC LIMIT $6)) k "
+    "WHERE NOT $3::boolean OR k.key > $4::bigint OR (k.key = $4::bigint AND k.game_id < $5::uuid) "
+    "ORDER BY k.key, k.game_id DESC LIMIT $6";
 
 }  // namespace parlor::sessions::table_sql
 
