@@ -577,15 +577,17 @@ absl::StatusOr<GamePage> Sessions::ListMyGamesByTurn(const std::string& account_
                           table->ListGameIdsByTurn(account_id, query.filter, after, page.size + 1));
   const bool more = static_cast<int>(ids.size()) > page.size;
   if (more) ids.resize(page.size);
-  // One read per game: pages are at most 100 games.
+  std::vector<std::string> game_ids;
+  for (const auto& id : ids) game_ids.push_back(id.second);
+  PARLOR_ASSIGN_OR_RETURN(std::vector<GameRow> rows, store_->GetGames(game_ids));
+  // Games are never deleted, so every listed id was read.
+  if (rows.size() != ids.size()) return absl::InternalError("a listed game could not be read");
   GamePage out;
-  std::vector<GameRow> rows;
-  for (const auto& [key, game_id] : ids) {
-    PARLOR_ASSIGN_OR_RETURN(GameRow row, store_->GetGame(game_id));
-    PARLOR_ASSIGN_OR_RETURN(out.games.emplace_back(), Summary(row, SeatOf(row, account_id)));
-    rows.push_back(std::move(row));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PARLOR_ASSIGN_OR_RETURN(out.games.emplace_back(),
+                            Summary(rows[i], SeatOf(rows[i], account_id)));
     // NextPageToken takes the last row's updated_at as the cursor's key.
-    rows.back().updated_at = absl::FromUnixMicros(key);
+    rows[i].updated_at = absl::FromUnixMicros(ids[i].first);
   }
   out.next_page_token = NextPageToken(page_tokens_, page, rows, more);
   if (query.with_last_move) {

@@ -38,6 +38,21 @@ class SessionsStore {
     return GetGame(game_id);
   }
 
+  // Several games by id, in the order of `game_ids`; an id of no game is left out. A store that
+  // can read them together overrides this (a page of a listing is up to 100 games).
+  virtual absl::StatusOr<std::vector<GameRow>> GetGames(const std::vector<std::string>& game_ids) {
+    std::vector<GameRow> games;
+    for (const std::string& id : game_ids) {
+      absl::StatusOr<GameRow> game = GetGame(id);
+      if (game.ok()) {
+        games.push_back(*std::move(game));
+      } else if (!absl::IsNotFound(game.status())) {
+        return game.status();
+      }
+    }
+    return games;
+  }
+
   // The caller's games, newest activity first; `cursor` continues after a previous page.
   virtual absl::StatusOr<std::vector<GameRow>> ListGames(absl::string_view account_id,
                                                          ListFilter filter,

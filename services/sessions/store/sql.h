@@ -110,6 +110,15 @@ inline constexpr char kSelectGameWithSeatsSeenBy[] =
               "AND v.game_id = g.game_id "
               "WHERE g.game_id = $1::uuid ORDER BY s.seat";
 
+// Several games by id ($1 uuid[] text), in no particular order.
+inline constexpr char kSelectGames[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
+                                       " FROM sessions.games g WHERE g.game_id = ANY ($1::uuid[])";
+
+// The seats of several games ($1 uuid[] text), each row led by its game's id.
+inline constexpr char kSelectSeatsOfGames[] =
+    "SELECT s.game_id::text, " PARLOR_SESSIONS_SEAT_COLUMNS
+    " FROM sessions.seats s WHERE s.game_id = ANY ($1::uuid[]) ORDER BY s.game_id, s.seat";
+
 inline constexpr char kSelectSeats[] =
     "SELECT " PARLOR_SESSIONS_SEAT_COLUMNS
     " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";

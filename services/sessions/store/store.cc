@@ -200,6 +200,21 @@ void ReadSeats(pqxx::work& txn, GameRow* game) {
   }
 }
 
+// The seats of every game of `games` (a page of a listing), in one statement.
+void ReadSeatsOf(pqxx::work& txn, std::vector<GameRow>* games) {
+  if (games->empty()) return;
+  std::vector<std::string> ids;
+  absl::flat_hash_map<std::string, GameRow*> by_id;
+  for (GameRow& game : *games) {
+    game.seats.clear();
+    ids.push_back(game.game_id);
+    by_id[game.game_id] = &game;
+  }
+  for (const pqxx::row& r : txn.exec_params(sql::kSelectSeatsOfGames, PgTextArray(ids))) {
+    by_id.at(r[0].as<std::string>())->seats.push_back(ReadSeat(r, 1));
+  }
+}
+
 void InsertLog(const DbPool& db, pqxx::work& txn, const std::string& game_id, const LogRow& row) {
   db.Run(txn, "sessions_insert_action", sql::kInsertAction, game_id, row.version,
          KindName(row.kind), CauseName(row.cause), row.seat, row.action, row.account_id,
@@ -272,6 +287,28 @@ absl::StatusOr<GameRow> PgSessionsStore::GetGame(absl::string_view game_id) {
   return ReadGameWithSeats(game_id, std::nullopt, nullptr);
 }
 
+absl::StatusOr<std::vector<GameRow>> PgSessionsStore::GetGames(
+    const std::vector<std::string>& game_ids) {
+  std::vector<GameRow> result;
+  if (game_ids.empty()) return result;
+  absl::Status status = db_->Transact("sessions.get_games", [&](pqxx::work& txn) -> absl::Status {
+    absl::flat_hash_map<std::string, GameRow> by_id;
+    std::vector<GameRow> found;
+    for (const pqxx::row& r : txn.exec_params(sql::kSelectGames, PgTextArray(game_ids))) {
+      found.push_back(ReadGame(r));
+    }
+    ReadSeatsOf(txn, &found);
+    for (GameRow& game : found) by_id.emplace(game.game_id, std::move(game));
+    result.clear();
+    for (const std::string& id : game_ids) {
+      if (auto it = by_id.find(id); it != by_id.end()) result.push_back(it->second);
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return result;
+}
+
 absl::StatusOr<GameRow> PgSessionsStore::GetGameSeenBy(absl::string_view game_id,
                                                        absl::string_view account_id,
                                                        int64_t* seen) {
@@ -315,10 +352,8 @@ absl::StatusOr<std::vector<GameRow>> PgSessionsStore::ListGames(
         sql::kListMyGames, account, static_cast<int>(filter),
         cursor ? Micros(cursor->updated_at) : int64_t{0},
         cursor ? cursor->game_id : std::string("00000000-0000-0000-0000-000000000000"), limit);
-    for (const pqxx::row& r : rows) {
-      result.push_back(ReadGame(r));
-      ReadSeats(txn, &result.back());
-    }
+    for (const pqxx::row& r : rows) result.push_back(ReadGame(r));
+    ReadSeatsOf(txn, &result);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -336,10 +371,8 @@ absl::StatusOr<std::vector<GameRow>> PgSessionsStore::ListPublicGames(
             sql::kListPublicGames, name, finished ? "finished" : "active",
             cursor ? Micros(cursor->updated_at) : int64_t{0},
             cursor ? cursor->game_id : std::string("00000000-0000-0000-0000-000000000000"), limit);
-        for (const pqxx::row& r : rows) {
-          result.push_back(ReadGame(r));
-          ReadSeats(txn, &result.back());
-        }
+        for (const pqxx::row& r : rows) result.push_back(ReadGame(r));
+        ReadSeatsOf(txn, &result);
         return absl::OkStatus();
       });
   if (!status.ok()) return status;

@@ -33,6 +33,7 @@ class PgSessionsStore : public SessionsStore {
   absl::StatusOr<GameRow> CreateGame(const NewGame& game, absl::string_view match_key,
                                      bool* created) override;
   absl::StatusOr<GameRow> GetGame(absl::string_view game_id) override;
+  absl::StatusOr<std::vector<GameRow>> GetGames(const std::vector<std::string>& game_ids) override;
   absl::StatusOr<GameRow> GetGameSeenBy(absl::string_view game_id, absl::string_view account_id,
                                         int64_t* seen) override;
   absl::StatusOr<std::vector<GameRow>> ListGames(absl::string_view account_id, ListFilter filter,

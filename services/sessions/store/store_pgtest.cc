@@ -3,6 +3,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "engine/games/all_games.h"
@@ -228,6 +229,43 @@ TEST_F(StorePgTest, VacationsAreReadForManyAccountsInOneCallAndOnlyWhereTheyExis
   found = store_->GetVacations({});
   ASSERT_THAT(found.status(), IsOk());
   EXPECT_TRUE(found->empty());
+}
+
+// GetGames reads a page of games with their seats in two statements, in the order asked, and
+// leaves out an id of no game; each game is as GetGame reads it.
+TEST_F(StorePgTest, SeveralGamesAreReadTogetherInTheOrderAskedWithTheirSeats) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    v1::CreateBotGameRequest create;
+    create.set_request_id(absl::StrCat("many-", i));
+    create.set_game(registry_->games().front()->name());
+    create.set_num_players(2);
+    create.set_bot("random");
+    v1::CreateBotGameResponse created;
+    ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
+    ids.push_back(created.game().game_id());
+  }
+  const std::string nobody = "00000000-0000-4000-8000-000000000404";
+  absl::StatusOr<std::vector<GameRow>> games = store_->GetGames({ids[2], nobody, ids[0], ids[1]});
+  ASSERT_THAT(games.status(), IsOk());
+  ASSERT_EQ(games->size(), 3u);
+  const std::vector<std::string> order = {ids[2], ids[0], ids[1]};
+  for (size_t i = 0; i < order.size(); ++i) {
+    absl::StatusOr<GameRow> one = store_->GetGame(order[i]);
+    ASSERT_THAT(one.status(), IsOk());
+    const GameRow& many = (*games)[i];
+    EXPECT_EQ(many.game_id, order[i]);
+    EXPECT_EQ(many.version, one->version);
+    EXPECT_EQ(many.snapshot, one->snapshot);
+    ASSERT_EQ(many.seats.size(), one->seats.size());
+    for (size_t s = 0; s < many.seats.size(); ++s) {
+      EXPECT_EQ(many.seats[s].seat, one->seats[s].seat);
+      EXPECT_EQ(many.seats[s].account_id, one->seats[s].account_id);
+      EXPECT_EQ(many.seats[s].bot, one->seats[s].bot);
+      EXPECT_EQ(many.seats[s].my_turn, one->seats[s].my_turn);
+    }
+  }
+  EXPECT_THAT(store_->GetGames({}), IsOk());
 }
 
 }  // namespace
