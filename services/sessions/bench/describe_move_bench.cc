@@ -39,7 +39,7 @@ PlayedGame PlayRandom(const engine::Game& game, uint64_t seed) {
 void DescribeToOtherSeats(benchmark::State& bench, const engine::Game* game) {
   const PlayedGame played = PlayRandom(*game, 11);
   int64_t descriptions = 0;
-  for (auto _ : bench) {
+  while (bench.KeepRunning()) {
     for (size_t v = 1; v < played.states.size(); ++v) {
       const engine::v1::LogEntry& entry = played.record.log(static_cast<int>(v));
       const engine::State& before = *played.states[v - 1];
