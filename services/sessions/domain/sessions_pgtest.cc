@@ -182,6 +182,11 @@ TEST_F(SessionsPgTest, CreateGameShowsOnlyTheSeedCommitmentAndIsIdempotentOnMatc
   ASSERT_THAT(calls::CreateGame(*sessions_, request, &second), IsOk());
   EXPECT_FALSE(second.created());
   EXPECT_EQ(second.game().game_id(), first.game().game_id());
+  // The existing game is read back whole, its seats with it.
+  ASSERT_EQ(second.game().seats_size(), first.game().seats_size());
+  for (int i = 0; i < first.game().seats_size(); ++i) {
+    EXPECT_EQ(second.game().seats(i).account_id(), first.game().seats(i).account_id());
+  }
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.games"), 1);
 
   // The same match id with different settings is refused, and nothing is written.

@@ -110,18 +110,16 @@ inline constexpr char kSelectGameWithSeatsSeenBy[] =
               "AND v.game_id = g.game_id "
               "WHERE g.game_id = $1::uuid ORDER BY s.seat";
 
-// Several games by id ($1 uuid[] text), in no particular order.
-inline constexpr char kSelectGames[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
-                                       " FROM sessions.games g WHERE g.game_id = ANY ($1::uuid[])";
+// Several games by id ($1 uuid[] text), in the order of the ids; an id of no game has no row.
+inline constexpr char kSelectGames[] =
+    "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
+    " FROM unnest($1::uuid[]) WITH ORDINALITY AS r(game_id, n) "
+    "JOIN sessions.games g ON g.game_id = r.game_id ORDER BY r.n";
 
 // The seats of several games ($1 uuid[] text), each row led by its game's id.
 inline constexpr char kSelectSeatsOfGames[] =
     "SELECT s.game_id::text, " PARLOR_SESSIONS_SEAT_COLUMNS
     " FROM sessions.seats s WHERE s.game_id = ANY ($1::uuid[]) ORDER BY s.game_id, s.seat";
-
-inline constexpr char kSelectSeats[] =
-    "SELECT " PARLOR_SESSIONS_SEAT_COLUMNS
-    " FROM sessions.seats s WHERE s.game_id = $1::uuid ORDER BY s.seat";
 
 // UpdateGames (and UpdateGame, a batch of one): several games' state changes in
 // one transaction (group commit), so that the per-statement and per-commit work of the database

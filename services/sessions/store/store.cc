@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/types/span.h"
 #include "pqxx/pqxx"
 #include "services/common/core/status_macros.h"
 #include "services/common/db/pg_array.h"
@@ -193,25 +194,20 @@ bool SameSeatState(const SeatRow& a, const SeatRow& b) {
          a.paused_until == b.paused_until && a.timeouts_in_a_row == b.timeouts_in_a_row;
 }
 
-void ReadSeats(pqxx::work& txn, GameRow* game) {
-  game->seats.clear();
-  for (const pqxx::row& r : txn.exec_params(sql::kSelectSeats, game->game_id)) {
-    game->seats.push_back(ReadSeat(r));
-  }
-}
-
-// The seats of every game of `games` (a page of a listing), in one statement.
-void ReadSeatsOf(pqxx::work& txn, std::vector<GameRow>* games) {
-  if (games->empty()) return;
+// The seats of every game of `games` (one game, or a page of a listing), in one statement.
+void ReadSeatsOf(pqxx::work& txn, absl::Span<GameRow> games) {
+  if (games.empty()) return;
   std::vector<std::string> ids;
-  absl::flat_hash_map<std::string, GameRow*> by_id;
-  for (GameRow& game : *games) {
+  absl::flat_hash_map<std::string, std::vector<GameRow*>> by_id;
+  for (GameRow& game : games) {
     game.seats.clear();
-    ids.push_back(game.game_id);
-    by_id[game.game_id] = &game;
+    std::vector<GameRow*>& copies = by_id[game.game_id];
+    if (copies.empty()) ids.push_back(game.game_id);
+    copies.push_back(&game);
   }
   for (const pqxx::row& r : txn.exec_params(sql::kSelectSeatsOfGames, PgTextArray(ids))) {
-    by_id.at(r[0].as<std::string>())->seats.push_back(ReadSeat(r, 1));
+    const SeatRow seat = ReadSeat(r, 1);
+    for (GameRow* game : by_id.at(r[0].as<std::string>())) game->seats.push_back(seat);
   }
 }
 
@@ -245,7 +241,7 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
         pqxx::result rows = txn.exec_params(sql::kSelectGame, existing[0].as<std::string>());
         if (rows.empty()) return absl::InternalError("match refers to a missing game");
         result = ReadGame(rows[0]);
-        ReadSeats(txn, &result);
+        ReadSeatsOf(txn, absl::MakeSpan(&result, 1));
         *created = false;
         return absl::OkStatus();
       }
@@ -292,17 +288,11 @@ absl::StatusOr<std::vector<GameRow>> PgSessionsStore::GetGames(
   std::vector<GameRow> result;
   if (game_ids.empty()) return result;
   absl::Status status = db_->Transact("sessions.get_games", [&](pqxx::work& txn) -> absl::Status {
-    absl::flat_hash_map<std::string, GameRow> by_id;
-    std::vector<GameRow> found;
-    for (const pqxx::row& r : txn.exec_params(sql::kSelectGames, PgTextArray(game_ids))) {
-      found.push_back(ReadGame(r));
-    }
-    ReadSeatsOf(txn, &found);
-    for (GameRow& game : found) by_id.emplace(game.game_id, std::move(game));
     result.clear();
-    for (const std::string& id : game_ids) {
-      if (auto it = by_id.find(id); it != by_id.end()) result.push_back(it->second);
+    for (const pqxx::row& r : txn.exec_params(sql::kSelectGames, PgTextArray(game_ids))) {
+      result.push_back(ReadGame(r));
     }
+    ReadSeatsOf(txn, absl::MakeSpan(result));
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -353,7 +343,7 @@ absl::StatusOr<std::vector<GameRow>> PgSessionsStore::ListGames(
         cursor ? Micros(cursor->updated_at) : int64_t{0},
         cursor ? cursor->game_id : std::string("00000000-0000-0000-0000-000000000000"), limit);
     for (const pqxx::row& r : rows) result.push_back(ReadGame(r));
-    ReadSeatsOf(txn, &result);
+    ReadSeatsOf(txn, absl::MakeSpan(result));
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -372,7 +362,7 @@ absl::StatusOr<std::vector<GameRow>> PgSessionsStore::ListPublicGames(
             cursor ? Micros(cursor->updated_at) : int64_t{0},
             cursor ? cursor->game_id : std::string("00000000-0000-0000-0000-000000000000"), limit);
         for (const pqxx::row& r : rows) result.push_back(ReadGame(r));
-        ReadSeatsOf(txn, &result);
+        ReadSeatsOf(txn, absl::MakeSpan(result));
         return absl::OkStatus();
       });
   if (!status.ok()) return status;
