@@ -8,8 +8,11 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -124,6 +127,8 @@ class Playout {
   // state (engine/GAMES.md, "Refusals", step 5 before step 6), so no code may be in both.
   std::map<Action, std::string> shape_refused_;
   std::map<Action, std::string> shape_passed_;
+  // Seat positions that reached the public-choices check (every third gets it).
+  int64_t public_choice_turns_ = 0;
 };
 
 absl::Status Playout::PickSetup(int* num_players, engine::Options* options) {
@@ -472,6 +477,18 @@ absl::Status Playout::CheckSeatActions(const State& state, int seat,
     rng_.Shuffle(std::span<Action>(to_apply));
     to_apply.resize(opts_.max_applied_per_seat);
   }
+  // A game whose choices are public (GameInfo::choices_public): per watching viewer, which
+  // applied action left each view. Views are the cost here, so every third seat checked gets
+  // this, and the reveal-all views are compared only when two actions leave a watcher the same.
+  std::vector<Viewer> watchers;
+  if (game_.info().choices_public && public_choice_turns_++ % 3 == 0) {
+    watchers.push_back(Viewer::Spectator());
+    for (int other = 0; other < state.num_players(); ++other) {
+      if (other != seat) watchers.push_back(Viewer::Seat(other));
+    }
+  }
+  std::vector<absl::flat_hash_map<std::string, size_t>> left_by(watchers.size());
+  std::vector<std::pair<Action, std::unique_ptr<State>>> applied;
   for (Action a : to_apply) {
     std::unique_ptr<State> copy = state.Clone();
     if (absl::Status s = copy->Apply(seat, a); !s.ok()) {
@@ -480,6 +497,21 @@ absl::Status Playout::CheckSeatActions(const State& state, int seat,
     }
     if (copy->NumMoves() != state.NumMoves() + 1) return Fail("Apply did not log the action");
     ++figures_.legal_actions_applied;
+    if (watchers.empty()) continue;
+    for (size_t w = 0; w < watchers.size(); ++w) {
+      auto [it, added] =
+          left_by[w].try_emplace(DeterministicBytes(*copy->View(watchers[w])), applied.size());
+      if (added) continue;
+      const auto& [b, twin] = applied[it->second];
+      if (DeterministicBytes(*twin->View(Viewer::All())) !=
+          DeterministicBytes(*copy->View(Viewer::All()))) {
+        return Fail("the game declares its choices public, but ", ViewerName(watchers[w]),
+                    " cannot tell seat ", seat, "'s action ", a, " (",
+                    state.ActionToString(seat, a), ") from ", b, " (",
+                    state.ActionToString(seat, b), "), which leaves a different state");
+      }
+    }
+    applied.emplace_back(a, std::move(copy));
   }
   // Mutated, random and borrowed codes: CheckAction agrees with the legal list, refusals leave
   // the state unchanged.

@@ -63,7 +63,10 @@ struct ConformanceFigures {
 // every legal action; legal actions apply on clones and leave the original untouched; serialize ->
 // deserialize -> serialize is identical; every seat's view, the spectator view and the reveal-all
 // view parse as the game's View type; for each seat i, ResampleHidden(i) gives identical views for
-// i and for spectators and identical legal actions for i. Per playout: the game ends within
+// i and for spectators and identical legal actions for i; in a game that declares its choices
+// public (GameInfo::choices_public), two applied legal actions of a seat that leave another seat's
+// or a spectator's view the same leave the reveal-all view the same (every third seat checked).
+// Per playout: the game ends within
 // MaxMoves; Replay(record, check_seed = true) reproduces the state bit for bit (also from a
 // position in the middle); the outcome is consistent (sides ranked with standard competition
 // ranking, every seat taking its side's rank: 1, 1, 2, 2 when one of two teams wins; scores sized

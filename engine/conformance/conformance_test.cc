@@ -72,6 +72,10 @@ TEST(Conformance, CatchesAShapeRefusalThatDependsOnThePosition) {
   ExpectCaught(FakeBug::kShapeAfterState, "shape checks (INVALID_ARGUMENT) must not depend");
 }
 
+TEST(Conformance, CatchesAHiddenChoiceInAGameThatDeclaresItsChoicesPublic) {
+  ExpectCaught(FakeBug::kHiddenChoice, "declares its choices public");
+}
+
 TEST(Conformance, CatchesChanceThatDoesNotGoThroughTheLog) {
   ExpectCaught(FakeBug::kUnrecordedChance, "Replay");
 }

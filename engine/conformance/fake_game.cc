@@ -26,7 +26,8 @@ class FakeGame : public engine::Game {
               .has_teams = true,
               .options = {engine::OptionSpec::Int("target", "Where the counter stops.", 12, 5, 30),
                           engine::OptionSpec::Bool("teams", "Seats 0+2 against 1+3.", false)},
-              .action_kinds = {"add", "roll"}}),
+              .action_kinds = {"add", "roll"},
+              .choices_public = true}),
         bug_(bug) {}
 
   FakeBug bug() const { return bug_; }
@@ -141,10 +142,16 @@ class FakeState : public engine::State {
   std::unique_ptr<google::protobuf::Message> ViewImpl(const engine::Viewer& viewer) const override {
     auto view = std::make_unique<google::protobuf::Struct>();
     auto& fields = *view->mutable_fields();
-    fields["counter"].set_number_value(counter_);
+    // With kHiddenChoice the other seats see only whose turn it is until the end, so they cannot
+    // tell what a seat added.
+    const bool sees_sums = bug_ != FakeBug::kHiddenChoice || IsTerminal() ||
+                           viewer.kind != engine::Viewer::Kind::kSeat;
+    if (sees_sums) fields["counter"].set_number_value(counter_);
     fields["turn"].set_number_value(turn_);
     for (int s = 0; s < num_players(); ++s) {
-      fields[absl::StrCat("added_", s)].set_number_value(added_[s]);
+      if (sees_sums || viewer.seat == s) {
+        fields[absl::StrCat("added_", s)].set_number_value(added_[s]);
+      }
       // The secrets decide the ranks, so they are revealed at the end.
       const bool sees = viewer.kind == engine::Viewer::Kind::kAll || IsTerminal() ||
                         (viewer.kind == engine::Viewer::Kind::kSeat &&

@@ -7,7 +7,7 @@
 // secret bonus 0..9 at setup that only it can see. When the counter reaches the target (option
 // "target", default 12) the game ends; a seat's score is what it added plus its bonus, and the
 // higher score ranks first. Option "teams" (4 players only): seats 0 and 2 play against 1 and 3,
-// and a team's score is the sum of its seats'.
+// and a team's score is the sum of its seats'. Every choice is in plain sight (choices_public).
 //
 // A FakeGame can be built with one deliberate bug, so the tests can show that the conformance
 // suite catches each kind of mistake.
@@ -30,6 +30,7 @@ enum class FakeBug {
   kLossySnapshot,        // the snapshot forgets whose turn it is
   kUnrecordedChance,     // a roll that is not drawn through Chance (replay diverges)
   kShapeAfterState,      // a code above 4 is malformed only while the counter is even
+  kHiddenChoice,         // declared choices_public, but other seats' views hide what a seat added
 };
 
 std::unique_ptr<engine::Game> MakeFakeGame(FakeBug bug = FakeBug::kNone);

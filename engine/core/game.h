@@ -30,6 +30,13 @@ struct GameInfo {
   std::vector<OptionSpec> options;
   // Names of the kinds of action (State::ActionKind indexes this), e.g. {"roll", "steal"}.
   std::vector<std::string> action_kinds = {"action"};
+  // Every choice a seat makes is in plain sight: no secret or simultaneous choice, so whoever
+  // watches the table sees which action was taken. Telling a viewer what a seat did then needs
+  // no search for another action the viewer could not tell apart (a search that costs an
+  // applied clone and a view per legal action). The conformance checks hold a game to it: two
+  // legal actions of a seat that leave another seat's or a spectator's view the same must leave
+  // the whole state (the reveal-all view) the same.
+  bool choices_public = false;
 };
 
 // The rules of one game: immutable, stateless, shared by every State it creates.

@@ -145,6 +145,7 @@ KadiceGame::KadiceGame()
               "ranked by cards left.",
               100, 30, 500)},
           .action_kinds = {"roll", "set_die", "shift_die", "eliminate", "hold"},
+          .choices_public = true,
       }) {}
 
 int64_t KadiceGame::MaxMoves(int num_players, const engine::Options& options) const {

@@ -586,6 +586,7 @@ PicadiceGame::PicadiceGame()
               },
           .action_kinds = {"roll", "steal_from_nest", "steal_black_from_nest", "use_colour",
                            "call_pica_birds", "discard_all"},
+          .choices_public = true,
       }) {}
 
 absl::Status PicadiceGame::ValidateSetup(int num_players, const Options& options) const {

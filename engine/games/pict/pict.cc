@@ -354,6 +354,7 @@ PictGame::PictGame()
                    "Paint he may use one to recolour a filled square of his opponent's canvas.",
                    false)},
           .action_kinds = {"paint", "brush", "skip_brush", "fill"},
+          .choices_public = true,
       }) {}
 
 int64_t PictGame::MaxMoves(int, const engine::Options& options) const {

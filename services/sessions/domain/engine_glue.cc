@@ -108,8 +108,10 @@ std::string DescribeMove(const engine::State& before, const engine::v1::LogEntry
     return absl::StrCat("seat ", seat, " forfeited");
   }
   const std::string words = before.ActionToString(seat, entry.action());
+  // In a game whose choices are all in plain sight, every watcher saw which action it was.
   if (viewer.kind == engine::Viewer::Kind::kAll ||
-      (viewer.kind == engine::Viewer::Kind::kSeat && viewer.seat == seat)) {
+      (viewer.kind == engine::Viewer::Kind::kSeat && viewer.seat == seat) ||
+      before.game().info().choices_public) {
     shown = true;
     return words;
   }

@@ -44,7 +44,8 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> StatesBetween(
     int64_t to_version);
 
 // The move `seat` made from `before` (log entry `entry`), described for `viewer`: the game's
-// words for it when the viewer made it or can tell from its own view which move it was (no
+// words for it when the viewer made it, when the game's choices are all in plain sight
+// (GameInfo::choices_public), or when the viewer can tell from its own view which move it was (no
 // other legal move of that seat would have left the viewer's view the same); otherwise that a
 // hidden choice was made. Never reveals what the rules hide. `revealed`, when given, is set to
 // whether the viewer may know which action was made (true only for an action entry described in
