@@ -111,14 +111,21 @@ class DbPool {
     return txn.exec_prepared(name, std::forward<Args>(args)...);
   }
 
-  // For the rest of `txn`: the statements of Run() use their one generic plan, made once per
-  // connection for any arguments (plan_cache_mode = force_generic_plan), instead of PostgreSQL's
-  // default of re-planning a call whenever the plan for its own arguments looks cheaper, which
-  // for a batch of a few rows in arrays it often does. For fixed OLTP shapes only (key lookups,
-  // batches as arrays); a statement with optional filters wants its custom plans. One round trip;
-  // nothing without prepared statements (Run() then sends unnamed statements, planned per call).
-  void PlanOnce(pqxx::transaction_base& txn) const {
-    if (options_.prepared_statements) txn.exec0("SET LOCAL plan_cache_mode = force_generic_plan");
+  // For the rest of `txn`, for statements that reach their rows by key (key lookups, batches of
+  // keys as arrays): the statements of Run() use their one generic plan, made once per connection
+  // for any arguments (plan_cache_mode = force_generic_plan), instead of PostgreSQL's default of
+  // re-planning a call whenever the plan for its own arguments looks cheaper, which for a batch of
+  // a few rows in arrays it often does; and that plan reaches the rows through their indexes
+  // (enable_seqscan = off). A connection keeps its generic plan until the table's statistics
+  // change, so one made while a table was nearly empty (a new deployment, a test database)
+  // would otherwise scan the whole table, dead row versions included, on every call for minutes
+  // after the table has grown. A statement with optional filters wants its custom plans: not
+  // here. One round trip; nothing without prepared statements (Run() then sends unnamed
+  // statements, planned per call for their own arguments).
+  void PlanKeyLookupsOnce(pqxx::transaction_base& txn) const {
+    if (options_.prepared_statements) {
+      txn.exec0("SET LOCAL plan_cache_mode = force_generic_plan; SET LOCAL enable_seqscan = off");
+    }
   }
 
   // Runs `body` in a transaction named `name` (the name shows in logs and metrics), commits if it

@@ -1,5 +1,6 @@
 #include <atomic>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/db/pool.h"
@@ -280,16 +281,16 @@ TEST_F(DbPoolPgTest, WithPreparedStatementsRunPreparesOncePerConnection) {
   }
 }
 
-// PlanOnce(): for the rest of its transaction a statement of Run() is planned once for any
-// arguments; by default (and after that transaction) PostgreSQL plans the first five calls for
-// their own arguments.
-TEST_F(DbPoolPgTest, PlanOnceUsesTheGenericPlanForTheRestOfTheTransaction) {
+// PlanKeyLookupsOnce(): for the rest of its transaction a statement of Run() is planned once for
+// any arguments; by default (and after that transaction) PostgreSQL plans the first five calls
+// for their own arguments.
+TEST_F(DbPoolPgTest, PlanKeyLookupsOnceUsesTheGenericPlanForTheRestOfTheTransaction) {
   DbPool pool(DbOptions{.url = db_url(), .max_connections = 1}, nullptr);
   auto run_and_count = [&](bool plan_once, int64_t* generic, int64_t* custom) {
     ASSERT_THAT(
         pool.Transact("run",
                       [&](pqxx::work& txn) {
-                        if (plan_once) pool.PlanOnce(txn);
+                        if (plan_once) pool.PlanKeyLookupsOnce(txn);
                         for (int i = 0; i < 3; ++i) {
                           pool.Run(txn, "counter_n", "SELECT n FROM counter WHERE id = $1", 1);
                         }
@@ -309,6 +310,49 @@ TEST_F(DbPoolPgTest, PlanOnceUsesTheGenericPlanForTheRestOfTheTransaction) {
   run_and_count(false, &generic, &custom);  // the same connection, a new transaction
   EXPECT_EQ(generic, 3);
   EXPECT_EQ(custom, 3);
+}
+
+// A batch joined to a table by key, planned while the table was empty: the generic plan a
+// connection keeps scans the whole table (dead row versions included) on every call, long after
+// the table has grown, unless it was made under PlanKeyLookupsOnce(), which reaches the rows by
+// index whatever the table's size.
+TEST_F(DbPoolPgTest, PlanKeyLookupsOnceReachesABatchsRowsByIndexEvenInAnEmptyTable) {
+  ASSERT_THAT(
+      pool_->Transact(
+          "create",
+          [](pqxx::work& txn) {
+            txn.exec0(
+                "CREATE TABLE rows_by_key (id INT PRIMARY KEY, n INT, label TEXT, body BYTEA)");
+            return absl::OkStatus();
+          }),
+      IsOk());
+  constexpr char kBatch[] =
+      "UPDATE rows_by_key AS r SET n = t.n FROM unnest($1::int[], $2::int[]) AS t(id, n) "
+      "WHERE r.id = t.id";
+  auto plan_of_batch = [&](bool by_key) {
+    DbPool pool(DbOptions{.url = db_url(), .max_connections = 1}, nullptr);
+    std::string plan;
+    EXPECT_THAT(pool.Transact("batch",
+                              [&](pqxx::work& txn) {
+                                if (by_key) {
+                                  pool.PlanKeyLookupsOnce(txn);
+                                } else {
+                                  txn.exec0("SET LOCAL plan_cache_mode = force_generic_plan");
+                                }
+                                pool.Run(txn, "batch", kBatch, "{1,2}", "{5,6}");
+                                for (const pqxx::row& line :
+                                     txn.exec("EXPLAIN EXECUTE batch('{1,2}', '{5,6}')")) {
+                                  absl::StrAppend(&plan, line[0].c_str(), "\n");
+                                }
+                                return absl::OkStatus();
+                              }),
+                IsOk());
+    return plan;
+  };
+  const std::string planned_by_key = plan_of_batch(true);
+  EXPECT_THAT(planned_by_key, HasSubstr("Index Scan using rows_by_key_pkey"));
+  EXPECT_THAT(planned_by_key, Not(HasSubstr("Seq Scan")));
+  EXPECT_THAT(plan_of_batch(false), HasSubstr("Seq Scan on rows_by_key"));
 }
 
 // AcquireSession() connects to direct_url (LISTEN, session locks), not to the pooled url, and

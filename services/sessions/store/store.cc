@@ -707,7 +707,7 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
     if (n == 0) return absl::OkStatus();
     // The locked read and the write are fixed shapes over arrays: one plan each, whatever the
     // batch's size (re-planning the locked read for a small batch cost more than running it).
-    db_->PlanOnce(txn);
+    db_->PlanKeyLookupsOnce(txn);
     LockedGames locked = ReadLocked(LockBatch(*db_, txn, updates, cached));
     BatchWrite batch;
     const size_t changes = DecideBatch(updates, cached, locked, batch, written, results);
