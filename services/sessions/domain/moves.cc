@@ -374,8 +374,8 @@ absl::Status TimeOut(Change& c, const SeatRow& s, const TimeoutPolicy& policy,
 
 // The reminders due for a running turn (none while its clock is paused by a vacation). Returns
 // whether one fell due.
-bool Remind(Change& c, const SeatRow& s, const TimeoutPolicy& policy) {
-  const int due = RemindersDue(s, c.now, policy.first_reminder, policy.second_reminder);
+bool Remind(Change& c, const SeatRow& s) {
+  const int due = RemindersDue(s, c.now, kFirstReminderFraction, kSecondReminderFraction);
   if (due <= s.reminders_sent) return false;
   c.after.seats[s.seat].reminders_sent = due;
   if (!s.account_id.empty()) {
@@ -404,7 +404,7 @@ absl::StatusOr<bool> SweepSeat(Change& c, const SeatRow& s, const TimeoutPolicy&
     PARLOR_RETURN_IF_ERROR(TimeOut(c, s, policy, timeouts));
     return true;
   }
-  return Remind(c, s, policy);
+  return Remind(c, s);
 }
 
 }  // namespace

@@ -103,15 +103,13 @@ absl::StatusOr<Decision> DecideResign(const DecisionContext& ctx, const GameRow&
 struct TimeoutPolicy {
   // Bot that moves for a timed-out seat of a casual game (a ranked game's seat forfeits).
   std::string timeout_bot = "greedy";
-  // Reminders at these fractions of the move's time.
-  double first_reminder = 0.5;
-  double second_reminder = 0.9;
   // A casual game's seat whose turns time out this many times in a row forfeits (as a ranked
   // game's seat does at its first timeout) instead of the computer moving for it again; 0 never.
   int casual_forfeit_after = 3;
 };
 // One sweep of one game at ctx.now: seats past their deadline time out (a vacation has already
-// moved the deadline of a paused clock), reminders fall due (none while a clock is paused),
+// moved the deadline of a paused clock), reminders fall due at kFirstReminderFraction and
+// kSecondReminderFraction of the turn's time (none while a clock is paused),
 // computer seats left waiting play on. nullopt when nothing is due. `timeouts` gets "bot" or
 // "forfeit" per timed-out seat.
 absl::StatusOr<std::optional<Decision>> DecideTimeouts(const DecisionContext& ctx,

@@ -393,6 +393,72 @@ TEST(DecideTimeoutsTest, ARankedSeatPastItsDeadlineForfeits) {
   EXPECT_EQ((*d)->mutation.log.front().cause, LogRow::Cause::kTimeout);
 }
 
+// Whether the sweeper finds anything to do in `row` at `now`.
+bool SweepDecidesSomething(const Table& t, const GameRow& row, absl::Time now) {
+  std::vector<std::string> timeouts;
+  absl::StatusOr<std::optional<Decision>> d =
+      DecideTimeouts(At(now), row, t.state->Clone(), TimeoutPolicy{}, &timeouts);
+  EXPECT_THAT(d, testing::IsOk());
+  return d.ok() && d->has_value();
+}
+
+// The sweeper's work list (the games row's wake_at) holds NextSweepAt: the sweep that first finds
+// the game due must find something to do in it, and none before it may.
+void ExpectTheSweeperWakesExactlyWhenSomethingIsDue(const Table& t, const GameRow& row) {
+  const std::optional<absl::Time> wake = NextSweepAt(row);
+  ASSERT_TRUE(wake.has_value());
+  EXPECT_FALSE(SweepDecidesSomething(t, row, *wake - absl::Microseconds(1)));
+  EXPECT_TRUE(SweepDecidesSomething(t, row, *wake));
+}
+
+// A 1-day per-move game: both turns start at kStart with 24 h.
+TEST(NextSweepAtTest, HalfTheTurnThenNinetyPercentThenTheDeadline) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  EXPECT_EQ(NextSweepAt(t.row), kStart + absl::Hours(12));
+  ExpectTheSweeperWakesExactlyWhenSomethingIsDue(t, t.row);
+  GameRow reminded = t.row;
+  for (SeatRow& s : reminded.seats) s.reminders_sent = 1;
+  EXPECT_EQ(NextSweepAt(reminded), kStart + absl::Hours(24) * 0.9);
+  ExpectTheSweeperWakesExactlyWhenSomethingIsDue(t, reminded);
+  for (SeatRow& s : reminded.seats) s.reminders_sent = 2;
+  EXPECT_EQ(NextSweepAt(reminded), kStart + absl::Hours(24));
+  ExpectTheSweeperWakesExactlyWhenSomethingIsDue(t, reminded);
+}
+
+TEST(NextSweepAtTest, TheEarliestRunningTurnWakesTheSweeper) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  t.row.seats[0].reminders_sent = 2;  // Alice's next: her deadline at 24 h
+  t.row.seats[1].reminders_sent = 1;  // Bob's next: his second reminder at 21.6 h
+  EXPECT_EQ(NextSweepAt(t.row), kStart + absl::Hours(24) * 0.9);
+  ExpectTheSweeperWakesExactlyWhenSomethingIsDue(t, t.row);
+  t.row.seats[1].my_turn = false;  // only Alice's turn runs
+  EXPECT_EQ(NextSweepAt(t.row), kStart + absl::Hours(24));
+}
+
+TEST(NextSweepAtTest, AReminderWaitsForAStoppedClockToRestart) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  t.row.seats[1].my_turn = false;
+  // Alice's vacation from 13 h to 20 h stops her clock: her turn now starts at 7 h and ends at
+  // 31 h, so half of it is at 19 h, when her clock is still stopped. The reminder waits for 20 h.
+  std::optional<Mutation> paused =
+      DecideVacation(t.row, kAlice, kStart + absl::Hours(13), kStart + absl::Hours(20));
+  ASSERT_TRUE(paused.has_value());
+  ASSERT_EQ(paused->after.seats[0].turn_started_at, kStart + absl::Hours(7));
+  EXPECT_EQ(NextSweepAt(paused->after), kStart + absl::Hours(20));
+  ExpectTheSweeperWakesExactlyWhenSomethingIsDue(t, paused->after);
+}
+
+TEST(NextSweepAtTest, NeverForAFinishedGameOrWithoutARunningClock) {
+  Table t = NewTable({Player(0, kAlice), Player(1, kBob)});
+  GameRow finished = t.row;
+  finished.finished = true;
+  EXPECT_EQ(NextSweepAt(finished), std::nullopt);
+  GameRow waiting = t.row;
+  for (SeatRow& s : waiting.seats) s.my_turn = false;
+  EXPECT_EQ(NextSweepAt(waiting), std::nullopt);
+  EXPECT_FALSE(SweepDecidesSomething(t, waiting, kStart + absl::Hours(100)));
+}
+
 // A 1-day per-move game: both turns start at kStart (Pico's choices are simultaneous) with 24 h.
 TEST(DecideVacationTest, AVacationStopsTheClockAndEndingItEarlyGivesBackWhatWasLeft) {
   Table t = NewTable({Player(0, kAlice), Player(1, kBob)});

@@ -69,9 +69,6 @@ class Sessions {
     // The yearly vacation allowance: the vacations a player started in the last 365 days
     // (rolling), with a new one, may total at most this many days.
     int vacation_days_per_year = 30;
-    // Reminders at these fractions of the move's time.
-    double first_reminder = 0.5;
-    double second_reminder = 0.9;
     // SubmitAction's idempotency keys are kept this long: a retry within it gets the first
     // answer; after it, the key is forgotten (a late retry then meets a newer version and gets
     // ABORTED, so nothing is ever applied twice).

@@ -29,6 +29,7 @@
 #include "services/sessions/api/calls.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/sessions.h"
+#include "services/sessions/store/sql.h"
 #include "services/sessions/store/store.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -942,6 +943,59 @@ TEST_F(SessionsPgTest, DeadlinesSendRemindersThenTheComputerMovesInCasualGames) 
   EXPECT_GE(state.game().version(), 1);
   EXPECT_TRUE(state.game().deadline().seconds() > absl::ToUnixSeconds(now_.load()) ||
               state.game().status() == v1::GAME_STATUS_FINISHED);
+}
+
+// A sweep reads the sweeper's index (games_wake_idx) from its start to now: the games due, and
+// not every game in progress as it did when a reminder's time was not in any index.
+TEST_F(SessionsPgTest, ASweepReadsTheGamesThatAreDueNotEveryGameInProgress) {
+  constexpr int kGames = 30;
+  const std::vector<std::string> ids = GamesASecondApart(kGames, "due-");
+  const absl::Time start = now_.load();
+  pqxx::connection connection(db_url());
+  pqxx::work txn(connection);
+  txn.exec0("SET LOCAL enable_seqscan = off");
+  const std::string game_entries_read =
+      "SELECT sum(pg_stat_get_xact_tuples_returned(indexrelid))::bigint FROM pg_index "
+      "WHERE indrelid = 'sessions.games'::regclass";
+  const auto due_at = [&](absl::Time at) {
+    const int64_t before = txn.exec1(game_entries_read)[0].as<int64_t>();
+    const size_t due = txn.exec_params(sql::kSelectDueGames, absl::ToUnixMicros(at), 100).size();
+    return std::pair<size_t, int64_t>(due, txn.exec1(game_entries_read)[0].as<int64_t>() - before);
+  };
+  // Nothing is due for 12 h (the first reminders, at half of each 24 h turn).
+  EXPECT_EQ(due_at(start + absl::Hours(11)), (std::pair<size_t, int64_t>(0, 0)));
+  // The games were created a second apart: 9.5 s after the first one's half time, ten are due.
+  const absl::Time first_created = start - absl::Seconds(kGames - 1);
+  const auto [due, read] = due_at(first_created + absl::Hours(12) + absl::Seconds(9.5));
+  EXPECT_EQ(due, 10u);
+  EXPECT_LE(read, 11);
+  txn.abort();
+  now_ = start + absl::Hours(12);
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(kGames));
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));
+}
+
+// A server of the previous version (during a rolling update) writes games without wake_at: its
+// write leaves wake_version behind the version, as the UPDATE below does. The game is due at
+// once, and the sweep that finds nothing to do in it stores its wake time.
+TEST_F(SessionsPgTest, AGameAnOlderServerWroteIsSweptOnceAndGetsItsWakeTimeBack) {
+  const std::string id = Create(TwoPlayerRequest(FirstGame(), "older")).game_id();
+  const absl::Time start = now_.load();
+  const std::string wake = "SELECT sessions.to_us(wake_at) FROM sessions.games";
+  const int64_t half_time = absl::ToUnixMicros(start + absl::Hours(12));
+  ASSERT_EQ(Count(wake), half_time);
+  {
+    pqxx::connection c(db_url());
+    pqxx::nontransaction(c).exec0("UPDATE sessions.games SET wake_version = version - 1");
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE wake_at = '-infinity'"), 1);
+  EXPECT_THAT(store_->DueGames(now_.load(), 10),
+              parlor::testing::IsOkAndHolds(::testing::ElementsAre(id)));
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));  // nothing was due
+  EXPECT_EQ(Count(wake), half_time);
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE wake_version = version"), 1);
+  EXPECT_THAT(store_->DueGames(now_.load(), 10),
+              parlor::testing::IsOkAndHolds(::testing::IsEmpty()));
 }
 
 TEST_F(SessionsPgTest, ATimeoutInARankedTwoSidedGameIsAForfeit) {

@@ -49,8 +49,7 @@ absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time 
   if (absl::StatusOr<GameRow> row = store_->GetGame(game_id); row.ok()) {
     seen_version = row->version;
   }
-  const TimeoutPolicy policy{options_.timeout_bot, options_.first_reminder,
-                             options_.second_reminder, options_.casual_forfeit_after_timeouts};
+  const TimeoutPolicy policy{options_.timeout_bot, options_.casual_forfeit_after_timeouts};
   std::vector<std::string> timeouts;
   std::string game_name;
   bool wrote = false;
@@ -71,7 +70,15 @@ absl::StatusOr<bool> Sessions::SweepGame(const std::string& game_id, absl::Time 
         ctx.now = now;
         PARLOR_ASSIGN_OR_RETURN(std::optional<Decision> d,
                                 DecideTimeouts(ctx, locked, std::move(state), policy, &timeouts));
-        if (!d) return std::optional<Mutation>();
+        if (!d) {
+          // Listed as due with nothing due: its stored wake time was not this row's (a server
+          // of the previous version wrote the game). Writing the row unchanged stores it.
+          const std::optional<absl::Time> wake = NextSweepAt(locked);
+          if (wake && *wake <= now) return std::optional<Mutation>();
+          Mutation unchanged;
+          unchanged.after = locked;
+          return std::optional<Mutation>(std::move(unchanged));
+        }
         wrote = true;
         auto_play_due = LeavesAutoPlayDue(d->mutation.after);
         return std::optional<Mutation>(std::move(d->mutation));

@@ -157,21 +157,12 @@ absl::StatusOr<std::vector<std::string>> FakeSessionsStore::DueGames(absl::Time 
   absl::ReaderMutexLock lock(&mu_);
   std::vector<std::pair<absl::Time, std::string>> due;
   for (const auto& [id, game] : games_) {
-    if (game.finished) continue;
-    for (const SeatRow& s : game.seats) {
-      if (!s.my_turn || !s.deadline || !s.turn_started_at) continue;
-      const absl::Duration total = *s.deadline - *s.turn_started_at;
-      if (*s.deadline <= now ||
-          (s.reminders_sent == 0 && *s.turn_started_at + total * 0.5 <= now) ||
-          (s.reminders_sent == 1 && *s.turn_started_at + total * 0.9 <= now)) {
-        due.emplace_back(game.deadline.value_or(now), id);
-        break;
-      }
-    }
+    const std::optional<absl::Time> wake = NextSweepAt(game);
+    if (wake && *wake <= now) due.emplace_back(*wake, id);
   }
   std::sort(due.begin(), due.end());
   std::vector<std::string> ids;
-  for (const auto& [deadline, id] : due) {
+  for (const auto& [wake, id] : due) {
     if (static_cast<int>(ids.size()) == limit) break;
     ids.push_back(id);
   }

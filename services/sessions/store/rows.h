@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_SESSIONS_STORE_ROWS_H_
 #define PARLOR_SERVICES_SESSIONS_STORE_ROWS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -141,6 +142,33 @@ struct PlayerRecordRow {
   int64_t resigned = 0;
   int64_t timed_out = 0;
 };
+
+// Reminders fall due at these fractions of a turn's time (the sweeper's decisions and its work
+// list, NextSweepAt, follow the same two numbers).
+inline constexpr double kFirstReminderFraction = 0.5;
+inline constexpr double kSecondReminderFraction = 0.9;
+
+// The first moment at which the sweeper has something to do for the game: the earliest, over the
+// seats whose turn runs on a clock, of the deadline and the next reminder (never before a paused
+// clock restarts). nullopt when there is none: the game has ended, or no running turn has a
+// clock. The games row keeps it (wake_at), so that a sweep reads the due games and no others.
+inline std::optional<absl::Time> NextSweepAt(const GameRow& game) {
+  if (game.finished) return std::nullopt;
+  std::optional<absl::Time> next;
+  for (const SeatRow& s : game.seats) {
+    if (!s.my_turn || !s.deadline || !s.turn_started_at) continue;
+    absl::Time at = *s.deadline;
+    if (s.reminders_sent < 2) {
+      const double fraction =
+          s.reminders_sent == 0 ? kFirstReminderFraction : kSecondReminderFraction;
+      absl::Time reminder = *s.turn_started_at + (*s.deadline - *s.turn_started_at) * fraction;
+      if (s.paused_until) reminder = std::max(reminder, *s.paused_until);
+      at = std::min(at, reminder);
+    }
+    if (!next || at < *next) next = at;
+  }
+  return next;
+}
 
 enum class ListFilter { kAll = 0, kMyTurn = 1, kWaiting = 2, kFinished = 3 };
 

@@ -44,14 +44,15 @@ inline constexpr char kInsertGame[] =
     "INSERT INTO sessions.games (game_id, game, match_id, ranked, status, version, num_players, "
     "options, snapshot, seed_commitment, acting_seats, tc_kind, tc_per_move_s, tc_bank_initial_s, "
     "tc_bank_increment_s, vacation_days, deadline, created_at, updated_at, visibility, ranks, "
-    "scores, end_reason, finished_at) "
+    "scores, end_reason, finished_at, wake_at, wake_version) "
     "VALUES ($1::uuid, $2, NULLIF($3, ''), $4, $18, $22, $5, $6::jsonb, $7, $8, $9, $10, "
     "NULLIF($11::bigint, 0), NULLIF($12::bigint, 0), CASE WHEN $10 = 'time_bank' THEN $13::bigint "
     "END, $14, "
     "CASE WHEN $15::bigint = 0 THEN NULL ELSE sessions.from_us($15) END, "
     "sessions.from_us($16), sessions.from_us($16), "
     "$17, NULLIF($19, '')::integer[], NULLIF($20, '')::bigint[], NULLIF($21, ''), "
-    "CASE WHEN $18 = 'finished' THEN sessions.from_us($16) END)";
+    "CASE WHEN $18 = 'finished' THEN sessions.from_us($16) END, "
+    "sessions.from_us(NULLIF($23::bigint, -1)), $22)";
 
 inline constexpr char kInsertSeat[] =
     "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "
@@ -153,7 +154,7 @@ inline constexpr char kLockGamesWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COL
 // its game. Byte strings (snapshots, log entries, request hashes, answers) travel back to back
 // in the one binary parameter, each found by its offset and length.
 inline constexpr char kWriteMutations[] = R"sql(
--- $1 sessions.game_write[]         the game rows after each change
+-- $1 sessions.game_write_v2[]      the game rows after each change
 -- $2 sessions.seat_write[]         the seat rows that changed
 -- $3 sessions.action_write[]       the new action log entries
 -- $4 sessions.key_write[]          the answers stored under SubmitAction's idempotency keys
@@ -168,8 +169,9 @@ WITH g AS (
       acting_seats = t.acting_seats, deadline = sessions.from_us(t.deadline_us),
       ranks = t.ranks, scores = t.scores, end_reason = t.end_reason,
       updated_at = sessions.from_us(t.at_us),
-      finished_at = CASE WHEN t.status = 'finished' THEN sessions.from_us(t.at_us) END
-  FROM unnest($1::sessions.game_write[]) AS t
+      finished_at = CASE WHEN t.status = 'finished' THEN sessions.from_us(t.at_us) END,
+      wake_at = sessions.from_us(t.wake_us), wake_version = t.version
+  FROM unnest($1::sessions.game_write_v2[]) AS t
   WHERE g.game_id = t.game_id
   RETURNING 1),
 s AS (
@@ -268,18 +270,13 @@ inline constexpr char kListMyGames[] =
     ") AS p JOIN sessions.games g ON g.game_id = p.game_id "
     "ORDER BY p.at DESC, p.game_id DESC LIMIT $5";
 
-// Games whose earliest deadline or next reminder is due, skipping games another replica's
-// sweeper holds.
+// Games whose earliest deadline or next reminder is due ($1), earliest first (wake_at, migration
+// 0014: only the due entries of the index are read), skipping games another replica's sweeper
+// holds.
 inline constexpr char kSelectDueGames[] =
-    "SELECT g.game_id::text FROM sessions.games g WHERE g.status = 'active' AND EXISTS ("
-    "SELECT 1 FROM sessions.seats s WHERE s.game_id = g.game_id AND s.my_turn AND ("
-    "s.deadline <= sessions.from_us($1) OR "
-    "((s.paused_until IS NULL OR s.paused_until <= sessions.from_us($1)) AND ("
-    "(s.reminders_sent = 0 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.5 <= "
-    "sessions.from_us($1)) OR "
-    "(s.reminders_sent = 1 AND s.turn_started_at + (s.deadline - s.turn_started_at) * 0.9 <= "
-    "sessions.from_us($1)))))) "
-    "ORDER BY g.deadline LIMIT $2 FOR UPDATE OF g SKIP LOCKED";
+    "SELECT g.game_id::text FROM sessions.games g "
+    "WHERE g.status = 'active' AND g.wake_at <= sessions.from_us($1) "
+    "ORDER BY g.wake_at LIMIT $2 FOR UPDATE OF g SKIP LOCKED";
 
 // The vacations of the accounts $1 (uuid[]), one row per account that has one.
 inline constexpr char kSelectVacations[] =

@@ -24,6 +24,17 @@ std::optional<absl::Time> TimeOrNull(int64_t micros) {
   if (micros == 0) return std::nullopt;
   return absl::FromUnixMicros(micros);
 }
+// A wake time is stored rounded up, never early: a sweep that finds the game due then finds
+// something to do in it.
+int64_t MicrosRoundedUp(absl::Time t) {
+  const int64_t micros = absl::ToUnixMicros(t);
+  return absl::FromUnixMicros(micros) < t ? micros + 1 : micros;
+}
+// The games row's wake_at (NextSweepAt) as CreateGame's parameter: -1 for none.
+int64_t WakeMicrosOrMinusOne(const GameRow& g) {
+  const std::optional<absl::Time> wake = NextSweepAt(g);
+  return wake ? MicrosRoundedUp(*wake) : -1;
+}
 
 const char* KindName(LogRow::Kind kind) {
   switch (kind) {
@@ -257,7 +268,8 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
              tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now),
              g.is_public ? "public" : "private", status,
              g.finished ? PgIntArray(g.ranks) : std::string(),
-             g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version);
+             g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version,
+             WakeMicrosOrMinusOne(g));
     for (const SeatRow& s : g.seats) {
       db_->Run(txn, "sessions_insert_seat", sql::kInsertSeat, g.game_id, s.seat, s.account_id,
                s.bot, s.display_name, s.team, s.my_turn, MicrosOrZero(s.turn_started_at),
@@ -529,7 +541,13 @@ struct BatchWrite {
     } else {
       games.Null().Null();
     }
-    games.TextOrNull(g.end_reason).Time(g.updated_at).EndRow();
+    games.TextOrNull(g.end_reason).Time(g.updated_at);
+    if (const std::optional<absl::Time> wake = NextSweepAt(g)) {
+      games.Int(MicrosRoundedUp(*wake));
+    } else {
+      games.Null();
+    }
+    games.EndRow();
   }
 
   void AddSeat(const GameRow& g, const SeatRow& s, const std::string& status) {
