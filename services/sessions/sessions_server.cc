@@ -35,14 +35,11 @@ namespace {
 // The games and outbox gauges, from the store at `now`.
 void RefreshGauges(SessionsMetrics& metrics, GameStore& store, OutboxStore& outbox,
                    const engine::Registry& games, absl::Time now) {
-  absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> counts =
-      store.CountGames();
+  absl::StatusOr<std::map<std::string, int64_t>> counts = store.CountGamesInProgress();
   if (counts.ok()) {
     for (const engine::Game* game : games.games()) {
-      for (const char* status : {"active", "finished"}) {
-        auto it = counts->find({game->name(), status});
-        metrics.SetGames(game->name(), status, it == counts->end() ? 0 : it->second);
-      }
+      auto it = counts->find(game->name());
+      metrics.SetGames(game->name(), "active", it == counts->end() ? 0 : it->second);
     }
   }
   absl::StatusOr<OutboxStore::Health> health = outbox.GetHealth();

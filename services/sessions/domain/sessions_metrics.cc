@@ -19,7 +19,9 @@ SessionsMetrics::SessionsMetrics(prometheus::Registry* registry) {
 void SessionsMetrics::BuildGameMetrics(prometheus::Registry& registry) {
   games_ = &prometheus::BuildGauge()
                 .Name("parlor_sessions_games")
-                .Help("Games by game and status")
+                .Help(
+                    "Games in progress by game (status=\"active\"; finished games are not "
+                    "counted)")
                 .Register(registry);
   actions_ = &prometheus::BuildCounter()
                   .Name("parlor_sessions_actions_total")

@@ -19,7 +19,7 @@ namespace parlor::sessions {
 // The sessions service's metrics, built on the host's registry by the Sessions class (which
 // counts moves, timeouts and quota refusals) and handed to the parts around it (the watch
 // streams, the outbox dispatcher, the server's gauge loop):
-//   parlor_sessions_games{game,status}                       games by status (gauge loop)
+//   parlor_sessions_games{game,status="active"}              games in progress (gauge loop)
 //   parlor_sessions_actions_total{game,result}               SubmitAction by gRPC code name
 //   parlor_sessions_commit_duration_seconds                  one SubmitAction transaction
 //   parlor_sessions_timeouts_total{game,policy}              deadlines passed: bot / forfeit

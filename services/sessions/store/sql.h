@@ -348,8 +348,10 @@ inline constexpr char kCountPendingOutbox[] =
     "SELECT (SELECT count(*) FROM sessions.notification_outbox WHERE sent_at IS NULL), "
     "(SELECT count(*) FROM sessions.result_outbox WHERE acked_at IS NULL)";
 
-inline constexpr char kCountGames[] =
-    "SELECT game, status, count(*) FROM sessions.games GROUP BY game, status";
+// The games in progress per game (the metrics' gauge), read through games_wake_idx (partial, on
+// games in progress): as many rows as games in progress, whatever the number of finished ones.
+inline constexpr char kCountGamesInProgress[] =
+    "SELECT game, count(*) FROM sessions.games WHERE status = 'active' GROUP BY game";
 
 // ListPublicGames: keyset pagination on (updated_at DESC, game_id DESC) over public games of one
 // status ($2 'active' or 'finished'), optionally of one game ($1, '' = any). $3/$4 = cursor

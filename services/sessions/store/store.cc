@@ -918,13 +918,12 @@ absl::StatusOr<std::pair<int64_t, int64_t>> PgSessionsStore::PendingOutbox() {
   return result;
 }
 
-absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>>
-PgSessionsStore::CountGames() {
-  std::map<std::pair<std::string, std::string>, int64_t> result;
+absl::StatusOr<std::map<std::string, int64_t>> PgSessionsStore::CountGamesInProgress() {
+  std::map<std::string, int64_t> result;
   absl::Status status = db_->Transact("sessions.count_games", [&](pqxx::work& txn) {
     result.clear();
-    for (const pqxx::row& r : txn.exec(sql::kCountGames)) {
-      result[{r[0].as<std::string>(), r[1].as<std::string>()}] = r[2].as<int64_t>();
+    for (const pqxx::row& r : txn.exec(sql::kCountGamesInProgress)) {
+      result[r[0].as<std::string>()] = r[1].as<int64_t>();
     }
     return absl::OkStatus();
   });

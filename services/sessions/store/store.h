@@ -104,8 +104,9 @@ class PgSessionsStore : public SessionsStore {
 
   // Outbox rows not yet delivered: {notifications, results}.
   absl::StatusOr<std::pair<int64_t, int64_t>> PendingOutbox();
-  // Games per (game, status).
-  absl::StatusOr<std::map<std::pair<std::string, std::string>, int64_t>> CountGames();
+  // Games in progress per game. (Not finished ones: those only accumulate, and counting them
+  // read the whole table.)
+  absl::StatusOr<std::map<std::string, int64_t>> CountGamesInProgress();
 
   DbPool& db() { return *db_; }
 
