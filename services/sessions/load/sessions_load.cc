@@ -916,9 +916,17 @@ Result Floor(const Settings& s, int clients, const std::function<bool()>& call) 
 }
 
 // Submit-to-stream latency over `moves` moves of one game watched on a second connection.
-std::vector<double> StreamDelivery(Client& mover, Client& watcher, const std::string& game,
-                                   int moves) {
-  std::vector<double> out;
+// Submit-to-stream delivery: milliseconds per move, and the first event that never came (a
+// committed move whose stream event did not arrive within kStreamWait of the watch's start).
+struct Delivery {
+  std::vector<double> ms;
+  std::string missed;
+};
+constexpr auto kStreamWait = std::chrono::seconds(30);
+
+Delivery StreamDelivery(Client& mover, Client& watcher, const std::string& game, int moves) {
+  Delivery delivery;
+  std::vector<double>& out = delivery.ms;
   std::mt19937_64 rng(5);
   while (static_cast<int>(out.size()) < moves) {
     v1::Game created;
@@ -929,6 +937,9 @@ std::vector<double> StreamDelivery(Client& mover, Client& watcher, const std::st
     watch.set_after_version(created.version());
     grpc::ClientContext context;
     context.AddMetadata("authorization", absl::StrCat("Bearer ", watcher.Token(watcher_account)));
+    // A game takes well under a second here: a stream still open after kStreamWait has lost an
+    // event, and the tool says so instead of waiting forever.
+    context.set_deadline(std::chrono::system_clock::now() + kStreamWait);
     auto reader = watcher.sessions().WatchGame(&context, watch);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     v1::GetGameRequest get;
@@ -960,14 +971,19 @@ std::vector<double> StreamDelivery(Client& mover, Client& watcher, const std::st
           break;
         }
       }
-      if (!got) break;
+      if (!got) {
+        delivery.missed =
+            absl::StrCat("game ", created.game_id(), " version ", response.game().version());
+        reader->Finish();
+        return delivery;
+      }
       out.push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
       if (static_cast<int>(out.size()) >= moves) break;
     }
     context.TryCancel();
     reader->Finish();
   }
-  return out;
+  return delivery;
 }
 
 // A client-side idle WatchMyGames stream (callback API, so thousands cost little here too).
@@ -1321,14 +1337,22 @@ int Run(const Settings& s) {
   }
 
   Client watcher(target, access, service);
-  std::vector<double> delivery = StreamDelivery(client, watcher, s.game, 300);
+  bool lost_stream_event = false;
+  const Delivery delivery = StreamDelivery(client, watcher, s.game, 300);
   std::printf(
       "submit-to-stream delivery (WatchGame on a second connection), %zu moves: p50 %.2f "
       "ms  p99 %.2f ms\n",
-      delivery.size(), Percentile(delivery, 0.5), Percentile(delivery, 0.99));
+      delivery.ms.size(), Percentile(delivery.ms, 0.5), Percentile(delivery.ms, 0.99));
+  if (!delivery.missed.empty()) {
+    std::printf(
+        "submit-to-stream delivery: LOST EVENT: the stream had no event of %s within %lld s of "
+        "its start, although the move was acknowledged\n",
+        delivery.missed.c_str(), static_cast<long long>(kStreamWait.count()));
+    lost_stream_event = true;
+  }
 
   // Idle streams (none asked for: nothing to print).
-  if (s.streams == 0) return 0;
+  if (s.streams == 0) return lost_stream_event ? 1 : 0;
   const long before = RssKiB(child);
   std::vector<std::unique_ptr<Client>> channels;
   std::vector<std::unique_ptr<IdleStream>> streams;
@@ -1360,7 +1384,7 @@ int Run(const Settings& s) {
   }
   streams.clear();
   channels.clear();
-  return 0;
+  return lost_stream_event ? 1 : 0;
 }
 
 }  // namespace
