@@ -949,7 +949,7 @@ TEST_F(SessionsPgTest, DeadlinesSendRemindersThenTheComputerMovesInCasualGames) 
 // not every game in progress as it did when a reminder's time was not in any index.
 TEST_F(SessionsPgTest, ASweepReadsTheGamesThatAreDueNotEveryGameInProgress) {
   constexpr int kGames = 30;
-  const std::vector<std::string> ids = GamesASecondApart(kGames, "due-");
+  GamesASecondApart(kGames, "due-");
   const absl::Time start = now_.load();
   pqxx::connection connection(db_url());
   pqxx::work txn(connection);
