@@ -24,16 +24,13 @@ std::optional<absl::Time> TimeOrNull(int64_t micros) {
   if (micros == 0) return std::nullopt;
   return absl::FromUnixMicros(micros);
 }
-// A wake time is stored rounded up, never early: a sweep that finds the game due then finds
-// something to do in it.
-int64_t MicrosRoundedUp(absl::Time t) {
-  const int64_t micros = absl::ToUnixMicros(t);
-  return absl::FromUnixMicros(micros) < t ? micros + 1 : micros;
-}
-// The games row's wake_at (NextSweepAt) as CreateGame's parameter: -1 for none.
-int64_t WakeMicrosOrMinusOne(const GameRow& g) {
+// The games row's wake_at (NextSweepAt) in microseconds, rounded up, never early: a sweep that
+// finds the game due then finds something to do in it. nullopt for none.
+std::optional<int64_t> WakeMicros(const GameRow& g) {
   const std::optional<absl::Time> wake = NextSweepAt(g);
-  return wake ? MicrosRoundedUp(*wake) : -1;
+  if (!wake) return std::nullopt;
+  const int64_t micros = absl::ToUnixMicros(*wake);
+  return absl::FromUnixMicros(micros) < *wake ? micros + 1 : micros;
 }
 
 const char* KindName(LogRow::Kind kind) {
@@ -269,7 +266,7 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
              g.is_public ? "public" : "private", status,
              g.finished ? PgIntArray(g.ranks) : std::string(),
              g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version,
-             WakeMicrosOrMinusOne(g));
+             WakeMicros(g).value_or(-1));
     for (const SeatRow& s : g.seats) {
       db_->Run(txn, "sessions_insert_seat", sql::kInsertSeat, g.game_id, s.seat, s.account_id,
                s.bot, s.display_name, s.team, s.my_turn, MicrosOrZero(s.turn_started_at),
@@ -542,8 +539,8 @@ struct BatchWrite {
       games.Null().Null();
     }
     games.TextOrNull(g.end_reason).Time(g.updated_at);
-    if (const std::optional<absl::Time> wake = NextSweepAt(g)) {
-      games.Int(MicrosRoundedUp(*wake));
+    if (const std::optional<int64_t> wake = WakeMicros(g)) {
+      games.Int(*wake);
     } else {
       games.Null();
     }
