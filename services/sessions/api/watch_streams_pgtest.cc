@@ -12,6 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/descriptor.pb.h"
@@ -577,6 +578,54 @@ TEST_F(WatchStreamsPgTest, SignOutOnAccountsEndsTheSessionsStreamsOnEveryReplica
   // The other session's stream is still open.
   other.context->TryCancel();
   EXPECT_EQ(other.reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+TEST_F(WatchStreamsPgTest, AStreamOpenedAsAMoveCommitsStillDeliversThatMove) {
+  // The stream subscribes to the replica's change feed before its first read, so a move that
+  // commits while the stream opens is either in that read or wakes the next one. Each round
+  // opens a stream from the game's first version while the move is submitted a few hundred
+  // microseconds later, on the same replica or the other one.
+  std::mt19937_64 rng(11);
+  v1::SessionsService::Stub mover(replicas_[0]->channel());
+  for (int round = 0; round < 150; ++round) {
+    // New players each round: a player may open only a few streams a minute.
+    const std::string first = absl::StrFormat("00000000-0000-4000-8000-%012d", 1000 + 2 * round);
+    const std::string second = absl::StrFormat("00000000-0000-4000-8000-%012d", 1001 + 2 * round);
+    const v1::Game game = CreateGame("pico", absl::StrCat("race-", round), {first, second});
+    const std::string actor = game.seats(game.acting_seats(0)).account_id();
+    v1::GetGameRequest get;
+    get.set_game_id(game.game_id());
+    v1::GetGameResponse mine;
+    ASSERT_TRUE(
+        mover.GetGame(parlor::testing::Bearer(keys_.PlayerToken(actor)).get(), get, &mine).ok());
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(game.game_id());
+    submit.set_expected_version(mine.game().version());
+    submit.set_idempotency_key("race");
+    *submit.mutable_action() = mine.legal_actions(0);
+    const auto delay = std::chrono::microseconds(rng() % 4000);
+    v1::SubmitActionResponse moved;
+    std::thread move([&] {
+      std::this_thread::sleep_for(delay);
+      grpc::Status s = mover.SubmitAction(parlor::testing::Bearer(keys_.PlayerToken(actor)).get(),
+                                          submit, &moved);
+      EXPECT_TRUE(s.ok()) << s.error_message();
+    });
+    v1::SessionsService::Stub watcher = Sessions(round % 2);
+    auto stream = WatchGame(watcher, keys_.PlayerToken(first), game.game_id(), game.version());
+    move.join();
+    v1::WatchGameResponse event;
+    bool delivered = false;
+    while (!delivered && stream.reader->Read(&event)) {
+      delivered = event.event().version() >= moved.game().version();
+    }
+    ASSERT_TRUE(delivered) << "round " << round << " (stream on replica " << round % 2
+                           << ", move after " << delay.count() << " us): version "
+                           << moved.game().version() << " never came; the stream ended with "
+                           << stream.reader->Finish().error_message();
+    stream.context->TryCancel();
+    stream.reader->Finish();
+  }
 }
 
 }  // namespace
