@@ -52,7 +52,7 @@ for t in tests["tests"]:
         (fires if a.get("exp_alerts") else quiet).add(a["alertname"])
 missing = sorted((alerts - fires) | (alerts - quiet))
 for name in sorted(alerts):
-    print("  %-28s firing case: %-3s  not-firing case: %s"
+    print("  %-30s firing case: %-3s  not-firing case: %s"
           % (name, "yes" if name in fires else "NO", "yes" if name in quiet else "NO"))
 if missing:
     sys.exit("alerts without both test cases: " + ", ".join(missing))

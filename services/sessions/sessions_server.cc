@@ -373,7 +373,9 @@ absl::StatusOr<StreamDeps> StartStreams(ServiceHost& host, const SessionsConfig&
   }
   h.authenticator = std::make_unique<Authenticator>(std::move(access), std::nullopt);
   // LISTEN: a direct connection, not via a pooler.
-  h.hub = std::make_unique<WatchHub>(std::make_unique<PgChangeFeed>(host.db().session_url()));
+  h.hub = std::make_unique<WatchHub>(
+      std::make_unique<PgChangeFeed>(host.db().session_url(), "parlor-sessions-watch-feed"),
+      &h.domain->metrics());
   h.hub->Start();
   h.guard = std::make_unique<StreamGuard>(
       config.streams, [] { return absl::Now(); }, &h.domain->metrics());
@@ -452,7 +454,8 @@ absl::Status StartOutbox(ServiceHost& host, const SessionsConfig& config, Sessio
       OutboxDispatcher::Options{.metrics = &h.domain->metrics()});
   if (config.dispatch_interval > absl::ZeroDuration()) {
     h.dispatch = std::make_unique<DispatchLoop>(
-        h.dispatcher.get(), std::make_unique<PgChangeFeed>(host.db().session_url()),
+        h.dispatcher.get(),
+        std::make_unique<PgChangeFeed>(host.db().session_url(), "parlor-sessions-outbox-feed"),
         config.dispatch_interval);
   }
   return absl::OkStatus();

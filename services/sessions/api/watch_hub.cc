@@ -5,15 +5,18 @@
 
 namespace parlor::sessions {
 
-WatchHub::WatchHub(std::unique_ptr<ChangeFeed> feed) : feed_(std::move(feed)) {}
+WatchHub::WatchHub(std::unique_ptr<ChangeFeed> feed, SessionsMetrics* metrics)
+    : metrics_(metrics), feed_(std::move(feed)) {}
 
 WatchHub::~WatchHub() { Stop(); }
 
 void WatchHub::Start() {
   feed_->Start([this](const GameChange& change) {
     if (change.resync) {
+      if (metrics_ != nullptr) metrics_->WatchFeedResynced();
       Resync();
     } else {
+      if (metrics_ != nullptr) metrics_->WatchChangeReceived();
       Dispatch(change);
     }
   });

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "services/sessions/domain/sessions_metrics.h"
 #include "services/sessions/store/change_feed.h"
 
 namespace parlor::sessions {
@@ -22,7 +23,8 @@ class WatchHub {
  public:
   using Callback = std::function<void(const GameChange&)>;
 
-  explicit WatchHub(std::unique_ptr<ChangeFeed> feed);
+  // `metrics` (may be null) counts the changes and resyncs the feed reports.
+  WatchHub(std::unique_ptr<ChangeFeed> feed, SessionsMetrics* metrics);
   ~WatchHub();
   WatchHub(const WatchHub&) = delete;
   WatchHub& operator=(const WatchHub&) = delete;
@@ -54,6 +56,7 @@ class WatchHub {
   std::map<int64_t, std::shared_ptr<Entry>> entries_;
   std::multimap<std::string, int64_t> by_game_;
   std::multimap<std::string, int64_t> by_account_;
+  SessionsMetrics* const metrics_;
   // Last: stopped (by its destructor) before the subscriptions it dispatches to go away.
   std::unique_ptr<ChangeFeed> feed_;
 };

@@ -23,6 +23,7 @@
 #include "gtest/gtest.h"
 #include "parlor/accounts/v1/accounts.grpc.pb.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
+#include "pqxx/pqxx"
 #include "services/accounts/accounts_server.h"
 #include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/testing/test_server.h"
@@ -626,6 +627,50 @@ TEST_F(WatchStreamsPgTest, AStreamOpenedAsAMoveCommitsStillDeliversThatMove) {
     stream.context->TryCancel();
     stream.reader->Finish();
   }
+}
+
+TEST_F(WatchStreamsPgTest, AMoveCommittedWhileTheChangeFeedIsDisconnectedIsStillDelivered) {
+  const v1::Game game = CreateGame("pico", "feed-lost", {kAlice, kBob});
+  v1::SessionsService::Stub stub = Sessions(1);
+  auto stream = WatchGame(stub, keys_.PlayerToken(kAlice), game.game_id(), game.version());
+  for (int wait = 0; wait < 200 && CounterValue(Metrics(1), "parlor_sessions_watch_streams") < 1;
+       ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The replicas' change feeds lose their connections; the move commits before they listen
+  // again (a feed waits half a second before it reconnects), so no replica hears of it.
+  pqxx::connection admin(db_url());
+  auto feeds_of_this_database = [&admin](const char* what) {
+    pqxx::nontransaction txn(admin);
+    return txn
+        .exec1(absl::StrCat("SELECT count(", what,
+                            ") FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND application_name = 'parlor-sessions-watch-feed'"))[0]
+        .as<int>();
+  };
+  ASSERT_EQ(feeds_of_this_database("pg_terminate_backend(pid)"), 2);
+  for (int wait = 0; wait < 200 && feeds_of_this_database("*") > 0; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(feeds_of_this_database("*"), 0);
+  const double heard_before = CounterValue(Metrics(1), "parlor_sessions_watch_changes_total");
+  const int64_t version = Play(game.game_id(), game.version() + 1);
+  ASSERT_EQ(version, game.version() + 1);
+  // Once the feed is back it resyncs: the open stream reads again and delivers the move.
+  v1::WatchGameResponse event;
+  ASSERT_TRUE(stream.reader->Read(&event))
+      << "the stream never delivered the move committed while the feed was disconnected";
+  EXPECT_EQ(event.event().version(), version);
+  EXPECT_EQ(CounterValue(Metrics(1), "parlor_sessions_watch_feed_resyncs_total"), 1);
+  EXPECT_EQ(CounterValue(Metrics(1), "parlor_sessions_watch_changes_total"), heard_before)
+      << "the feed heard of the move: it was delivered by the change, not by the resync";
+  // Changes committed after the feed is back are heard again.
+  ASSERT_EQ(Play(game.game_id(), version + 1), version + 1);
+  ASSERT_TRUE(stream.reader->Read(&event));
+  EXPECT_EQ(event.event().version(), version + 1);
+  EXPECT_GT(CounterValue(Metrics(1), "parlor_sessions_watch_changes_total"), heard_before);
+  stream.context->TryCancel();
+  stream.reader->Finish();
 }
 
 }  // namespace

@@ -66,6 +66,21 @@ void SessionsMetrics::BuildWatchMetrics(prometheus::Registry& registry) {
                           "streams' catch-up and live work)")
                       .Register(registry)
                       .Add({});
+  watch_changes_ = &prometheus::BuildCounter()
+                        .Name("parlor_sessions_watch_changes_total")
+                        .Help(
+                            "Committed game changes this replica's change feed (LISTEN) "
+                            "received; every replica receives every change, so one that "
+                            "receives none while moves commit has lost its feed")
+                        .Register(registry)
+                        .Add({});
+  watch_resyncs_ = &prometheus::BuildCounter()
+                        .Name("parlor_sessions_watch_feed_resyncs_total")
+                        .Help(
+                            "Times this replica's change feed reconnected to the database, "
+                            "after which every open watch stream read again")
+                        .Register(registry)
+                        .Add({});
 }
 
 void SessionsMetrics::BuildOutboxMetrics(prometheus::Registry& registry) {
@@ -157,6 +172,14 @@ void SessionsMetrics::WatchEnded(absl::string_view reason) {
 
 void SessionsMetrics::WatchRead() {
   if (watch_reads_ != nullptr) watch_reads_->Increment();
+}
+
+void SessionsMetrics::WatchChangeReceived() {
+  if (watch_changes_ != nullptr) watch_changes_->Increment();
+}
+
+void SessionsMetrics::WatchFeedResynced() {
+  if (watch_resyncs_ != nullptr) watch_resyncs_->Increment();
 }
 
 void SessionsMetrics::NotificationsDelivered(absl::string_view adapter, int count) {

@@ -29,6 +29,8 @@ namespace parlor::sessions {
 //   parlor_sessions_watch_refused_total{reason}              streams refused at open
 //   parlor_sessions_watch_ended_total{reason}                streams the server ended early
 //   parlor_sessions_watch_pages_read_total                   watch stream reads
+//   parlor_sessions_watch_changes_total                      changes the change feed received
+//   parlor_sessions_watch_feed_resyncs_total                 change feed reconnections
 //   parlor_sessions_outbox_pending{kind}, parlor_sessions_outbox_oldest_age_seconds{kind}
 //   parlor_sessions_notifications_failed_total{adapter}      pushes the adapter refused
 //   parlor_sessions_notifications_delivered_total{adapter}   pushes the adapter accepted
@@ -57,6 +59,10 @@ class SessionsMetrics {
   void WatchRefused(absl::string_view reason);
   void WatchEnded(absl::string_view reason);
   void WatchRead();
+  // A committed change (or a resync after the feed's connection came back) reached this
+  // replica's change feed.
+  void WatchChangeReceived();
+  void WatchFeedResynced();
 
   void NotificationFailed(absl::string_view adapter);
   void NotificationsDelivered(absl::string_view adapter, int count);
@@ -79,6 +85,8 @@ class SessionsMetrics {
   prometheus::Family<prometheus::Counter>* watch_refused_ = nullptr;
   prometheus::Family<prometheus::Counter>* watch_ended_ = nullptr;
   prometheus::Counter* watch_reads_ = nullptr;
+  prometheus::Counter* watch_changes_ = nullptr;
+  prometheus::Counter* watch_resyncs_ = nullptr;
   prometheus::Family<prometheus::Counter>* timeouts_ = nullptr;
   prometheus::Family<prometheus::Gauge>* outbox_ = nullptr;
   prometheus::Family<prometheus::Gauge>* outbox_age_ = nullptr;

@@ -1047,6 +1047,20 @@ long ScrapeGauge(int metrics_port, const std::string& name) {
   return static_cast<long>(ScrapeValue(metrics_port, name));
 }
 
+// The server's counters of its change feed and watch streams.
+struct StreamCounters {
+  double changes = 0;
+  double resyncs = 0;
+  double pages = 0;
+  double open = 0;
+};
+StreamCounters ReadStreamCounters(int metrics_port) {
+  return {.changes = ScrapeValue(metrics_port, "parlor_sessions_watch_changes_total"),
+          .resyncs = ScrapeValue(metrics_port, "parlor_sessions_watch_feed_resyncs_total"),
+          .pages = ScrapeValue(metrics_port, "parlor_sessions_watch_pages_read_total"),
+          .open = ScrapeValue(metrics_port, "parlor_sessions_watch_streams")};
+}
+
 // The busiest the machine may be before the run (percent of all cores) for a ratio to the
 // baseline to be printed: above it, other work shares the cores with the two measured loads.
 constexpr double kMaxBusyPercentForRatio = 15;
@@ -1350,6 +1364,7 @@ int Run(const Settings& s) {
 
   Client watcher(target, access, service);
   bool lost_stream_event = false;
+  const StreamCounters streams_before = ReadStreamCounters(metrics_port);
   const Delivery delivery = StreamDelivery(client, watcher, s.game, 300);
   std::printf(
       "submit-to-stream delivery (WatchGame on a second connection), %zu moves: p50 %.2f "
@@ -1363,6 +1378,14 @@ int Run(const Settings& s) {
         "submit-to-stream delivery: LOST EVENT: the stream had no event of %s, although the "
         "move was acknowledged\n",
         delivery.missed.c_str());
+    // Where the event stopped: at the database's NOTIFY, the replica's feed, or its stream.
+    const StreamCounters after = ReadStreamCounters(metrics_port);
+    std::printf(
+        "  the server's metrics over the stream measurement (%zu moves delivered before it): "
+        "its change feed received %.0f changes and reconnected %.0f times; its streams read "
+        "%.0f pages; %.0f streams open now\n",
+        delivery.ms.size(), after.changes - streams_before.changes,
+        after.resyncs - streams_before.resyncs, after.pages - streams_before.pages, after.open);
     lost_stream_event = true;
   }
 

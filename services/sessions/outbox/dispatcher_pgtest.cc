@@ -350,7 +350,7 @@ TEST_F(DispatcherPgTest, DrainSettlesWholeBatchesAndCountsFailuresByAdapter) {
 TEST_F(DispatcherPgTest, TheLoopDeliversWhenAChangeIsAnnouncedWithoutWaitingForItsInterval) {
   RecordingPush push;
   OutboxDispatcher dispatcher(store_.get(), &push, nullptr, [this] { return now_.load(); }, {});
-  DispatchLoop loop(&dispatcher, std::make_unique<PgChangeFeed>(db_url()),
+  DispatchLoop loop(&dispatcher, std::make_unique<PgChangeFeed>(db_url(), "parlor-dispatcher-test"),
                     /*interval=*/absl::Hours(1), /*coalesce=*/absl::Milliseconds(10));
   // The loop listens once it is running; announcements before that would be missed, so keep
   // creating games (each announces itself) until one is delivered.

@@ -41,7 +41,8 @@ bool ParseGameChange(absl::string_view payload, GameChange* out) {
   return true;
 }
 
-PgChangeFeed::PgChangeFeed(std::string listen_db_url) : listen_db_url_(std::move(listen_db_url)) {}
+PgChangeFeed::PgChangeFeed(std::string listen_db_url, std::string application_name)
+    : listen_db_url_(std::move(listen_db_url)), application_name_(std::move(application_name)) {}
 
 PgChangeFeed::~PgChangeFeed() { Stop(); }
 
@@ -76,7 +77,7 @@ void PgChangeFeed::ListenOnce(bool* listened_before) {
   // LISTEN is issued by the receiver's registration; make sure it has reached the server.
   {
     pqxx::nontransaction ping(connection);
-    ping.exec("SELECT 1");
+    ping.exec0("SET application_name = " + ping.quote(application_name_));
   }
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -23,8 +23,9 @@ class PgChangeFeed final : public ChangeFeed {
  public:
   // `listen_db_url` is the connection string of this one connection. LISTEN needs a session of
   // its own on the PostgreSQL server, so when the pool goes through a transaction-pooling
-  // PgBouncer, pass a direct connection here.
-  explicit PgChangeFeed(std::string listen_db_url);
+  // PgBouncer, pass a direct connection here. The connection shows as `application_name` in
+  // pg_stat_activity.
+  PgChangeFeed(std::string listen_db_url, std::string application_name);
   ~PgChangeFeed() override;
   PgChangeFeed(const PgChangeFeed&) = delete;
   PgChangeFeed& operator=(const PgChangeFeed&) = delete;
@@ -39,6 +40,7 @@ class PgChangeFeed final : public ChangeFeed {
   void ListenOnce(bool* listened_before);
 
   const std::string listen_db_url_;
+  const std::string application_name_;
   OnChange on_change_;
   std::mutex mu_;
   std::condition_variable cv_;
