@@ -37,8 +37,12 @@ ROWS = [
         ("Move commit latency", "s",
          [(f"histogram_quantile({q}, sum by (le) (rate(parlor_sessions_commit_duration_seconds_bucket[{R}])))",
            f"p{int(q*100)}") for q in (0.5, 0.99)], 8),
-        ("Open watch streams", "short",
-         [("sum(parlor_sessions_watch_streams)", "streams")], 8),
+        # Every replica's change feed receives every committed change: one flat at 0 while moves
+        # commit has lost its feed (alert ParlorSessionsChangeFeedSilent).
+        ("Open watch streams; changes received per second by each replica's feed", "short",
+         [("sum(parlor_sessions_watch_streams)", "streams"),
+          (f"sum by (instance) (rate(parlor_sessions_watch_changes_total[{R}]))",
+           "changes/s {{instance}}")], 8),
         ("Deadline timeouts per second", "ops",
          [(f"sum by (game, policy) (rate(parlor_sessions_timeouts_total[{R}]))", "{{game}} {{policy}}")], 8),
     ]),
