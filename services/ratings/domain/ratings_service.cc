@@ -16,6 +16,11 @@ const std::vector<double>& DurationBuckets() {
   return b;
 }
 
+// What RatingsService::ShownAt says, at `now`.
+absl::Time SeasonTimeAt(const Season& season, absl::Time now) {
+  return season.end_time && *season.end_time < now ? *season.end_time : now;
+}
+
 }  // namespace
 
 RatingsMetrics::RatingsMetrics(prometheus::Registry& registry) {
@@ -209,8 +214,7 @@ absl::StatusOr<std::optional<BoardSnapshot>> RatingsService::CachedLatestSnapsho
 }
 
 absl::Time RatingsService::ShownAt(const Season& season) const {
-  const absl::Time now = Now();
-  return season.end_time && *season.end_time < now ? *season.end_time : now;
+  return SeasonTimeAt(season, Now());
 }
 
 RatingRecord RatingsService::AsOf(const model::LadderSpec& ladder, RatingRecord record,
@@ -437,9 +441,10 @@ absl::StatusOr<int> RatingsService::RefreshBoards() {
     if (season.start_time > now) continue;
     for (const model::LadderSpec& ladder : ladders_->ladders()) {
       const absl::Time start = absl::Now();
-      // A finished season's final board stays as it was; the current one is rebuilt when old.
+      // A finished season's final board is rebuilt only when it changed, and as it stood at the
+      // season's end; the current one also when old.
       absl::StatusOr<bool> b = store_->BuildSnapshot(
-          ladder, season.season_id, now,
+          ladder, season.season_id, now, SeasonTimeAt(season, now),
           season.current ? options_.snapshot_max_age : absl::InfiniteDuration());
       if (!b.ok()) return b.status();
       if (!*b) continue;

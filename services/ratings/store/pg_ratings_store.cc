@@ -771,7 +771,7 @@ std::string BoardSelect(const model::LadderSpec& l, const std::string& ladder_li
 
 absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const model::LadderSpec& ladder_spec,
                                                    const std::string& season_id, absl::Time now,
-                                                   absl::Duration max_age) {
+                                                   absl::Time as_of, absl::Duration max_age) {
   const std::string& ladder = ladder_spec.name;
   // One connection for the whole build: the board's advisory lock is held by the session from the
   // first transaction (copy and index) through the VACUUM to the second (publish).
@@ -811,7 +811,7 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const model::LadderSpec& ladd
         const std::string table = BoardTable(id);
         txn.exec0(
             absl::StrCat("CREATE TABLE ", table, " AS ",
-                         BoardSelect(ladder_spec, txn.quote(ladder), txn.quote(season_id), now)));
+                         BoardSelect(ladder_spec, txn.quote(ladder), txn.quote(season_id), as_of)));
         txn.exec0(absl::StrCat("ALTER TABLE ", table, " ADD PRIMARY KEY (position)"));
         txn.exec0(
             absl::StrCat("CREATE UNIQUE INDEX ON ", table, " (account_id) INCLUDE (position)"));

@@ -42,7 +42,8 @@ class PgRatingsStore : public RatingsStore, public AccountDeletionSink {
                                                        const std::string& season_id,
                                                        int64_t before_seq, int limit) override;
   absl::StatusOr<bool> BuildSnapshot(const model::LadderSpec& ladder, const std::string& season_id,
-                                     absl::Time now, absl::Duration max_age) override;
+                                     absl::Time now, absl::Time as_of,
+                                     absl::Duration max_age) override;
   absl::Status DropSnapshotsSupersededBefore(absl::Time cutoff) override;
   absl::StatusOr<std::optional<BoardSnapshot>> LatestSnapshot(
       const std::string& ladder, const std::string& season_id) override;

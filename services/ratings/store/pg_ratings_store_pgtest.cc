@@ -804,6 +804,42 @@ TEST_F(RatingsPgTest, InactivePlayersLeaveTheBoardUntilTheyPlayAgain) {
   EXPECT_EQ(page->entries.size(), 2u);
 }
 
+// A finished season's final board is rebuilt only when one of its results changes (a void, an
+// erased account), and then as it stood when the season ended: a player active at the end stays
+// on it however long ago that was, with the deviation of that day.
+TEST_F(RatingsPgTest, AFinishedSeasonsBoardIsRebuiltAsItStoodWhenTheSeasonEnded) {
+  SeedPlayer(db_url(), "pico", "s1", 1, 1900, 60, 30, kStart - absl::Hours(1));
+  SeedPlayer(db_url(), "pico", "s1", 2, 1800, 60, 30, kStart - absl::Hours(24 * 20));
+  // Players 3 and 4 play once (provisional: not on the board); this game is voided later.
+  ASSERT_THAT(service().ReportResult(TwoPlayer("pico", "late", 3, 4, 1, kStart - absl::Hours(3))),
+              IsOk());
+  ASSERT_THAT(service().AddSeason("s2", "Season 2", kStart + absl::Hours(1)), IsOk());
+  *clock_ = kStart + absl::Hours(1);
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  absl::StatusOr<BoardPage> final_board = service().GetLeaderboard("pico", "s1", 0, 0, 10);
+  ASSERT_THAT(final_board, IsOk());
+  ASSERT_EQ(final_board->entries.size(), 2u);
+  ASSERT_TRUE(final_board->snapshot.has_value());
+
+  // Sixty days on, the game of season 1 is voided: the final board is rebuilt, unchanged.
+  *clock_ = kStart + absl::Hours(24 * 60);
+  ASSERT_THAT(service().VoidResult({"late", "a cheated win", "ops-alice"}), IsOk());
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  absl::StatusOr<BoardPage> rebuilt = service().GetLeaderboard("pico", "s1", 0, 0, 10);
+  ASSERT_THAT(rebuilt, IsOk());
+  ASSERT_TRUE(rebuilt->snapshot.has_value());
+  EXPECT_NE(rebuilt->snapshot->snapshot_id, final_board->snapshot->snapshot_id);
+  ASSERT_EQ(rebuilt->entries.size(), final_board->entries.size());
+  for (size_t i = 0; i < rebuilt->entries.size(); ++i) {
+    const RatingRecord& was = final_board->entries[i].record;
+    const RatingRecord& now = rebuilt->entries[i].record;
+    EXPECT_EQ(rebuilt->entries[i].position, final_board->entries[i].position);
+    EXPECT_EQ(now.account_id, was.account_id);
+    EXPECT_DOUBLE_EQ(now.rating.value, was.rating.value);
+    EXPECT_DOUBLE_EQ(now.rating.deviation, was.rating.deviation);
+  }
+}
+
 // Last season's established players are on the new season's board from its start (soft-reset
 // value, deviation kept), and stay on it after their first game there. The leader of the worked
 // example in the README: 2100 / RD 105.65 after 40 games.

@@ -75,17 +75,19 @@ class RatingsStore {
   // superseded. Returns whether one was built. Safe on every replica at once (an advisory lock
   // lets one build; the others skip).
   //
-  // The board holds, as of `now`: the season's players, and those who played the ladder in an
+  // The board holds, as of `as_of` (`now` for the current season; a finished season's end, so
+  // that its final board, rebuilt after a void or an erased account, is the board as the season
+  // ended, whenever that was): the season's players, and those who played the ladder in an
   // earlier season but not yet in this one (their latest earlier rating, soft-reset as
   // model::LadderSpec::ApplySeasonReset does), each with their deviation grown for the time since
   // their last rated game on the ladder; then those neither provisional by that deviation nor
   // inactive (no rated game within the ladder's inactive_days), best conservative rating first.
   // The stored columns are the ratings as of the last game (after the reset for the carried
   // ones), so that a read can grow them to its own time; `conservative` is the one the board is
-  // ordered by, as of `now`.
+  // ordered by, as of `as_of`.
   virtual absl::StatusOr<bool> BuildSnapshot(const model::LadderSpec& ladder,
                                              const std::string& season_id, absl::Time now,
-                                             absl::Duration max_age) = 0;
+                                             absl::Time as_of, absl::Duration max_age) = 0;
   // Drops snapshots superseded before `cutoff`.
   virtual absl::Status DropSnapshotsSupersededBefore(absl::Time cutoff) = 0;
   // The latest snapshot of a board, if any.
