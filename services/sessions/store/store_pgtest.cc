@@ -16,6 +16,7 @@
 #include "services/sessions/api/calls.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/sessions.h"
+#include "services/sessions/store/sql.h"
 #include "services/sessions/store/store.h"
 #include "tests/pg/pg_test_database.h"
 
@@ -204,6 +205,59 @@ TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRet
   v1::SubmitActionResponse again;
   ASSERT_THAT(calls::SubmitAction(*sessions_, kAlice, submit, &again), IsOk());
   EXPECT_EQ(again.SerializeAsString(), first.SerializeAsString());
+}
+
+// Expired keys are found by their age, not by reading the table: after a week of keys whose
+// deleted rows' space new keys have reused (as they do in a table that deletes what it expires),
+// forgetting the few due keys reads a handful of pages of a table of hundreds.
+TEST_F(StorePgTest, ForgettingExpiredKeysReadsTheExpiredKeysNotTheWholeTable) {
+  v1::CreateBotGameRequest create;
+  create.set_request_id("r1");
+  create.set_game(registry_->games().front()->name());
+  create.set_num_players(2);
+  create.set_bot("random");
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
+  pqxx::connection connection(db_url());
+  const absl::Time day0 = now_.load();
+  // 500 keys a day, each with a ~700-byte answer (as a move's is); each day the keys older than
+  // the week are deleted and the table vacuumed, so the next day's keys fill the freed space.
+  const auto add_day = [&](int day) {
+    pqxx::nontransaction txn(connection);
+    txn.exec_params0(
+        "INSERT INTO sessions.idempotency_keys SELECT $1::uuid, $2::uuid, $3 || i, "
+        "decode(repeat('ab', 32), 'hex'), 1, decode(repeat('cd', 350), 'hex'), "
+        "sessions.from_us($4::bigint + i::bigint * 172800000) FROM generate_series(0, 499) i",
+        created.game().game_id(), kAlice, absl::StrCat("d", day, "-"),
+        absl::ToUnixMicros(day0 + absl::Hours(24 * day)));
+  };
+  for (int day = 0; day < 7; ++day) add_day(day);
+  for (int day = 7; day < 14; ++day) {
+    ASSERT_THAT(store_->DeleteIdempotencyKeysBefore(day0 + absl::Hours(24 * (day - 6)), 1000),
+                parlor::testing::IsOkAndHolds(500));
+    pqxx::nontransaction(connection).exec0("VACUUM sessions.idempotency_keys");
+    add_day(day);
+  }
+  pqxx::nontransaction(connection).exec0("ANALYZE sessions.idempotency_keys");
+  // Due: the keys of the oldest day's first ten minutes (each day's keys are 172.8 s apart).
+  const absl::Time cutoff = day0 + absl::Hours(24 * 7) + absl::Minutes(10);
+  pqxx::work txn(connection);
+  const int64_t table_pages =
+      txn.exec1("SELECT pg_relation_size('sessions.idempotency_keys') / 8192")[0].as<int64_t>();
+  const std::string plan = txn.exec_params1(absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ",
+                                                         sql::kDeleteOldIdempotencyKeys),
+                                            absl::ToUnixMicros(cutoff), 1000)[0]
+                               .as<std::string>();
+  txn.abort();
+  // The top node's buffers include everything below it.
+  const auto blocks = [&plan](const std::string& name) {
+    const size_t at = plan.find(absl::StrCat("\"", name, "\": "));
+    return at == std::string::npos ? -1 : std::stoll(plan.substr(at + name.size() + 4));
+  };
+  const int64_t pages_read = blocks("Shared Hit Blocks") + blocks("Shared Read Blocks");
+  EXPECT_GE(table_pages, 200);
+  EXPECT_LE(pages_read, 40) << plan;
+  EXPECT_THAT(store_->DeleteIdempotencyKeysBefore(cutoff, 1000), parlor::testing::IsOkAndHolds(4));
 }
 
 // Creating a game reads every seated player's vacation at once: each account that has one, by
