@@ -1,6 +1,8 @@
 #include "services/ratings/domain/ratings_service.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -436,10 +438,16 @@ absl::StatusOr<int> RatingsService::RefreshBoards() {
   InvalidateCaches();
   absl::StatusOr<std::vector<Season>> seasons = ListSeasons();
   if (!seasons.ok()) return seasons.status();
+  // A finished season's board is visited only when it changed: each visit takes a connection of
+  // its own (the build's advisory lock), and finished seasons only accumulate.
+  absl::StatusOr<std::set<std::pair<std::string, std::string>>> changed =
+      store_->ChangedBoards(now);
+  if (!changed.ok()) return changed.status();
   int built = 0;
   for (const Season& season : *seasons) {
     if (season.start_time > now) continue;
     for (const model::LadderSpec& ladder : ladders_->ladders()) {
+      if (!season.current && !changed->contains({ladder.name, season.season_id})) continue;
       const absl::Time start = absl::Now();
       // A finished season's final board is rebuilt only when it changed, and as it stood at the
       // season's end; the current one also when old.

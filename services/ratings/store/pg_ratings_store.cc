@@ -847,6 +847,21 @@ absl::StatusOr<bool> PgRatingsStore::BuildSnapshot(const model::LadderSpec& ladd
   }
 }
 
+absl::StatusOr<std::set<std::pair<std::string, std::string>>> PgRatingsStore::ChangedBoards(
+    absl::Time now) {
+  std::set<std::pair<std::string, std::string>> out;
+  absl::Status status = Read("changed_boards", [&](pqxx::nontransaction& txn) {
+    out.clear();
+    for (const pqxx::row& row :
+         db_->Run(txn, "ratings_changed_boards", sql::kChangedBoards, Micros(now))) {
+      out.emplace(row[0].as<std::string>(), row[1].as<std::string>());
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
 absl::Status PgRatingsStore::DropSnapshotsSupersededBefore(absl::Time cutoff) {
   return db_->Transact("drop_snapshots", [&](pqxx::work& txn) {
     for (const pqxx::row& row : txn.exec_params(sql::kExpiredSnapshots, Micros(cutoff))) {

@@ -44,6 +44,8 @@ class PgRatingsStore : public RatingsStore, public AccountDeletionSink {
   absl::StatusOr<bool> BuildSnapshot(const model::LadderSpec& ladder, const std::string& season_id,
                                      absl::Time now, absl::Time as_of,
                                      absl::Duration max_age) override;
+  absl::StatusOr<std::set<std::pair<std::string, std::string>>> ChangedBoards(
+      absl::Time now) override;
   absl::Status DropSnapshotsSupersededBefore(absl::Time cutoff) override;
   absl::StatusOr<std::optional<BoardSnapshot>> LatestSnapshot(
       const std::string& ladder, const std::string& season_id) override;

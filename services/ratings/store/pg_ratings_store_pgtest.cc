@@ -26,6 +26,7 @@ namespace parlor::ratings {
 namespace {
 
 using ::parlor::testing::IsOk;
+using ::parlor::testing::IsOkAndHolds;
 using ::parlor::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -838,6 +839,38 @@ TEST_F(RatingsPgTest, AFinishedSeasonsBoardIsRebuiltAsItStoodWhenTheSeasonEnded)
     EXPECT_DOUBLE_EQ(now.rating.value, was.rating.value);
     EXPECT_DOUBLE_EQ(now.rating.deviation, was.rating.deviation);
   }
+}
+
+// A refresh visits a finished season's board only when its ratings changed: the store lists the
+// boards that changed since their latest snapshot (or have none) in one statement.
+TEST_F(RatingsPgTest, OnlyBoardsWhoseRatingsChangedSinceTheirSnapshotAreListedForARebuild) {
+  using Boards = std::set<std::pair<std::string, std::string>>;
+  Boards every_s1_board;
+  for (const model::LadderSpec& ladder : ratings_->registry.ladders()) {
+    every_s1_board.emplace(ladder.name, "s1");
+  }
+  ASSERT_GT(every_s1_board.size(), 1u);
+  // No snapshot yet: every board of the started season (none of one not started).
+  ASSERT_THAT(service().AddSeason("s2", "Season 2", kStart + absl::Hours(1)), IsOk());
+  EXPECT_THAT(ratings_->store->ChangedBoards(kStart), IsOkAndHolds(every_s1_board));
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  EXPECT_THAT(ratings_->store->ChangedBoards(kStart), IsOkAndHolds(Boards{}));
+  // A result changes its ladder's board only.
+  ASSERT_THAT(service().ReportResult(TwoPlayer("pico", "g1", 1, 2, 1, kStart - absl::Hours(1))),
+              IsOk());
+  EXPECT_THAT(ratings_->store->ChangedBoards(kStart), IsOkAndHolds(Boards{{"pico", "s1"}}));
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  EXPECT_THAT(ratings_->store->ChangedBoards(kStart), IsOkAndHolds(Boards{}));
+  // Season 2 starts: its boards have no snapshot; season 1's are unchanged and stay as they are.
+  *clock_ = kStart + absl::Hours(2);
+  Boards every_s2_board;
+  for (const auto& [ladder, season] : every_s1_board) every_s2_board.emplace(ladder, "s2");
+  EXPECT_THAT(ratings_->store->ChangedBoards(*clock_), IsOkAndHolds(every_s2_board));
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  EXPECT_THAT(ratings_->store->ChangedBoards(*clock_), IsOkAndHolds(Boards{}));
+  // Voiding the season-1 game changes season 1's board again.
+  ASSERT_THAT(service().VoidResult({"g1", "a cheated win", "ops-alice"}), IsOk());
+  EXPECT_THAT(ratings_->store->ChangedBoards(*clock_), IsOkAndHolds(Boards{{"pico", "s1"}}));
 }
 
 // Last season's established players are on the new season's board from its start (soft-reset

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -88,6 +90,11 @@ class RatingsStore {
   virtual absl::StatusOr<bool> BuildSnapshot(const model::LadderSpec& ladder,
                                              const std::string& season_id, absl::Time now,
                                              absl::Time as_of, absl::Duration max_age) = 0;
+  // The (ladder, season) boards of seasons started by `now` that changed since their latest
+  // snapshot or have none (one statement: a refresh builds only these, and the current season's
+  // boards by age, instead of visiting every board of every season).
+  virtual absl::StatusOr<std::set<std::pair<std::string, std::string>>> ChangedBoards(
+      absl::Time now) = 0;
   // Drops snapshots superseded before `cutoff`.
   virtual absl::Status DropSnapshotsSupersededBefore(absl::Time cutoff) = 0;
   // The latest snapshot of a board, if any.

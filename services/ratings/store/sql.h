@@ -156,6 +156,16 @@ inline constexpr char kPublishSnapshot[] =
 inline constexpr char kBoardChanges[] =
     "SELECT coalesce(sum(changes), 0)::bigint FROM ratings.board_changes "
     "WHERE ladder = $1 AND season_id = $2";
+// The boards of started seasons whose ratings changed since their latest snapshot, or that have
+// none: what a refresh must rebuild, besides the current season's boards by age.
+inline constexpr char kChangedBoards[] =
+    "SELECT l.ladder, s.season_id FROM ratings.ladders l CROSS JOIN ratings.seasons s "
+    "LEFT JOIN LATERAL (SELECT b.changes FROM ratings.board_snapshots b "
+    "WHERE b.ladder = l.ladder AND b.season_id = s.season_id AND b.ready "
+    "ORDER BY b.snapshot_id DESC LIMIT 1) latest ON true "
+    "WHERE s.start_time <= " PARLOR_TS("$1") " AND (latest.changes IS NULL OR latest.changes <> "
+    "(SELECT coalesce(sum(c.changes), 0) FROM ratings.board_changes c "
+    "WHERE c.ladder = l.ladder AND c.season_id = s.season_id))";
 inline constexpr char kLatestSnapshot[] =
     "SELECT snapshot_id, ladder, season_id, players, " PARLOR_US("take_time") ", changes "
     "FROM ratings.board_snapshots WHERE ladder = $1 AND season_id = $2 AND ready "
