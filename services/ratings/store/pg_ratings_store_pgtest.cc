@@ -40,6 +40,8 @@ struct Ratings {
       : registry(model::LadderRegistry::Default()) {
     DbOptions options;
     options.url = url;
+    // As in production: board builds take sessions of their own (closed after each build).
+    options.direct_url = url;
     options.max_connections = 10;
     db = std::make_unique<DbPool>(options, nullptr);
     store = std::make_unique<PgRatingsStore>(db.get());
@@ -871,6 +873,67 @@ TEST_F(RatingsPgTest, OnlyBoardsWhoseRatingsChangedSinceTheirSnapshotAreListedFo
   // Voiding the season-1 game changes season 1's board again.
   ASSERT_THAT(service().VoidResult({"g1", "a cheated win", "ops-alice"}), IsOk());
   EXPECT_THAT(ratings_->store->ChangedBoards(*clock_), IsOkAndHolds(Boards{{"pico", "s1"}}));
+}
+
+// A board holds the players active within the ladder's inactivity window, and a build finds
+// them by the time of their last game: it does not read every rating of every past season.
+// Eleven past monthly seasons of 2,000 players each, and two players active in the window in the
+// current one; the builds read the ratings through their index on (ladder, last game), never the
+// whole table.
+TEST_F(RatingsPgTest, ABoardBuildReadsThePlayersActiveInTheWindowNotEveryPastSeason) {
+  {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    txn.exec_params0(
+        "INSERT INTO ratings.seasons (season_id, display_name, start_time) "
+        "SELECT 'm' || m, 'Month ' || m, to_timestamp($1::float8) - make_interval(days => "
+        "30 * (13 - m)) FROM generate_series(1, 12) m",
+        absl::ToUnixSeconds(kStart));
+    txn.exec0(
+        "INSERT INTO ratings.ratings (ladder, season_id, account_id, rating, deviation, "
+        "volatility, conservative, games, season_games, provisional, last_game_time) "
+        "SELECT 'pico', s.season_id, ('00000000-0000-4000-8000-' || lpad((p + 1000)::text, 12, "
+        "'0'))::uuid, "
+        "1500 + p % 300, 80, 0.06, 1340, 30, 10, false, s.start_time + make_interval(days => 1) "
+        "FROM ratings.seasons s, generate_series(1, 2000) p "
+        "WHERE s.season_id LIKE 'm%' AND s.season_id <> 'm12'");
+    txn.exec0("ANALYZE ratings.ratings");
+    txn.commit();
+  }
+  // The first refresh builds every board (each past season's final board reads that season).
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  SeedPlayer(db_url(), "pico", "m12", 1, 1900, 60, 30, kStart - absl::Hours(2));
+  SeedPlayer(db_url(), "pico", "m12", 2, 1800, 60, 30, kStart - absl::Hours(24 * 10));
+  const auto scans = [this] {
+    pqxx::connection c(db_url());
+    pqxx::nontransaction txn(c);
+    const pqxx::row row = txn.exec1(
+        "SELECT seq_scan, (SELECT sum(idx_scan) FROM pg_stat_user_indexes WHERE relid = "
+        "'ratings.ratings'::regclass) FROM pg_stat_user_tables WHERE relid = "
+        "'ratings.ratings'::regclass");
+    return std::pair<int64_t, int64_t>(row[0].as<int64_t>(), row[1].as<int64_t>(0));
+  };
+  // A build's session reports its statistics when its backend exits, just after the build.
+  const auto settled_scans = [&scans] {
+    std::pair<int64_t, int64_t> last = scans();
+    for (int stable = 0, tries = 0; stable < 5 && tries < 200; ++tries) {
+      absl::SleepFor(absl::Milliseconds(20));
+      const std::pair<int64_t, int64_t> now = scans();
+      stable = now == last ? stable + 1 : 0;
+      last = now;
+    }
+    return last;
+  };
+  const auto [seq_before, idx_before] = settled_scans();
+  ASSERT_THAT(service().RefreshBoards(), IsOk());
+  const auto [seq_after, idx_after] = settled_scans();
+  EXPECT_GT(idx_after, idx_before);
+  EXPECT_EQ(seq_after, seq_before) << "a board build read the whole ratings table";
+  absl::StatusOr<BoardPage> board = service().GetLeaderboard("pico", "m12", 0, 0, 10);
+  ASSERT_THAT(board, IsOk());
+  ASSERT_EQ(board->entries.size(), 2u);
+  EXPECT_EQ(board->entries[0].record.account_id, Account(1));
+  EXPECT_EQ(board->entries[1].record.account_id, Account(2));
 }
 
 // Last season's established players are on the new season's board from its start (soft-reset
