@@ -29,6 +29,7 @@
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/matchmaking_server.h"
 #include "services/matchmaking/store/pg_matchmaking_store.h"
+#include "services/matchmaking/store/sql.h"
 #include "services/ratings/ratings_server.h"
 #include "services/sessions/sessions_server.h"
 #include "tests/pg/pg_test_database.h"
@@ -682,6 +683,91 @@ TEST_F(MatchmakingPgTest, GamesAreCreatedFromTheOutboxOnceSessionsAnswers) {
   ASSERT_THAT(match, IsOk());
   EXPECT_THAT(up.CreateGame(*match), IsOkAndHolds((*tickets)[0].game_id));
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.games"), 2);
+}
+
+// Recording a match's game touches the match's tickets and challenge by the match, not every
+// ticket its players ever had: with a thousand earlier matches of the same two players (2,000
+// tickets, 1,000 challenges), each touch reads a handful of pages.
+TEST_F(MatchmakingPgTest, AMatchsGameIsRecordedOnItsTicketsWithoutReadingThePlayersHistory) {
+  auto [alice, alice_token] = SignIn("device-alice");
+  auto [bob, bob_token] = SignIn("device-bob");
+  Replica r = MakeReplica();
+  ASSERT_THAT(r.service->Enqueue(alice, Input("pico", true)), IsOk());
+  ASSERT_THAT(r.service->Enqueue(bob, Input("pico", true)), IsOk());
+  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  ASSERT_EQ(pass->matches, 1);
+  absl::StatusOr<ChallengeRow> challenge = r.service->Challenge(alice, Invite("pico", {bob}));
+  ASSERT_THAT(challenge, IsOk());
+  ASSERT_THAT(r.service->AcceptChallenge(bob, challenge->challenge_id, ""), IsOk());
+  pqxx::connection c(db_url());
+  const auto match_of = [&c](const char* source) {
+    pqxx::nontransaction txn(c);
+    return txn
+        .exec_params1("SELECT match_id::text FROM matchmaking.matches WHERE source = $1", source)[0]
+        .as<std::string>();
+  };
+  const std::string queue_match = match_of("queue");
+  const std::string challenge_match = match_of("challenge");
+  {
+    // The players' history: copies of both matches, their games created an hour after the
+    // match, with the queue match's tickets and the challenge.
+    pqxx::work txn(c);
+    txn.exec0(
+        "CREATE TEMP TABLE old AS SELECT m.match_id AS original, gen_random_uuid() AS copy, i "
+        "FROM matchmaking.matches m, generate_series(1, 1000) i");
+    txn.exec0(
+        "INSERT INTO matchmaking.matches SELECT (jsonb_populate_record(m, jsonb_build_object("
+        "'match_id', o.copy, 'game_id', 'old-' || o.copy, 'game_create_time', "
+        "m.create_time + interval '1 hour'))).* "
+        "FROM matchmaking.matches m JOIN old o ON o.original = m.match_id");
+    txn.exec0(
+        "INSERT INTO matchmaking.tickets SELECT (jsonb_populate_record(t, jsonb_build_object("
+        "'ticket_id', gen_random_uuid(), 'match_id', o.copy))).* "
+        "FROM matchmaking.tickets t JOIN old o ON o.original = t.match_id");
+    txn.exec0(
+        "INSERT INTO matchmaking.ticket_players SELECT t.ticket_id, t.owner_id, t.game, "
+        "t.ranked, false FROM matchmaking.tickets t JOIN old o ON o.copy = t.match_id");
+    txn.exec0(
+        "INSERT INTO matchmaking.challenges SELECT (jsonb_populate_record(ch, jsonb_build_object("
+        "'challenge_id', gen_random_uuid(), 'match_id', o.copy, 'invite_code', null))).* "
+        "FROM matchmaking.challenges ch JOIN old o ON o.original = ch.match_id");
+    txn.exec0("ANALYZE matchmaking.tickets, matchmaking.ticket_players, matchmaking.challenges");
+    txn.commit();
+  }
+  ASSERT_EQ(Count("SELECT count(*) FROM matchmaking.ticket_players"), 2002);
+  ASSERT_EQ(Count("SELECT count(*) FROM matchmaking.challenges"), 1001);
+  const auto pages_read = [&c](const char* statement, const std::string& match) {
+    pqxx::work txn(c);
+    const std::string plan =
+        txn.exec_params1(absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ", statement), match,
+                         int64_t{1})[0]
+            .as<std::string>();
+    txn.abort();
+    // The top node's buffers include everything below it.
+    const auto blocks = [&plan](const std::string& name) {
+      const size_t at = plan.find(absl::StrCat("\"", name, "\": "));
+      return at == std::string::npos ? int64_t{-1} : std::stoll(plan.substr(at + name.size() + 4));
+    };
+    return blocks("Shared Hit Blocks") + blocks("Shared Read Blocks");
+  };
+  EXPECT_LE(pages_read(sql::kTouchMatchTickets, queue_match), 20);
+  EXPECT_LE(pages_read(sql::kTouchMatchChallenges, challenge_match), 20);
+
+  // The games are recorded on the match's own tickets and challenge, and nowhere else.
+  const std::string address = StartSessions();
+  ASSERT_FALSE(address.empty());
+  GrpcGameCreator up(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()),
+                     tokens_.get(), directory_.get(), GrpcGameCreator::Settings{});
+  Replica delivering = MakeReplica(nullptr, &up);
+  clock_->Advance(absl::Minutes(1));
+  ASSERT_THAT(delivering.service->DeliverGames(), IsOkAndHolds(2));
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.tickets t JOIN matchmaking.matches m "
+                  "USING (match_id) WHERE t.update_time >= m.game_create_time"),
+            2);
+  EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.challenges ch JOIN matchmaking.matches m "
+                  "USING (match_id) WHERE ch.update_time >= m.game_create_time"),
+            1);
 }
 
 // Sessions that answers every CreateGame only after `hold` (a slow or busy sessions service);

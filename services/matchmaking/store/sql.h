@@ -274,15 +274,12 @@ inline constexpr char kMarkGameCreated[] =
     "greatest(create_time, " PARLOR_MM_TS(
         3) "), last_error = NULL WHERE match_id = $1::uuid AND game_id IS NULL";
 
-// No index covers tickets.match_id (migration 0006 dropped it so that a claim maintains fewer),
-// so the match's tickets are reached through its players: their ticket_players rows for this game
-// and mode (account index), then each ticket by primary key, checked against the match.
+// The match's tickets and challenge, by their match (tickets_match_idx, challenges_match_idx of
+// migration 0008). Before, no index covered tickets.match_id, and the tickets were reached
+// through every ticket_players row of the match's players: their whole history.
 inline constexpr char kTouchMatchTickets[] =
     "UPDATE matchmaking.tickets SET update_time = greatest(update_time, " PARLOR_MM_TS(
-        2) ") WHERE ticket_id = ANY(ARRAY(SELECT p.ticket_id FROM matchmaking.matches m "
-           "JOIN matchmaking.ticket_players p ON p.account_id = ANY(m.seat_accounts) "
-           "AND p.game = m.game AND p.ranked = m.ranked WHERE m.match_id = $1::uuid)) "
-           "AND match_id = $1::uuid";
+        2) ") WHERE match_id = $1::uuid";
 
 inline constexpr char kTouchMatchChallenges[] =
     "UPDATE matchmaking.challenges SET update_time = greatest(update_time, " PARLOR_MM_TS(
