@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "pqxx/pqxx"
 #include "services/common/core/crypto.h"
@@ -88,6 +89,20 @@ void PgTest::SetUp() {
   absl::StatusOr<std::unique_ptr<PgTestDatabase>> database = PgTestDatabase::Create();
   ASSERT_TRUE(database.ok()) << database.status();
   database_ = *std::move(database);
+}
+
+std::optional<int64_t> PagesReadByPlan(absl::string_view explain_json) {
+  int64_t pages = 0;
+  for (absl::string_view name : {"\"Shared Hit Blocks\": ", "\"Shared Read Blocks\": "}) {
+    const size_t at = explain_json.find(name);
+    int64_t blocks = 0;
+    if (at == absl::string_view::npos) return std::nullopt;
+    absl::string_view digits = explain_json.substr(at + name.size());
+    digits = digits.substr(0, digits.find_first_not_of("0123456789"));
+    if (!absl::SimpleAtoi(digits, &blocks)) return std::nullopt;
+    pages += blocks;
+  }
+  return pages;
 }
 
 }  // namespace parlor::testing

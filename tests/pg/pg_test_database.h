@@ -1,10 +1,13 @@
 #ifndef PARLOR_TESTS_PG_PG_TEST_DATABASE_H_
 #define PARLOR_TESTS_PG_PG_TEST_DATABASE_H_
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 
 namespace parlor::testing {
@@ -37,6 +40,11 @@ class PgTestDatabase {
 // A digest of every row of every table in `schema` (ordered, so it is stable). Equal digests
 // before and after an operation mean the operation changed nothing.
 absl::StatusOr<std::string> SchemaContentDigest(const std::string& url, const std::string& schema);
+
+// The shared buffers (hit + read) an `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` plan's top node
+// used, which include every node's below it: the pages a statement read. None when the plan has
+// no buffer counts.
+std::optional<int64_t> PagesReadByPlan(absl::string_view explain_json);
 
 // Base fixture: a fresh database per test.
 //

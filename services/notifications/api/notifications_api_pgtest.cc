@@ -3,9 +3,11 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
+#include "pqxx/pqxx"
 #include "prometheus/registry.h"
 #include "services/notifications/api/notifications_api.h"
 #include "services/notifications/store/pg_notifications_store.h"
+#include "services/notifications/store/sql.h"
 #include "services/notifications/testing/notifications_fixture.h"
 
 namespace parlor::notifications {
@@ -143,6 +145,38 @@ TEST_F(NotificationsApiPgTest, TheBadgeCountsGamesWhereItIsThePlayersTurn) {
                                g1, "'")),
             "0");
   EXPECT_EQ(Inbox(ada).notifications_size(), 3);
+}
+
+// The badge of every push is counted from the games where it is the player's turn, not from every
+// game they ever played: with 3,000 finished games behind them, counting it reads a few pages.
+TEST_F(NotificationsApiPgTest, TheBadgeReadsTheGamesAwaitingThePlayerNotEveryGameTheyPlayed) {
+  const std::string ada = NewUuid();
+  Register(ada, v1::PLATFORM_APNS, testing::ApnsToken());
+  ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, NewUuid(), 1),
+                      GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, NewUuid(), 4)})
+                  .ok());
+  pqxx::connection c(db_url());
+  {
+    pqxx::work txn(c);
+    txn.exec_params0(
+        "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, expire_time) "
+        "SELECT $1::uuid, 'finished-' || i, 40, false, NULL FROM generate_series(1, 3000) i",
+        ada);
+    txn.exec0("ANALYZE notifications.turns");
+    txn.commit();
+  }
+  const std::string game = NewUuid();
+  ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, game, 2)}).ok());
+  EXPECT_EQ(Query(absl::StrCat("SELECT badge FROM notifications.deliveries WHERE game_id = '", game,
+                               "'")),
+            "3");
+  pqxx::work txn(c);
+  const std::string plan =
+      txn.exec_params1(absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ", sql::kCountMyTurns),
+                       ada, absl::ToUnixMicros(absl::Now()))[0]
+          .as<std::string>();
+  EXPECT_THAT(parlor::testing::PagesReadByPlan(plan), ::testing::Optional(::testing::Le(10)))
+      << plan;
 }
 
 TEST_F(NotificationsApiPgTest, ALaterEventOfTheGameMakesAPendingYourTurnStale) {
