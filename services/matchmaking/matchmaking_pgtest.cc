@@ -225,6 +225,21 @@ ChallengeInput Invite(std::string game, std::vector<std::string> invitees) {
   return input;
 }
 
+// Two matches of `first` and `second`, waiting for their games: one from the ranked Pico queue,
+// one from an accepted challenge to `challenge_game`.
+void MatchByQueueAndChallenge(Replica& r, const std::string& first, const std::string& second,
+                              const std::string& challenge_game) {
+  ASSERT_THAT(r.service->Enqueue(first, Input("pico", true)), IsOk());
+  ASSERT_THAT(r.service->Enqueue(second, Input("pico", true)), IsOk());
+  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  ASSERT_EQ(pass->matches, 1);
+  absl::StatusOr<ChallengeRow> challenge =
+      r.service->Challenge(first, Invite(challenge_game, {second}));
+  ASSERT_THAT(challenge, IsOk());
+  ASSERT_THAT(r.service->AcceptChallenge(second, challenge->challenge_id, ""), IsOk());
+}
+
 TEST_F(MatchmakingPgTest, TwoReplicasRacingOver1000TicketsMatchEachExactlyOnce) {
   Replica a = MakeReplica();
   Replica b = MakeReplica();
@@ -643,14 +658,7 @@ TEST_F(MatchmakingPgTest, GamesAreCreatedFromTheOutboxOnceSessionsAnswers) {
   GrpcGameCreator down(grpc::CreateChannel("127.0.0.1:1", grpc::InsecureChannelCredentials()),
                        tokens_.get(), directory_.get(), settings);
   Replica r = MakeReplica(nullptr, &down);
-  ASSERT_THAT(r.service->Enqueue(alice, Input("pico", true)), IsOk());
-  ASSERT_THAT(r.service->Enqueue(bob, Input("pico", true)), IsOk());
-  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
-  ASSERT_THAT(pass, IsOk());
-  ASSERT_EQ(pass->matches, 1);
-  absl::StatusOr<ChallengeRow> challenge = r.service->Challenge(alice, Invite("pict", {bob}));
-  ASSERT_THAT(challenge, IsOk());
-  ASSERT_THAT(r.service->AcceptChallenge(bob, challenge->challenge_id, ""), IsOk());
+  ASSERT_NO_FATAL_FAILURE(MatchByQueueAndChallenge(r, alice, bob, "pict"));
 
   EXPECT_THAT(r.service->DeliverGames(), IsOkAndHolds(0));
   EXPECT_EQ(Count("SELECT count(*) FROM matchmaking.matches WHERE game_id IS NULL "
@@ -692,14 +700,7 @@ TEST_F(MatchmakingPgTest, AMatchsGameIsRecordedOnItsTicketsWithoutReadingThePlay
   auto [alice, alice_token] = SignIn("device-alice");
   auto [bob, bob_token] = SignIn("device-bob");
   Replica r = MakeReplica();
-  ASSERT_THAT(r.service->Enqueue(alice, Input("pico", true)), IsOk());
-  ASSERT_THAT(r.service->Enqueue(bob, Input("pico", true)), IsOk());
-  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
-  ASSERT_THAT(pass, IsOk());
-  ASSERT_EQ(pass->matches, 1);
-  absl::StatusOr<ChallengeRow> challenge = r.service->Challenge(alice, Invite("pico", {bob}));
-  ASSERT_THAT(challenge, IsOk());
-  ASSERT_THAT(r.service->AcceptChallenge(bob, challenge->challenge_id, ""), IsOk());
+  ASSERT_NO_FATAL_FAILURE(MatchByQueueAndChallenge(r, alice, bob, "pico"));
   pqxx::connection c(db_url());
   const auto match_of = [&c](const char* source) {
     pqxx::nontransaction txn(c);

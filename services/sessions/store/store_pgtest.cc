@@ -41,6 +41,18 @@ class StorePgTest : public parlor::testing::PgTest {
         store_.get(), registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   }
 
+  // Alice's game of the first game against the computer (request `request_id`); its id.
+  std::string CreateBotGame(const std::string& request_id = "r1") {
+    v1::CreateBotGameRequest create;
+    create.set_request_id(request_id);
+    create.set_game(registry_->games().front()->name());
+    create.set_num_players(2);
+    create.set_bot("random");
+    v1::CreateBotGameResponse created;
+    EXPECT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
+    return created.game().game_id();
+  }
+
   pqxx::result Query(const std::string& sql) {
     pqxx::connection c(db_url());
     pqxx::read_transaction txn(c);
@@ -55,14 +67,7 @@ class StorePgTest : public parlor::testing::PgTest {
 };
 
 TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
-  v1::CreateBotGameRequest create;
-  create.set_request_id("r1");
-  create.set_game(registry_->games().front()->name());
-  create.set_num_players(2);
-  create.set_bot("random");
-  v1::CreateBotGameResponse created;
-  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
-  const std::string id = created.game().game_id();
+  const std::string id = CreateBotGame();
   const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
   const int64_t created_at = absl::ToUnixMicros(now_.load());
   v1::GetGameRequest get;
@@ -126,14 +131,7 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
   Sessions other(
       &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   Sessions* replicas[2] = {sessions_.get(), &other};
-  v1::CreateBotGameRequest create;
-  create.set_request_id("r2");
-  create.set_game(registry_->games().front()->name());
-  create.set_num_players(2);
-  create.set_bot("random");
-  v1::CreateBotGameResponse created;
-  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
-  const std::string id = created.game().game_id();
+  const std::string id = CreateBotGame("r2");
   v1::GetGameRequest get;
   get.set_game_id(id);
   v1::GetGameResponse state;
@@ -176,14 +174,7 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
 // key, with quotes, backslashes, commas, parentheses and braces) is stored exactly, and a retry
 // under that key gets the first answer.
 TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRetry) {
-  v1::CreateBotGameRequest create;
-  create.set_request_id("r1");
-  create.set_game(registry_->games().front()->name());
-  create.set_num_players(2);
-  create.set_bot("random");
-  v1::CreateBotGameResponse created;
-  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
-  const std::string id = created.game().game_id();
+  const std::string id = CreateBotGame();
   v1::GetGameRequest get;
   get.set_game_id(id);
   v1::GetGameResponse state;
@@ -211,13 +202,7 @@ TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRet
 // deleted rows' space new keys have reused (as they do in a table that deletes what it expires),
 // forgetting the few due keys reads a handful of pages of a table of hundreds.
 TEST_F(StorePgTest, ForgettingExpiredKeysReadsTheExpiredKeysNotTheWholeTable) {
-  v1::CreateBotGameRequest create;
-  create.set_request_id("r1");
-  create.set_game(registry_->games().front()->name());
-  create.set_num_players(2);
-  create.set_bot("random");
-  v1::CreateBotGameResponse created;
-  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
+  const std::string game_id = CreateBotGame();
   pqxx::connection connection(db_url());
   const absl::Time day0 = now_.load();
   // 500 keys a day, each with a ~700-byte answer (as a move's is); each day the keys older than
@@ -228,7 +213,7 @@ TEST_F(StorePgTest, ForgettingExpiredKeysReadsTheExpiredKeysNotTheWholeTable) {
         "INSERT INTO sessions.idempotency_keys SELECT $1::uuid, $2::uuid, $3 || i, "
         "decode(repeat('ab', 32), 'hex'), 1, decode(repeat('cd', 350), 'hex'), "
         "sessions.from_us($4::bigint + i::bigint * 172800000) FROM generate_series(0, 499) i",
-        created.game().game_id(), kAlice, absl::StrCat("d", day, "-"),
+        game_id, kAlice, absl::StrCat("d", day, "-"),
         absl::ToUnixMicros(day0 + absl::Hours(24 * day)));
   };
   for (int day = 0; day < 7; ++day) add_day(day);
@@ -285,14 +270,7 @@ TEST_F(StorePgTest, VacationsAreReadForManyAccountsInOneCallAndOnlyWhereTheyExis
 TEST_F(StorePgTest, SeveralGamesAreReadTogetherInTheOrderAskedWithTheirSeats) {
   std::vector<std::string> ids;
   for (int i = 0; i < 3; ++i) {
-    v1::CreateBotGameRequest create;
-    create.set_request_id(absl::StrCat("many-", i));
-    create.set_game(registry_->games().front()->name());
-    create.set_num_players(2);
-    create.set_bot("random");
-    v1::CreateBotGameResponse created;
-    ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
-    ids.push_back(created.game().game_id());
+    ids.push_back(CreateBotGame(absl::StrCat("many-", i)));
   }
   const std::string nobody = "00000000-0000-4000-8000-000000000404";
   absl::StatusOr<std::vector<GameRow>> games = store_->GetGames({ids[2], nobody, ids[0], ids[1]});
