@@ -438,8 +438,9 @@ absl::StatusOr<int> RatingsService::RefreshBoards() {
   InvalidateCaches();
   absl::StatusOr<std::vector<Season>> seasons = ListSeasons();
   if (!seasons.ok()) return seasons.status();
-  // A finished season's board is visited only when it changed: each visit takes a connection of
-  // its own (the build's advisory lock), and finished seasons only accumulate.
+  // A finished season's board is visited only when it changed: each visit takes a database
+  // session for the build's advisory lock (a new connection when the pool has a direct URL), and
+  // finished seasons only accumulate.
   absl::StatusOr<std::set<std::pair<std::string, std::string>>> changed =
       store_->ChangedBoards(now);
   if (!changed.ok()) return changed.status();

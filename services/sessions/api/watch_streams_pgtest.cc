@@ -584,8 +584,8 @@ TEST_F(WatchStreamsPgTest, SignOutOnAccountsEndsTheSessionsStreamsOnEveryReplica
 TEST_F(WatchStreamsPgTest, AStreamOpenedAsAMoveCommitsStillDeliversThatMove) {
   // The stream subscribes to the replica's change feed before its first read, so a move that
   // commits while the stream opens is either in that read or wakes the next one. Each round
-  // opens a stream from the game's first version while the move is submitted a few hundred
-  // microseconds later, on the same replica or the other one.
+  // opens a stream from the game's first version while the move is submitted 0 to 4 ms later, on
+  // the same replica or the other one.
   std::mt19937_64 rng(11);
   v1::SessionsService::Stub mover(replicas_[0]->channel());
   for (int round = 0; round < 150; ++round) {
