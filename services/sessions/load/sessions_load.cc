@@ -1021,16 +1021,21 @@ class IdleStream final : public grpc::ClientReadReactor<v1::WatchMyGamesResponse
   std::atomic<bool> done_{false};
 };
 
-// The value of the first sample of `name` (a gauge, or a histogram's _sum / _count), or -1.
-double ScrapeValue(int metrics_port, const std::string& name) {
-  // Read straight from curl (no file left behind).
+// The server's /metrics text, straight from curl (no file left behind); empty when unreadable.
+std::string MetricsText(int metrics_port) {
   FILE* pipe =
       popen(absl::StrCat("curl -s http://127.0.0.1:", metrics_port, "/metrics").c_str(), "r");
-  if (pipe == nullptr) return -1;
+  if (pipe == nullptr) return "";
   std::string text;
   char buffer[4096];
   for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) text.append(buffer, n);
-  if (pclose(pipe) != 0) return -1;
+  if (pclose(pipe) != 0) return "";
+  return text;
+}
+
+// The value of the first sample of `name` in a /metrics text (a gauge, or a histogram's _sum /
+// _count), or -1.
+double SampleValue(const std::string& text, const std::string& name) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
@@ -1041,6 +1046,10 @@ double ScrapeValue(int metrics_port, const std::string& name) {
     }
   }
   return -1;
+}
+
+double ScrapeValue(int metrics_port, const std::string& name) {
+  return SampleValue(MetricsText(metrics_port), name);
 }
 
 long ScrapeGauge(int metrics_port, const std::string& name) {
@@ -1055,10 +1064,11 @@ struct StreamCounters {
   double open = 0;
 };
 StreamCounters ReadStreamCounters(int metrics_port) {
-  return {.changes = ScrapeValue(metrics_port, "parlor_sessions_watch_changes_total"),
-          .resyncs = ScrapeValue(metrics_port, "parlor_sessions_watch_feed_resyncs_total"),
-          .pages = ScrapeValue(metrics_port, "parlor_sessions_watch_pages_read_total"),
-          .open = ScrapeValue(metrics_port, "parlor_sessions_watch_streams")};
+  const std::string text = MetricsText(metrics_port);
+  return {.changes = SampleValue(text, "parlor_sessions_watch_changes_total"),
+          .resyncs = SampleValue(text, "parlor_sessions_watch_feed_resyncs_total"),
+          .pages = SampleValue(text, "parlor_sessions_watch_pages_read_total"),
+          .open = SampleValue(text, "parlor_sessions_watch_streams")};
 }
 
 // The busiest the machine may be before the run (percent of all cores) for a ratio to the
@@ -1363,7 +1373,6 @@ int Run(const Settings& s) {
   }
 
   Client watcher(target, access, service);
-  bool lost_stream_event = false;
   const StreamCounters streams_before = ReadStreamCounters(metrics_port);
   const Delivery delivery = StreamDelivery(client, watcher, s.game, 300);
   std::printf(
@@ -1386,11 +1395,12 @@ int Run(const Settings& s) {
         "%.0f pages; %.0f streams open now\n",
         delivery.ms.size(), after.changes - streams_before.changes,
         after.resyncs - streams_before.resyncs, after.pages - streams_before.pages, after.open);
-    lost_stream_event = true;
   }
+  // A lost event fails the run (after the rest of the report).
+  const int exit_status = delivery.missed.empty() ? 0 : 1;
 
   // Idle streams (none asked for: nothing to print).
-  if (s.streams == 0) return lost_stream_event ? 1 : 0;
+  if (s.streams == 0) return exit_status;
   const long before = RssKiB(child);
   std::vector<std::unique_ptr<Client>> channels;
   std::vector<std::unique_ptr<IdleStream>> streams;
@@ -1422,7 +1432,7 @@ int Run(const Settings& s) {
   }
   streams.clear();
   channels.clear();
-  return lost_stream_event ? 1 : 0;
+  return exit_status;
 }
 
 }  // namespace
