@@ -9,10 +9,12 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "engine/games/all_games.h"
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
@@ -1219,6 +1221,192 @@ TEST_F(MatchmakingPgTest, WatchMyTicketsRoundsAnswerEachStreamWithItsOwnTickets)
   carol_context->TryCancel();
   EXPECT_FALSE(carol_reader->Read(&message));
   carol_reader->Finish();
+}
+
+// What a stream's rounds return. Its first round reads the player's history once: the tickets
+// to report, and a match still waiting for its game, to remember. Every later round finds a change
+// without it: a ticket added after the stream's time (even one cancelled before any round saw it
+// waiting) through the time the player got it, and a ticket the stream remembers (a match whose
+// game is created after the player queued again) by its id.
+TEST_F(MatchmakingPgTest, AWatchRoundFindsEveryChangeFromTheTicketsThatCanStillChange) {
+  Replica r = MakeReplica();
+  const auto first_round = [this, &r](const std::string& player) {
+    return r.store->WatchTickets(
+        {TicketWatchQuery{.account_id = player, .changed_after = clock_->Now() - absl::Seconds(1)}},
+        100);
+  };
+  const auto later_round = [&r](const std::string& player, absl::Time after,
+                                std::vector<std::string> unfinished) {
+    return r.store->WatchTickets({TicketWatchQuery{.account_id = player,
+                                                   .changed_after = after,
+                                                   .first_round = false,
+                                                   .unfinished_ticket_ids = unfinished}},
+                                 100);
+  };
+  const auto state_of = [](const WatchedTicket& w) {
+    return std::tuple(w.ticket.ticket_id, w.ticket.state, !w.ticket.game_id.empty(), w.report);
+  };
+  using State = std::tuple<std::string, TicketState, bool, bool>;
+
+  const absl::Time opened = clock_->Now();
+  ASSERT_THAT(first_round("wa"), IsOkAndHolds(SizeIs(0)));
+  // Queued and cancelled between two rounds: the next round still reports the cancellation.
+  absl::StatusOr<TicketRow> cancelled = r.service->Enqueue("wa", Input("pico", false));
+  ASSERT_THAT(cancelled, IsOk());
+  clock_->Advance(absl::Seconds(1));
+  ASSERT_THAT(r.service->CancelTicket("wa", cancelled->ticket_id), IsOk());
+  absl::StatusOr<std::vector<WatchedTicket>> round =
+      later_round("wa", opened - absl::Seconds(1), {});
+  ASSERT_THAT(round, IsOkAndHolds(SizeIs(1)));
+  EXPECT_EQ(state_of((*round)[0]),
+            State(cancelled->ticket_id, TicketState::kCancelled, false, true));
+
+  // Matched; the player queues again before the game exists (the match's flag is released).
+  absl::StatusOr<TicketRow> matched = r.service->Enqueue("wa", Input("pico", true));
+  ASSERT_THAT(matched, IsOk());
+  ASSERT_THAT(r.service->Enqueue("wb", Input("pico", true)), IsOk());
+  absl::StatusOr<PassStats> pass = r.service->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  ASSERT_EQ(pass->matches, 1);
+  clock_->Advance(absl::Seconds(10));
+  absl::StatusOr<TicketRow> again = r.service->Enqueue("wa", Input("pico", true));
+  ASSERT_THAT(again, IsOk());
+  clock_->Advance(absl::Seconds(10));
+
+  // A stream opened now reports the waiting ticket and remembers the match; the cancelled ticket
+  // is final and older than the stream.
+  round = first_round("wa");
+  ASSERT_THAT(round, IsOk());
+  std::vector<State> states;
+  for (const WatchedTicket& w : *round) states.push_back(state_of(w));
+  EXPECT_THAT(states, ::testing::UnorderedElementsAre(
+                          State(again->ticket_id, TicketState::kWaiting, false, true),
+                          State(matched->ticket_id, TicketState::kMatched, false, false)));
+
+  // The game is created: a later round asking for the remembered tickets reports it.
+  const absl::Time before_game = clock_->Now();
+  SlowGameCreator games;
+  games.hold = absl::ZeroDuration();
+  Replica delivering = MakeReplica(nullptr, &games);
+  ASSERT_THAT(delivering.service->DeliverGames(), IsOkAndHolds(1));
+  clock_->Advance(absl::Seconds(1));
+  round = later_round("wa", before_game - absl::Seconds(1), {matched->ticket_id, again->ticket_id});
+  ASSERT_THAT(round, IsOk());
+  states.clear();
+  for (const WatchedTicket& w : *round) states.push_back(state_of(w));
+  EXPECT_THAT(states, ::testing::UnorderedElementsAre(
+                          State(again->ticket_id, TicketState::kWaiting, false, true),
+                          State(matched->ticket_id, TicketState::kMatched, true, true)));
+}
+
+// A regular's stream: the player has a thousand finished tickets. Only the stream's first round
+// reads them; every later round reads a few pages however long the history.
+TEST_F(MatchmakingPgTest, WatchRoundsReadTheTicketsThatCanChangeNotThePlayersHistory) {
+  Replica r = MakeReplica();
+  absl::StatusOr<TicketRow> waiting = r.service->Enqueue("regular", Input("pico", false));
+  ASSERT_THAT(waiting, IsOk());
+  pqxx::connection c(db_url());
+  {
+    // Copies of the waiting ticket, cancelled a month ago: a thousand of the regular's,
+    // twenty thousand of two hundred other players.
+    pqxx::work txn(c);
+    txn.exec0(
+        "CREATE TEMP TABLE old AS SELECT (jsonb_populate_record(t, jsonb_build_object("
+        "'ticket_id', gen_random_uuid(), 'state', 'cancelled', 'owner_id', o.owner, "
+        "'members', jsonb_build_array(o.owner), "
+        "'create_time', t.create_time - interval '30 days', "
+        "'expire_time', t.expire_time - interval '30 days', "
+        "'update_time', t.update_time - interval '29 days'))).* "
+        "FROM matchmaking.tickets t, (SELECT CASE WHEN i <= 1000 THEN 'regular' "
+        "ELSE 'other-' || i % 200 END AS owner FROM generate_series(1, 21000) i) o");
+    txn.exec0("INSERT INTO matchmaking.tickets SELECT * FROM old");
+    txn.exec0(
+        "INSERT INTO matchmaking.ticket_players (ticket_id, account_id, game, ranked, waiting, "
+        "added_at) SELECT ticket_id, owner_id, game, ranked, false, create_time FROM old");
+    txn.exec0("ANALYZE matchmaking.tickets, matchmaking.ticket_players");
+    txn.commit();
+  }
+  ASSERT_EQ(Count("SELECT count(*) FROM matchmaking.ticket_players WHERE account_id = 'regular'"),
+            1001);
+  const int64_t after = absl::ToUnixMicros(clock_->Now() - absl::Seconds(1));
+  const auto pages_read = [&c](const std::string& explain) {
+    pqxx::work txn(c);
+    const std::string plan = txn.exec1(explain)[0].as<std::string>();
+    txn.abort();
+    return parlor::testing::PagesReadByPlan(plan);
+  };
+  const std::string explain = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ";
+  pqxx::work quote(c);
+  const std::string first = absl::StrCat(
+      explain,
+      absl::StrReplaceAll(
+          sql::kOpenTicketsOfAccounts,
+          {{"$1", "'{regular}'"}, {"$2", absl::StrCat("'{", after, "}'")}, {"$3", "100"}}));
+  const std::string later = absl::StrCat(
+      explain, absl::StrReplaceAll(sql::kChangedTicketsOfAccounts,
+                                   {{"$1", "'{regular}'"},
+                                    {"$2", absl::StrCat("'{", after, "}'")},
+                                    {"$3", quote.quote(absl::StrCat("{", waiting->ticket_id, "}"))},
+                                    {"$4", "100"}}));
+  quote.abort();
+  // The first round reads the history (a page or more per ticket)...
+  EXPECT_THAT(pages_read(first), ::testing::Optional(::testing::Gt(1000)));
+  // ...a later round does not.
+  EXPECT_THAT(pages_read(later), ::testing::Optional(::testing::Le(20)));
+
+  // And the rounds still answer: the waiting ticket, reported once.
+  absl::StatusOr<std::vector<WatchedTicket>> round = r.store->WatchTickets(
+      {TicketWatchQuery{.account_id = "regular", .changed_after = clock_->Now()},
+       TicketWatchQuery{.account_id = "regular",
+                        .changed_after = clock_->Now(),
+                        .first_round = false,
+                        .unfinished_ticket_ids = {waiting->ticket_id}}},
+      100);
+  ASSERT_THAT(round, IsOk());
+  ASSERT_THAT(*round, SizeIs(2));
+  for (const WatchedTicket& w : *round) {
+    EXPECT_EQ(w.ticket.ticket_id, waiting->ticket_id);
+    EXPECT_TRUE(w.report);
+  }
+}
+
+// A stream opened while its player's match waits for its game (the player has already queued
+// again, so the match no longer holds their place) still hears when the game is created.
+TEST_F(MatchmakingPgTest, AStreamOpenedWhileAMatchWaitsForItsGameHearsTheGame) {
+  auto [alice, alice_token] = SignIn("device-alice");
+  auto [bob, bob_token] = SignIn("device-bob");
+  v1::EnqueueRequest request;
+  request.set_game("pico");
+  v1::EnqueueResponse matched;
+  ASSERT_TRUE(stub_->Enqueue(WithToken(alice_token).get(), request, &matched).ok());
+  v1::EnqueueResponse enqueued;
+  ASSERT_TRUE(stub_->Enqueue(WithToken(bob_token).get(), request, &enqueued).ok());
+  absl::StatusOr<PassStats> pass = service_->RunMatcherPass();
+  ASSERT_THAT(pass, IsOk());
+  ASSERT_EQ(pass->matches, 1);
+  v1::EnqueueResponse again;
+  ASSERT_TRUE(stub_->Enqueue(WithToken(alice_token).get(), request, &again).ok());
+  clock_->Advance(absl::Seconds(10));
+
+  auto context = WithToken(alice_token);
+  auto reader = stub_->WatchMyTickets(context.get(), v1::WatchMyTicketsRequest());
+  v1::WatchMyTicketsResponse message;
+  ASSERT_TRUE(reader->Read(&message));
+  EXPECT_EQ(message.ticket().ticket_id(), again.ticket().ticket_id());
+  EXPECT_EQ(message.ticket().state(), v1::TICKET_STATE_WAITING);
+  // Later rounds run (every 100 ms) before the game is created.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+
+  SlowGameCreator games;
+  games.hold = absl::ZeroDuration();
+  Replica other = MakeReplica(nullptr, &games);
+  ASSERT_THAT(other.service->DeliverGames(), IsOkAndHolds(1));
+  ASSERT_TRUE(reader->Read(&message));
+  EXPECT_EQ(message.ticket().ticket_id(), matched.ticket().ticket_id());
+  EXPECT_EQ(message.ticket().state(), v1::TICKET_STATE_MATCHED);
+  EXPECT_FALSE(message.ticket().game_id().empty());
+  context->TryCancel();
+  reader->Finish();
 }
 
 TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {

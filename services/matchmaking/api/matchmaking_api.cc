@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -204,10 +205,12 @@ void ToProto(const TicketRow& t, v1::Ticket* out) {
 
 // One WatchMyTickets stream. The hub polls every open stream with one statement per round (one
 // query per stream and second cost a worker and a PostgreSQL round trip each, ~1,000 a second at
-// 1,000 streams, competing with Enqueue): it claims the stream (busy), reads its cursor, and
+// 1,000 streams, competing with Enqueue): it claims the stream (busy), takes its question, and
 // hands it the answer through Deliver(), which queues every ticket whose state, game or update
-// time differs from what was last sent. The reactor deletes itself once gRPC is done with it and
-// no round holds it.
+// time differs from what was last sent. The stream's first round reads its player's history;
+// after it, the stream remembers the tickets that can still change (not final) so that later
+// rounds read only those and the tickets added since. The reactor deletes itself once gRPC is
+// done with it and no round holds it.
 class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResponse> {
  public:
   TicketWatch(WatchHub* hub, std::string account_id, absl::Time now)
@@ -225,23 +228,35 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
   }
 
   // Called by the hub under its lock: claims the next poll unless one is running or, when
-  // `only_due`, the stream is not due. `since` gets the time to ask for changes after.
-  bool TryClaim(bool only_due, absl::Time* since) {
+  // `only_due`, the stream is not due. `query` gets the stream's question for the round.
+  bool TryClaim(bool only_due, TicketWatchQuery* query) {
     std::lock_guard<std::mutex> lock(mu_);
     if (busy_ || finishing_ || (only_due && !due_)) return false;
     busy_ = true;
     due_ = false;
-    *since = cursor_ - absl::Seconds(1);
+    query->account_id = account_id_;
+    query->changed_after = cursor_ - absl::Seconds(1);
+    query->first_round = !history_read_;
+    query->unfinished_ticket_ids.assign(unfinished_.begin(), unfinished_.end());
     return true;
   }
 
   // The claimed poll's answer (`tickets` null: the poll failed or never ran; the next round of all
   // retries). May delete this. Returns whether the stream became due while it was polled.
-  bool Deliver(const std::vector<const TicketRow*>* tickets) {
+  bool Deliver(const std::vector<const WatchedTicket*>* tickets) {
     std::unique_lock<std::mutex> lock(mu_);
     const bool due = due_;
     if (tickets != nullptr) {
-      for (const TicketRow* t : *tickets) {
+      history_read_ = true;
+      for (const WatchedTicket* watched : *tickets) {
+        const TicketRow* t = &watched->ticket;
+        if (t->state == TicketState::kWaiting ||
+            (t->state == TicketState::kMatched && t->game_id.empty())) {
+          unfinished_.insert(t->ticket_id);
+        } else {
+          unfinished_.erase(t->ticket_id);
+        }
+        if (!watched->report) continue;
         const std::string signature = absl::StrCat(static_cast<int>(t->state), "|", t->game_id, "|",
                                                    absl::ToUnixMicros(t->update_time));
         std::string& sent = sent_[t->ticket_id];
@@ -309,6 +324,9 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
   std::mutex mu_;
   absl::Time cursor_;
   std::map<std::string, std::string> sent_;
+  // Tickets last seen waiting, or matched with no game yet: later rounds ask for them by id.
+  std::set<std::string> unfinished_;
+  bool history_read_ = false;  // a round answered: later rounds read no history
   std::deque<v1::WatchMyTicketsResponse> pending_;
   bool busy_ = false;
   bool due_ = true;
@@ -378,33 +396,34 @@ void WatchHub::Loop() {
     const bool all = std::chrono::steady_clock::now() >= next_round;
     if (all) next_round = std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(interval_);
     due_ = false;
-    std::vector<std::pair<TicketWatch*, absl::Time>> round;
+    std::vector<TicketWatch*> round;
+    std::vector<TicketWatchQuery> queries;
     for (TicketWatch* watch : watches_) {
-      absl::Time since;
-      if (watch->TryClaim(!all, &since)) round.emplace_back(watch, since);
+      TicketWatchQuery query;
+      if (watch->TryClaim(!all, &query)) {
+        round.push_back(watch);
+        queries.push_back(std::move(query));
+      }
     }
     if (round.empty()) continue;
     // On this thread, not the worker pool: behind a burst of Enqueue calls queued there, a round
     // (and the news of a created game) waited seconds. One statement per round, one at a time.
     lock.unlock();
-    Poll(round);
+    Poll(round, queries);
     lock.lock();
   }
 }
 
-void WatchHub::Poll(const std::vector<std::pair<TicketWatch*, absl::Time>>& round) {
-  std::vector<std::pair<std::string, absl::Time>> players;
-  players.reserve(round.size());
-  for (const auto& [watch, since] : round) players.emplace_back(watch->account_id(), since);
-  absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> rows =
-      service_->TicketsChangedSince(players);
-  std::vector<std::vector<const TicketRow*>> by_watch(round.size());
+void WatchHub::Poll(const std::vector<TicketWatch*>& round,
+                    const std::vector<TicketWatchQuery>& queries) {
+  absl::StatusOr<std::vector<WatchedTicket>> rows = service_->WatchTickets(queries);
+  std::vector<std::vector<const WatchedTicket*>> by_watch(round.size());
   if (rows.ok()) {
-    for (const auto& [index, ticket] : *rows) by_watch[index].push_back(&ticket);
+    for (const WatchedTicket& ticket : *rows) by_watch[ticket.query].push_back(&ticket);
   }
   bool again = false;
   for (size_t i = 0; i < round.size(); ++i) {
-    again |= round[i].first->Deliver(rows.ok() ? &by_watch[i] : nullptr);
+    again |= round[i]->Deliver(rows.ok() ? &by_watch[i] : nullptr);
   }
   if (again) Poke();  // woken while this round was reading: another round for them at once
 }

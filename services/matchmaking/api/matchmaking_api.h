@@ -16,8 +16,8 @@ namespace parlor::matchmaking {
 
 class TicketWatch;
 
-// Polls the tickets of every open WatchMyTickets stream every `interval`, all of them with one
-// statement per round on its own thread; a newly opened stream, or one woken, is polled at once.
+// Polls the tickets of every open WatchMyTickets stream every `interval`, all of them in one
+// read per round on its own thread; a newly opened stream, or one woken, is polled at once.
 class WatchHub {
  public:
   WatchHub(MatchmakingService* service, absl::Duration interval);
@@ -30,7 +30,7 @@ class WatchHub {
 
  private:
   void Loop();
-  void Poll(const std::vector<std::pair<TicketWatch*, absl::Time>>& round);
+  void Poll(const std::vector<TicketWatch*>& round, const std::vector<TicketWatchQuery>& queries);
   void Poke();
   MatchmakingService* service_;
   absl::Duration interval_;

@@ -347,9 +347,9 @@ absl::StatusOr<std::vector<TicketRow>> MatchmakingService::ListMyTickets(const s
   return deps_.store->ListTickets(caller, deps_.clock() - kListHistory, PageSize(page_size));
 }
 
-absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> MatchmakingService::TicketsChangedSince(
-    const std::vector<std::pair<std::string, absl::Time>>& players) {
-  return deps_.store->ListTicketsOfAccounts(players, kMaxPageSize);
+absl::StatusOr<std::vector<WatchedTicket>> MatchmakingService::WatchTickets(
+    const std::vector<TicketWatchQuery>& queries) {
+  return deps_.store->WatchTickets(queries, kMaxPageSize);
 }
 
 // ---- Parties ------------------------------------------------------------------------------------

@@ -142,11 +142,10 @@ class MatchmakingService {
   absl::StatusOr<TicketRow> GetTicket(const std::string& caller, const std::string& ticket_id);
   absl::StatusOr<TicketRow> CancelTicket(const std::string& caller, const std::string& ticket_id);
   absl::StatusOr<std::vector<TicketRow>> ListMyTickets(const std::string& caller, int page_size);
-  // WatchMyTickets' round: for each (player, changed_after) pair, the player's waiting tickets
-  // and those changed after it, in one statement; each ticket is paired with the index of the
-  // pair it answers.
-  absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> TicketsChangedSince(
-      const std::vector<std::pair<std::string, absl::Time>>& players);
+  // WatchMyTickets' round: each stream's question answered, one statement per kind of question
+  // (MatchmakingStore::WatchTickets).
+  absl::StatusOr<std::vector<WatchedTicket>> WatchTickets(
+      const std::vector<TicketWatchQuery>& queries);
 
   absl::StatusOr<PartyRow> CreateParty(const std::string& caller, int max_size);
   absl::StatusOr<PartyRow> JoinParty(const std::string& caller, const std::string& code);

@@ -192,8 +192,9 @@ absl::StatusOr<TicketRow> PgMatchmakingStore::InsertTicket(const TicketRow& tick
             .as<std::string>();
     txn.exec_params0(sql::kReleaseStaleTicketPlayers, PgTextArray(ticket.members), ticket.game,
                      ticket.ranked);
-    pqxx::result players = txn.exec_params(sql::kInsertTicketPlayers, id,
-                                           PgTextArray(ticket.members), ticket.game, ticket.ranked);
+    pqxx::result players =
+        txn.exec_params(sql::kInsertTicketPlayers, id, PgTextArray(ticket.members), ticket.game,
+                        ticket.ranked, Micros(ticket.create_time));
     if (players.size() != ticket.members.size()) {
       std::vector<std::string> inserted;
       for (const pqxx::row& row : players) inserted.push_back(row[0].as<std::string>());
@@ -254,29 +255,48 @@ absl::StatusOr<TicketRow> PgMatchmakingStore::CancelTicket(const std::string& ti
   return result;
 }
 
-absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> PgMatchmakingStore::ListTicketsOfAccounts(
-    const std::vector<std::pair<std::string, absl::Time>>& accounts, int limit) {
-  std::vector<std::pair<size_t, TicketRow>> result;
-  if (accounts.empty()) return result;
-  std::vector<std::string> ids;
-  std::vector<int64_t> after;
-  ids.reserve(accounts.size());
-  after.reserve(accounts.size());
-  for (const auto& [id, time] : accounts) {
-    ids.push_back(id);
-    after.push_back(Micros(time));
+absl::StatusOr<std::vector<WatchedTicket>> PgMatchmakingStore::WatchTickets(
+    const std::vector<TicketWatchQuery>& queries, int limit) {
+  // The round's first and later rounds, each kind as one statement's arrays; `index` maps a
+  // statement's entry back to its query.
+  struct Batch {
+    std::vector<size_t> index;
+    std::vector<std::string> accounts;
+    std::vector<int64_t> after;
+    std::vector<std::string> unfinished;
+  };
+  Batch first;
+  Batch later;
+  for (size_t i = 0; i < queries.size(); ++i) {
+    const TicketWatchQuery& q = queries[i];
+    Batch& batch = q.first_round ? first : later;
+    batch.index.push_back(i);
+    batch.accounts.push_back(q.account_id);
+    batch.after.push_back(Micros(q.changed_after));
+    if (!q.first_round) batch.unfinished.push_back(absl::StrJoin(q.unfinished_ticket_ids, ","));
   }
-  absl::Status status =
-      db_->Transact("list_tickets_of_accounts", [&](pqxx::work& txn) -> absl::Status {
-        result.clear();
-        for (const pqxx::row& row : txn.exec_params(sql::kListTicketsOfAccounts, PgTextArray(ids),
-                                                    PgIntArray(after), limit)) {
-          const int64_t n = row[0].as<int64_t>();
-          if (n < 1 || n > static_cast<int64_t>(accounts.size())) continue;
-          result.emplace_back(static_cast<size_t>(n - 1), ToTicket(row, 1));
-        }
-        return absl::OkStatus();
-      });
+  std::vector<WatchedTicket> result;
+  const auto read = [&result, limit](pqxx::work& txn, const Batch& batch, bool first_round) {
+    if (batch.index.empty()) return;
+    const pqxx::result rows =
+        first_round
+            ? txn.exec_params(sql::kOpenTicketsOfAccounts, PgTextArray(batch.accounts),
+                              PgIntArray(batch.after), limit)
+            : txn.exec_params(sql::kChangedTicketsOfAccounts, PgTextArray(batch.accounts),
+                              PgIntArray(batch.after), PgTextArray(batch.unfinished), limit);
+    for (const pqxx::row& row : rows) {
+      const int64_t n = row[0].as<int64_t>();
+      if (n < 1 || n > static_cast<int64_t>(batch.index.size())) continue;
+      result.push_back(WatchedTicket{batch.index[static_cast<size_t>(n - 1)], row[1].as<bool>(),
+                                     ToTicket(row, 2)});
+    }
+  };
+  absl::Status status = db_->Transact("watch_tickets", [&](pqxx::work& txn) -> absl::Status {
+    result.clear();
+    read(txn, first, true);
+    read(txn, later, false);
+    return absl::OkStatus();
+  });
   if (!status.ok()) return status;
   return result;
 }

@@ -32,8 +32,8 @@ class PgMatchmakingStore final : public MatchmakingStore {
                                          const std::string& account_id, absl::Time now) override;
   absl::StatusOr<std::vector<TicketRow>> ListTickets(const std::string& account_id,
                                                      absl::Time changed_after, int limit) override;
-  absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> ListTicketsOfAccounts(
-      const std::vector<std::pair<std::string, absl::Time>>& accounts, int limit) override;
+  absl::StatusOr<std::vector<WatchedTicket>> WatchTickets(
+      const std::vector<TicketWatchQuery>& queries, int limit) override;
   absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
                                        const std::string& code, absl::Time now) override;
   absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& account_id,

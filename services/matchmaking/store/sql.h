@@ -45,8 +45,8 @@ inline constexpr char kInsertTicket[] =
 
 // The partial unique index (account, game, mode) WHERE waiting: a conflicting player gets no row.
 inline constexpr char kInsertTicketPlayers[] =
-    "INSERT INTO matchmaking.ticket_players (ticket_id, account_id, game, ranked, waiting) "
-    "SELECT $1::uuid, a, $3, $4, true FROM unnest($2::text[]) AS a "
+    "INSERT INTO matchmaking.ticket_players (ticket_id, account_id, game, ranked, waiting, "
+    "added_at) SELECT $1::uuid, a, $3, $4, true, " PARLOR_MM_TS(5) " FROM unnest($2::text[]) AS a "
     "ON CONFLICT (account_id, game, ranked) WHERE waiting DO NOTHING RETURNING account_id";
 
 // A claim leaves a seated player's flag set (the flag only says the ticket held the place when it
@@ -81,18 +81,39 @@ inline constexpr char kListTickets[] =
     "AND (t.state = 'waiting' OR t.update_time > " PARLOR_MM_TS(2) ") "
     "ORDER BY t.create_time DESC, t.ticket_id LIMIT $3";
 
-// kListTickets for many players in one statement: one (account, changed after) pair per open
-// WatchMyTickets stream, each answered as kListTickets would answer it alone (same index path,
-// same limit), rows prefixed by the (1-based) position of the pair they answer.
-inline constexpr char kListTicketsOfAccounts[] =
+// WatchMyTickets' rounds, each one statement for many streams: one (account, changed after, ...)
+// entry per stream, rows prefixed by the (1-based) position of the entry they answer and whether
+// the stream reports the ticket (it is waiting or changed after the entry's time). A ticket changes
+// only until it is final (cancelled, expired, or matched with its game created).
+//
+// A stream's first round reads its player's whole history once (kListTickets' index path and
+// limit): the tickets to report, and the matched ones whose game is not created yet, which the
+// stream remembers without reporting.
+inline constexpr char kOpenTicketsOfAccounts[] =
     "SELECT a.n, x.* FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY "
     "AS a(account_id, after, n) "
-    "CROSS JOIN LATERAL (SELECT " PARLOR_MM_TICKET_COLUMNS
+    "CROSS JOIN LATERAL (SELECT (t.state = 'waiting' OR t.update_time > "
+    "to_timestamp(a.after::double precision / 1000000)), " PARLOR_MM_TICKET_COLUMNS
     "WHERE t.ticket_id IN (SELECT p.ticket_id FROM matchmaking.ticket_players p "
     "WHERE p.account_id = a.account_id) "
     "AND (t.state = 'waiting' OR t.update_time > to_timestamp(a.after::double precision / "
-    "1000000)) "
+    "1000000) OR (t.state = 'matched' AND m.game_id IS NULL)) "
     "ORDER BY t.create_time DESC, t.ticket_id LIMIT $3) x";
+
+// Every later round reads no history: the tickets the stream remembers as not final ($3, each
+// entry the comma-separated ids of one stream) by their key, and the tickets added to the player
+// after the entry's time through ticket_players_added_idx.
+inline constexpr char kChangedTicketsOfAccounts[] =
+    "SELECT a.n, true, x.* FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY "
+    "AS a(account_id, after, open, n) "
+    "CROSS JOIN LATERAL (SELECT " PARLOR_MM_TICKET_COLUMNS
+    "WHERE t.ticket_id IN (SELECT p.ticket_id FROM matchmaking.ticket_players p "
+    "WHERE p.account_id = a.account_id "
+    "AND p.added_at > to_timestamp(a.after::double precision / 1000000) "
+    "UNION ALL SELECT unnest(string_to_array(a.open, ',')::uuid[])) "
+    "AND (t.state = 'waiting' OR t.update_time > to_timestamp(a.after::double precision / "
+    "1000000)) "
+    "ORDER BY t.create_time DESC, t.ticket_id LIMIT $4) x";
 
 // ---- Parties ----------------------------------------------------------------------------------
 

@@ -48,6 +48,25 @@ struct TicketRow {
   std::string row_locator;
 };
 
+// One WatchMyTickets stream's question in a round (MatchmakingStore::WatchTickets).
+struct TicketWatchQuery {
+  std::string account_id;
+  absl::Time changed_after;
+  // The stream's first round reads the player's history; later rounds read only the tickets added
+  // after `changed_after` and those the stream saw not final (waiting, or matched with no game).
+  bool first_round = true;
+  std::vector<std::string> unfinished_ticket_ids = {};
+};
+
+// A ticket answering a TicketWatchQuery.
+struct WatchedTicket {
+  size_t query = 0;  // its index in the round's queries
+  // Waiting, or changed after the query's time: the stream reports it. A first round also returns
+  // the matched tickets whose game is not created yet, for the stream to remember.
+  bool report = true;
+  TicketRow ticket;
+};
+
 struct PartyRow {
   std::string party_id;
   std::string code;
@@ -165,10 +184,11 @@ class MatchmakingStore : public AccountDeletionSink {
   virtual absl::StatusOr<std::vector<TicketRow>> ListTickets(const std::string& account_id,
                                                              absl::Time changed_after,
                                                              int limit) = 0;
-  // ListTickets for each (account, changed_after) pair in one statement; each row is paired with
-  // the index in `accounts` of the pair it answers, in ListTickets' order within a pair.
-  virtual absl::StatusOr<std::vector<std::pair<size_t, TicketRow>>> ListTicketsOfAccounts(
-      const std::vector<std::pair<std::string, absl::Time>>& accounts, int limit) = 0;
+  // A round of WatchMyTickets streams in one statement per kind of question (first rounds, later
+  // rounds); each row is paired with the index in `queries` of the query it answers, in
+  // ListTickets' order within a query.
+  virtual absl::StatusOr<std::vector<WatchedTicket>> WatchTickets(
+      const std::vector<TicketWatchQuery>& queries, int limit) = 0;
 
   // Parties.
   virtual absl::StatusOr<PartyRow> CreateParty(const std::string& leader_id, int max_size,
