@@ -1,15 +1,13 @@
 #include "services/matchmaking/matchmaking_server.h"
 
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "engine/games/all_games.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "services/common/core/logging.h"
+#include "services/common/core/periodic_loop.h"
 #include "services/common/deletions/account_deletions.h"
 #include "services/matchmaking/api/clients.h"
 #include "services/matchmaking/api/matchmaking_api.h"
@@ -18,52 +16,6 @@
 
 namespace parlor::matchmaking {
 namespace {
-
-// Runs `tick` every `interval` on its own thread (blocking work, never on gRPC's threads), or at
-// once when woken.
-class Loop {
- public:
-  Loop(absl::Duration interval, std::function<void()> tick)
-      : interval_(interval), tick_(std::move(tick)), thread_([this] { Run(); }) {}
-  ~Loop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
-  // Runs the next tick now (or right after the running one) instead of at the interval.
-  void Wake() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      woken_ = true;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  void Run() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_ || woken_; });
-      if (stop_) break;
-      woken_ = false;
-      lock.unlock();
-      tick_();
-      lock.lock();
-    }
-  }
-
-  absl::Duration interval_;
-  std::function<void()> tick_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool woken_ = false;
-  std::thread thread_;
-};
 
 struct Installed {
   std::unique_ptr<engine::Registry> registry;
@@ -78,11 +30,12 @@ struct Installed {
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<WatchHub> hub;
   std::unique_ptr<MatchmakingApi> api;
-  std::unique_ptr<Loop> delivery_loop;  // before `loop`, which wakes it, so destroyed after it
-  std::unique_ptr<Loop> loop;
+  std::unique_ptr<PeriodicLoop>
+      delivery_loop;  // before `loop`, which wakes it, so destroyed after it
+  std::unique_ptr<PeriodicLoop> loop;
   std::unique_ptr<NotificationOutboxStore> outbox;
   std::unique_ptr<NotificationsRelay> relay;
-  std::unique_ptr<Loop> relay_loop;
+  std::unique_ptr<PeriodicLoop> relay_loop;
   std::unique_ptr<AccountDeletionFollower> deletions;
 
   ~Installed() {
@@ -217,13 +170,13 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
     // Games are created on their own loop: behind the pass, a burst of CreateGame calls (seconds
     // while sessions is busy) held back the next pass and every ticket waiting for it. A pass
     // that seated matches wakes it.
-    installed->delivery_loop = std::make_unique<Loop>(config.matcher_interval, [domain] {
+    installed->delivery_loop = std::make_unique<PeriodicLoop>(config.matcher_interval, [domain] {
       absl::StatusOr<int> delivered = domain->DeliverGames();
       if (!delivered.ok()) {
         spdlog::warn("matchmaking: game delivery failed: {}", delivered.status().ToString());
       }
     });
-    installed->loop = std::make_unique<Loop>(
+    installed->loop = std::make_unique<PeriodicLoop>(
         config.matcher_interval, [domain, delivery = installed->delivery_loop.get()] {
           absl::StatusOr<PassStats> pass = domain->RunMatcherPass();
           if (!pass.ok()) {
@@ -240,7 +193,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
         host.InternalChannel(config.notifications_address), installed->tokens.get(), clock,
         NotificationsRelay::Options{}, &host.metrics().registry());
     NotificationsRelay* relay = installed->relay.get();
-    installed->relay_loop = std::make_unique<Loop>(config.notifications_interval, [relay] {
+    installed->relay_loop = std::make_unique<PeriodicLoop>(config.notifications_interval, [relay] {
       absl::StatusOr<NotificationsRelay::Relayed> relayed = relay->Drain();
       if (!relayed.ok()) {
         spdlog::warn("matchmaking: notification relay failed: {}", relayed.status().ToString());

@@ -1,12 +1,9 @@
 #include "services/sessions/sessions_server.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <cstring>
 #include <functional>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +11,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "services/common/core/crypto.h"
+#include "services/common/core/periodic_loop.h"
 #include "services/common/deletions/account_deletions.h"
 #include "services/sessions/api/block_checker.h"
 #include "services/sessions/api/revocation_poller.h"
@@ -51,53 +49,6 @@ void RefreshGauges(SessionsMetrics& metrics, GameStore& store, OutboxStore& outb
   }
 }
 
-// A background loop: runs `tick` every `interval` until stopped, and at once after Wake().
-class Loop {
- public:
-  Loop(std::string name, absl::Duration interval, std::function<void()> tick)
-      : name_(std::move(name)), interval_(interval), tick_(std::move(tick)) {
-    if (interval_ > absl::ZeroDuration()) thread_ = std::thread([this] { Run(); });
-  }
-  ~Loop() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-  // Runs the tick as soon as the current one (if any) has finished.
-  void Wake() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      woken_ = true;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  void Run() {
-    // Waits first: at construction the server has not applied its migrations yet.
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stop_) {
-      cv_.wait_for(lock, absl::ToChronoMilliseconds(interval_), [this] { return stop_ || woken_; });
-      if (stop_) break;
-      woken_ = false;
-      lock.unlock();
-      tick_();
-      lock.lock();
-    }
-  }
-  std::string name_;
-  absl::Duration interval_;
-  std::function<void()> tick_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-  bool woken_ = false;
-  std::thread thread_;
-};
-
 }  // namespace
 
 struct SessionsHandles {
@@ -119,8 +70,8 @@ struct SessionsHandles {
   std::unique_ptr<PushAdapter> push;
   std::unique_ptr<ResultReporter> reporter;
   std::unique_ptr<OutboxDispatcher> dispatcher;
-  std::unique_ptr<Loop> sweeper;
-  std::unique_ptr<Loop> gauges;
+  std::unique_ptr<PeriodicLoop> sweeper;
+  std::unique_ptr<PeriodicLoop> gauges;
   std::unique_ptr<DispatchLoop> dispatch;
   std::unique_ptr<AccountErasureStore> erasure;
   std::unique_ptr<SessionsDeletionSink> deletion_sink;
@@ -409,7 +360,7 @@ absl::StatusOr<StreamDeps> StartStreams(ServiceHost& host, const SessionsConfig&
 void StartLoops(const SessionsConfig& config, SessionsHandles& h,
                 const std::function<absl::Time()>& clock) {
   Sessions* domain = h.domain.get();
-  h.sweeper = std::make_unique<Loop>("sweeper", config.sweep_interval, [domain] {
+  h.sweeper = std::make_unique<PeriodicLoop>(config.sweep_interval, [domain] {
     absl::StatusOr<int> swept = domain->Sweep();
     if (!swept.ok()) spdlog::warn("sweeper: {}", swept.status().ToString());
     absl::StatusOr<int> forgotten = domain->ForgetExpiredIdempotencyKeys();
@@ -423,10 +374,10 @@ void StartLoops(const SessionsConfig& config, SessionsHandles& h,
   GameStore* store = h.store.get();
   const engine::Registry* games = h.games.get();
   OutboxStore* outbox = h.outbox.get();
-  h.gauges = std::make_unique<Loop>("gauges", config.gauge_interval,
-                                    [metrics, store, outbox, games, clock] {
-                                      RefreshGauges(*metrics, *store, *outbox, *games, clock());
-                                    });
+  h.gauges =
+      std::make_unique<PeriodicLoop>(config.gauge_interval, [metrics, store, outbox, games, clock] {
+        RefreshGauges(*metrics, *store, *outbox, *games, clock());
+      });
 }
 
 // The outbox's two destinations (pushes: notifications, a webhook or the log; results: ratings)
