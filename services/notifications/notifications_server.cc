@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/core/periodic_loop.h"
 #include "services/common/deletions/account_deletions.h"
 #include "services/notifications/api/notifications_api.h"
 #include "services/notifications/domain/notifications_service.h"
@@ -28,6 +29,7 @@ struct Installed {
   std::mutex mu;
   std::unique_ptr<DeliveryLoop> loop;
   std::unique_ptr<AccountDeletionFollower> deletions;
+  std::unique_ptr<PeriodicLoop> pruner;
 
   SenderFactory Factory() {
     return [this](Platform platform) -> std::unique_ptr<PushSender> {
@@ -45,6 +47,10 @@ struct Installed {
     if (loop != nullptr) loop->Wake();
   }
   ~Installed() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      pruner.reset();
+    }
     deletions.reset();
     if (hub != nullptr) hub->Stop();
     std::unique_ptr<DeliveryLoop> stopping;
@@ -114,6 +120,13 @@ void AddNotificationsFlags(Flags& flags, NotificationsConfig* config) {
                  absl::Milliseconds(10), absl::Minutes(1));
   flags.Int("push_max_attempts", &config->delivery.max_attempts,
             "attempts after which 429/5xx answers are given up", {.min = 1, .max = 100});
+  flags.Duration("inbox_retention", &config->retention,
+                 "how long events (inbox entries) are kept; an event committed longer ago is "
+                 "acknowledged and not stored",
+                 absl::Hours(24), absl::Hours(24 * 3650));
+  flags.Duration("inbox_prune_interval", &config->prune_interval,
+                 "how often this replica deletes events older than --inbox_retention (0: never)",
+                 absl::ZeroDuration(), absl::Hours(24));
 }
 
 absl::Status FinalizeNotificationsConfig(NotificationsConfig& config) {
@@ -165,8 +178,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
   h->metrics = std::make_unique<DeliveryMetrics>(&host.metrics().registry());
   h->deliverer =
       std::make_unique<Deliverer>(h->store.get(), h->metrics.get(), clock, h->config.delivery);
-  h->domain = std::make_unique<NotificationsService>(h->store.get(), clock, h->metrics.get(),
-                                                     [h] { h->Wake(); });
+  h->domain = std::make_unique<NotificationsService>(
+      h->store.get(), clock, h->metrics.get(), [h] { h->Wake(); }, config.retention);
   absl::StatusOr<auth::TokenVerifier> access =
       auth::TokenVerifier::Create(auth::TokenKind::kAccess, host.config().access_token_public_key);
   if (!access.ok()) return access.status();
@@ -186,6 +199,19 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
   if (h->deletions != nullptr) {
     host.WhenFirstServing([h] { h->deletions->Start(); });
   }
+  // Like the senders below, the pruner needs the schema: started once the migrations ran.
+  host.WhenFirstServing([h] {
+    NotificationsService* domain = h->domain.get();
+    std::lock_guard<std::mutex> lock(h->mu);
+    h->pruner = std::make_unique<PeriodicLoop>(h->config.prune_interval, [domain] {
+      absl::StatusOr<int64_t> pruned = domain->PruneEvents();
+      if (!pruned.ok()) {
+        spdlog::warn("notifications: pruning old events failed: {}", pruned.status().ToString());
+      } else if (*pruned > 0) {
+        spdlog::info("notifications: pruned {} events older than the retention", *pruned);
+      }
+    });
+  });
   if (h->config.delivery.threads > 0) {
     // The senders need the schema: start them once the migrations ran.
     host.WhenFirstServing([h] {
@@ -200,6 +226,10 @@ absl::StatusOr<int> DeliverNow(const std::shared_ptr<void>& installed) {
   auto* h = static_cast<Installed*>(installed.get());
   Deliverer::Senders senders(h->Factory());
   return h->deliverer->DeliverOnce(senders);
+}
+
+absl::StatusOr<int64_t> PruneNow(const std::shared_ptr<void>& installed) {
+  return static_cast<Installed*>(installed.get())->domain->PruneEvents();
 }
 
 absl::Status UpdateQueueGaugesNow(const std::shared_ptr<void>& installed) {

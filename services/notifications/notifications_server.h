@@ -10,6 +10,7 @@
 #include "services/common/server.h"
 #include "services/notifications/api/inbox_watch.h"
 #include "services/notifications/domain/delivery.h"
+#include "services/notifications/domain/notifications_service.h"
 #include "services/notifications/push/apns.h"
 #include "services/notifications/push/fcm.h"
 
@@ -30,7 +31,11 @@ struct NotificationsConfig {
   // The queue worked the former way (PgNotificationsStore::QueueMode::kFormer): only the load
   // tool's baseline sets it (with delivery.wake_all).
   bool former_queue = false;
-  WatchLimits watch;                  // WatchNotifications' bounds
+  WatchLimits watch;  // WatchNotifications' bounds
+  // How long events (inbox entries) are kept, and how often each replica deletes older ones
+  // (zero: never; tests call PruneNow).
+  absl::Duration retention = NotificationsService::kDefaultRetention;
+  absl::Duration prune_interval = absl::Minutes(1);
   AccountDeletionSettings deletions;  // where deleted accounts are learnt
 };
 
@@ -48,6 +53,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(
 
 // One delivery round on the calling thread with its own senders (tests).
 absl::StatusOr<int> DeliverNow(const std::shared_ptr<void>& installed);
+// Deletes the events older than the retention now, as the pruning loop does (tests).
+absl::StatusOr<int64_t> PruneNow(const std::shared_ptr<void>& installed);
 // Sets the queue-depth and oldest-age gauges from the queue now, as the first sender does every
 // second (tests).
 absl::Status UpdateQueueGaugesNow(const std::shared_ptr<void>& installed);

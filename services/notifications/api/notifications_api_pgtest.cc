@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 #include "pqxx/pqxx"
 #include "prometheus/registry.h"
+#include "services/common/testing/status_matchers.h"
 #include "services/notifications/api/notifications_api.h"
 #include "services/notifications/store/pg_notifications_store.h"
 #include "services/notifications/store/sql.h"
@@ -284,6 +285,50 @@ TEST_F(NotificationsApiPgTest, TheInboxPagesNewestFirstAndCountsUnread) {
   EXPECT_TRUE(Inbox(ada).notifications(0).read());
   // Someone else's inbox is untouched and invisible.
   EXPECT_EQ(Inbox(NewUuid()).notifications_size(), 0);
+}
+
+// Events are kept for the retention (90 days by default). Older inbox entries are deleted with
+// their queued pushes; the unread count and the inbox no longer show them. A sender that retries
+// an event committed before the retention is told it was seen and nothing is stored again.
+TEST_F(NotificationsApiPgTest, EventsOlderThanTheRetentionArePrunedAndNotStoredAgain) {
+  const std::string ada = NewUuid();
+  Register(ada, v1::PLATFORM_APNS, testing::ApnsToken());
+  std::vector<v1::Event> events;
+  for (int i = 1; i <= 3; ++i) {
+    events.push_back(GameEvent(ada, v1::EVENT_KIND_GAME_OVER, NewUuid(), i));
+  }
+  const v1::Event old_turn = GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, NewUuid(), 2);
+  events.push_back(old_turn);
+  ASSERT_TRUE(Accept(events).ok());
+  ASSERT_EQ(Inbox(ada).unread_count(), 4);
+  ASSERT_EQ(Query("SELECT count(*) FROM notifications.deliveries"), "4");
+  // Versions 1 and 2 (the your-turn among them) were created 91 days ago.
+  Query(
+      "UPDATE notifications.events SET create_time = create_time - interval '91 days' "
+      "WHERE version <= 2");
+
+  ASSERT_THAT(PruneNow(server_->installed()), ::parlor::testing::IsOkAndHolds(3));
+  v1::ListNotificationsResponse inbox = Inbox(ada);
+  ASSERT_EQ(inbox.notifications_size(), 1);
+  EXPECT_EQ(inbox.notifications(0).version(), 3);
+  EXPECT_EQ(inbox.unread_count(), 1);
+  EXPECT_EQ(Query("SELECT count(*) FROM notifications.deliveries"), "1");
+  // Nothing older is left: a second prune deletes nothing.
+  EXPECT_THAT(PruneNow(server_->installed()), ::parlor::testing::IsOkAndHolds(0));
+
+  // The sender retries the your-turn it committed 91 days ago, and hands over a new event.
+  v1::Event retried = old_turn;
+  *retried.mutable_commit_time() = google::protobuf::util::TimeUtil::SecondsToTimestamp(
+      absl::ToUnixSeconds(absl::Now() - absl::Hours(24 * 91)));
+  const v1::Event fresh = GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, NewUuid(), 7);
+  v1::AcceptEventsResponse accepted;
+  ASSERT_TRUE(Accept({retried, fresh}, &accepted).ok());
+  EXPECT_EQ(accepted.accepted(), 1);
+  EXPECT_EQ(accepted.duplicates(), 1);
+  inbox = Inbox(ada);
+  ASSERT_EQ(inbox.notifications_size(), 2);
+  EXPECT_EQ(inbox.notifications(0).game_id(), fresh.game_id());
+  EXPECT_EQ(Query("SELECT count(*) FROM notifications.deliveries"), "2");
 }
 
 // The queue gauges the alerts read: depth counts every queued push, the oldest age (from the

@@ -54,11 +54,17 @@ DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
   auto& events = prometheus::BuildCounter()
                      .Name("parlor_notifications_events_total")
                      .Help(
-                         "Events handed over by other services: accepted, or duplicates of "
-                         "ones accepted before")
+                         "Events handed over by other services: accepted, duplicates of ones "
+                         "accepted before, or too old to keep (committed before the retention)")
                      .Register(*registry);
   accepted_ = &events.Add({{"outcome", "accepted"}});
   duplicates_ = &events.Add({{"outcome", "duplicate"}});
+  too_old_ = &events.Add({{"outcome", "too_old"}});
+  pruned_ = &prometheus::BuildCounter()
+                 .Name("parlor_notifications_events_pruned_total")
+                 .Help("Stored events (inbox entries) deleted once older than the retention")
+                 .Register(*registry)
+                 .Add({});
   // Every series the alerts divide exists from the start, at zero.
   for (Platform platform : {Platform::kApns, Platform::kFcm}) {
     for (const std::string& result : Results()) {
@@ -91,10 +97,15 @@ void DeliveryMetrics::Queue(int64_t depth, absl::Duration oldest_age) {
   oldest_age_->Set(std::max(0.0, absl::ToDoubleSeconds(oldest_age)));
 }
 
-void DeliveryMetrics::Events(int accepted, int duplicates) {
+void DeliveryMetrics::Events(int accepted, int duplicates, int too_old) {
   if (accepted_ == nullptr) return;
   accepted_->Increment(accepted);
   duplicates_->Increment(duplicates);
+  too_old_->Increment(too_old);
+}
+
+void DeliveryMetrics::Pruned(int events) {
+  if (pruned_ != nullptr) pruned_->Increment(events);
 }
 
 PushSender* Deliverer::Senders::For(Platform platform) {

@@ -89,7 +89,9 @@ struct DeliveryOptions {
 //       reported their token dead
 //   parlor_notifications_queue_depth (every queued push), parlor_notifications_queue_oldest_age_
 //       seconds (of the oldest push that is due: not waiting for quiet hours or a retry)
-//   parlor_notifications_events_total{outcome}  accepted / duplicate events
+//   parlor_notifications_events_total{outcome}  accepted / duplicate / too_old events (too_old:
+//       committed before the inbox's retention, acknowledged and not stored)
+//   parlor_notifications_events_pruned_total  stored events deleted after the retention
 class DeliveryMetrics {
  public:
   explicit DeliveryMetrics(prometheus::Registry* registry);
@@ -97,7 +99,8 @@ class DeliveryMetrics {
   void Latency(Platform platform, absl::Duration latency);
   void DeadToken(Platform platform);
   void Queue(int64_t depth, absl::Duration oldest_age);
-  void Events(int accepted, int duplicates);
+  void Events(int accepted, int duplicates, int too_old);
+  void Pruned(int events);
 
  private:
   prometheus::Family<prometheus::Counter>* deliveries_ = nullptr;
@@ -107,6 +110,8 @@ class DeliveryMetrics {
   prometheus::Gauge* oldest_age_ = nullptr;
   prometheus::Counter* accepted_ = nullptr;
   prometheus::Counter* duplicates_ = nullptr;
+  prometheus::Counter* too_old_ = nullptr;
+  prometheus::Counter* pruned_ = nullptr;
 };
 
 // Claims due pushes, sends them, and settles each outcome: accepted, refused for good, expired

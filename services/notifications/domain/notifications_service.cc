@@ -23,11 +23,13 @@ absl::Status BadPageToken() {
 
 NotificationsService::NotificationsService(NotificationsStore* store, Clock clock,
                                            DeliveryMetrics* metrics,
-                                           std::function<void()> on_queued)
+                                           std::function<void()> on_queued,
+                                           absl::Duration retention)
     : store_(store),
       clock_(std::move(clock)),
       metrics_(metrics),
-      on_queued_(std::move(on_queued)) {}
+      on_queued_(std::move(on_queued)),
+      retention_(retention) {}
 
 absl::StatusOr<NotificationsStore::Registered> NotificationsService::RegisterDevice(
     const std::string& account_id, Device device) {
@@ -161,17 +163,43 @@ absl::StatusOr<NotificationsStore::Accepted> NotificationsService::AcceptEvents(
     if (absl::Status valid = ValidateEvent(i, events[i]); !valid.ok()) return valid;
   }
   const absl::Time now = clock_();
-  absl::StatusOr<NotificationsStore::Accepted> accepted = store_->AcceptEvents(
-      events,
-      [this, now](const Event& event, const Preferences& preferences) {
-        return PlanEvent(event, preferences, now);
-      },
-      now);
+  // Committed before the retention: kept, it would be pruned at once, and its dedupe key may
+  // already be (a sender retrying that long): acknowledged as seen, not stored.
+  std::vector<Event> kept;
+  kept.reserve(events.size());
+  for (const Event& event : events) {
+    if (!event.commit_time.has_value() || *event.commit_time >= now - retention_) {
+      kept.push_back(event);
+    }
+  }
+  const int too_old = static_cast<int>(events.size() - kept.size());
+  NotificationsStore::Accepted none;
+  absl::StatusOr<NotificationsStore::Accepted> accepted =
+      kept.empty() ? none
+                   : store_->AcceptEvents(
+                         kept,
+                         [this, now](const Event& event, const Preferences& preferences) {
+                           return PlanEvent(event, preferences, now);
+                         },
+                         now);
   if (!accepted.ok()) return accepted.status();
-  if (metrics_ != nullptr) metrics_->Events(accepted->accepted, accepted->duplicates);
+  if (metrics_ != nullptr) metrics_->Events(accepted->accepted, accepted->duplicates, too_old);
+  accepted->duplicates += too_old;
   if (accepted->deliveries > 0 && on_queued_) on_queued_();
   if (accepted->accepted > 0 && inbox_changed_) inbox_changed_();
   return accepted;
+}
+
+absl::StatusOr<int64_t> NotificationsService::PruneEvents() {
+  const absl::Time created_before = clock_() - retention_;
+  int64_t total = 0;
+  while (true) {
+    absl::StatusOr<int> pruned = store_->PruneEvents(created_before, kPruneBatch);
+    if (!pruned.ok()) return pruned.status();
+    total += *pruned;
+    if (metrics_ != nullptr) metrics_->Pruned(*pruned);
+    if (*pruned < kPruneBatch) return total;
+  }
 }
 
 absl::StatusOr<NotificationsStore::InboxPage> NotificationsService::InboxAfter(

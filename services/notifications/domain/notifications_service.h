@@ -23,8 +23,11 @@ class NotificationsService {
   using Clock = std::function<absl::Time()>;
 
   // `metrics` may be null. `on_queued` is called after events queued pushes (wakes the senders).
+  // Events are kept `retention` from their creation (PruneEvents); an event committed longer ago
+  // is acknowledged and not stored (a sender's retry of one already pruned must not come back).
   NotificationsService(NotificationsStore* store, Clock clock, DeliveryMetrics* metrics,
-                       std::function<void()> on_queued);
+                       std::function<void()> on_queued,
+                       absl::Duration retention = kDefaultRetention);
 
   absl::StatusOr<NotificationsStore::Registered> RegisterDevice(const std::string& account_id,
                                                                 Device device);
@@ -48,6 +51,10 @@ class NotificationsService {
 
   absl::StatusOr<NotificationsStore::Accepted> AcceptEvents(const std::vector<Event>& events);
 
+  // Deletes the events older than the retention, kPruneBatch per transaction, until none is
+  // left; returns how many. Safe on every replica at once.
+  absl::StatusOr<int64_t> PruneEvents();
+
   // WatchNotifications: the inbox entries after `after_id` (oldest first, at most
   // kMaxPageSize) with the unread count; INVALID_ARGUMENT for a negative id.
   absl::StatusOr<NotificationsStore::InboxPage> InboxAfter(const std::string& account_id,
@@ -61,6 +68,8 @@ class NotificationsService {
   static constexpr int kDefaultPageSize = 20;
   static constexpr int kMaxPageSize = 100;
   static constexpr size_t kMaxMarkRead = 100;
+  static constexpr absl::Duration kDefaultRetention = absl::Hours(24 * 90);
+  static constexpr int kPruneBatch = 1000;
 
  private:
   NotificationsStore::Plan PlanEvent(const Event& event, const Preferences& preferences,
@@ -71,6 +80,7 @@ class NotificationsService {
   DeliveryMetrics* metrics_;
   std::function<void()> on_queued_;
   std::function<void()> inbox_changed_;
+  absl::Duration retention_;
 };
 
 }  // namespace parlor::notifications

@@ -85,6 +85,10 @@ class NotificationsStore {
                                            absl::Time now) = 0;
 
   // Leases up to `limit` due pushes until now + lease (their attempt count goes up by one).
+  // Deletes the events created before `created_before` among the oldest `limit` (one
+  // transaction); returns how many. Fewer than `limit`: none older is left.
+  virtual absl::StatusOr<int> PruneEvents(absl::Time created_before, int limit) = 0;
+
   virtual absl::StatusOr<std::vector<Push>> ClaimPushes(absl::Time now, absl::Duration lease,
                                                         int limit) = 0;
   // Removes pushes from the queue (accepted, refused for good, expired).

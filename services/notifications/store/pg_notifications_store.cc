@@ -426,6 +426,17 @@ absl::StatusOr<int64_t> PgNotificationsStore::MarkRead(const std::string& accoun
   return unread;
 }
 
+absl::StatusOr<int> PgNotificationsStore::PruneEvents(absl::Time created_before, int limit) {
+  int pruned = 0;
+  absl::Status status = db_->Transact("prune_events", [&](pqxx::work& txn) {
+    pruned = static_cast<int>(
+        txn.exec_params0(sql::kPruneEvents, Micros(created_before), limit).affected_rows());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return pruned;
+}
+
 void PgNotificationsStore::IndexScansOnly(pqxx::work& txn) const {
   if (queue_ == QueueMode::kIndexed) txn.exec0(sql::kIndexScansOnly);
 }

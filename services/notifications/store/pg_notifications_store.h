@@ -44,6 +44,7 @@ class PgNotificationsStore : public NotificationsStore, public AccountDeletionSi
       const std::vector<std::string>& account_ids) override;
   absl::StatusOr<int64_t> MarkRead(const std::string& account_id, const std::vector<int64_t>& ids,
                                    int64_t up_to, absl::Time now) override;
+  absl::StatusOr<int> PruneEvents(absl::Time created_before, int limit) override;
   absl::StatusOr<std::vector<Push>> ClaimPushes(absl::Time now, absl::Duration lease,
                                                 int limit) override;
   absl::Status RemovePushes(const std::vector<int64_t>& delivery_ids) override;

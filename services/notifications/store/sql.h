@@ -193,6 +193,15 @@ inline constexpr char kInboxHeads[] =
     "  AND e.read_time IS NULL) "
     "FROM unnest($1::uuid[]) AS a";
 
+// Pruning: of the oldest $2 events by id (ids follow creation), those created before $1 are
+// deleted, with their queued pushes (ON DELETE CASCADE). It reads only those rows, through the
+// primary key, so it costs the same however long the history, and it locks only rows it deletes
+// (replicas pruning at once delete each row once; the later one finds it gone).
+inline constexpr char kPruneEvents[] =
+    "DELETE FROM notifications.events WHERE notification_id IN (SELECT h.notification_id "
+    "FROM (SELECT notification_id, create_time FROM notifications.events "
+    "ORDER BY notification_id LIMIT $2) h WHERE h.create_time < " PARLOR_TS(1) ")";
+
 inline constexpr char kCountUnread[] =
     "SELECT count(*) FROM notifications.events WHERE account_id = $1::uuid AND in_inbox "
     "AND read_time IS NULL";
