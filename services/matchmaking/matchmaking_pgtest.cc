@@ -1409,6 +1409,90 @@ TEST_F(MatchmakingPgTest, AStreamOpenedWhileAMatchWaitsForItsGameHearsTheGame) {
   reader->Finish();
 }
 
+// Finished tickets and challenges are kept 30 days after their creation and last change, then
+// deleted with their players' rows; waiting tickets, open challenges and matches still waiting
+// for their game are kept however old.
+TEST_F(MatchmakingPgTest, FinishedTicketsAndChallengesArePrunedAfterTheRetention) {
+  std::map<std::string, std::string> id;  // the players' account ids
+  for (const char* name : {"pa", "pb", "pc", "pd", "pe", "pf"}) {
+    id[name] = SignIn(absl::StrCat("device-", name)).first;
+  }
+  Replica r = MakeReplica();
+  absl::StatusOr<TicketRow> cancelled = r.service->Enqueue(id["pa"], Input("pico", false));
+  ASSERT_THAT(cancelled, IsOk());
+  ASSERT_THAT(r.service->CancelTicket(id["pa"], cancelled->ticket_id), IsOk());
+  absl::StatusOr<ChallengeRow> declined =
+      r.service->Challenge(id["pa"], Invite("pico", {id["pb"]}));
+  ASSERT_THAT(declined, IsOk());
+  ASSERT_THAT(r.service->DeclineChallenge(id["pb"], declined->challenge_id), IsOk());
+  ASSERT_NO_FATAL_FAILURE(MatchByQueueAndChallenge(r, id["pc"], id["pd"], "pico"));
+  ASSERT_THAT(r.service->Enqueue(id["pe"], Input("pico", false)), IsOk());
+  ASSERT_THAT(r.service->Challenge(id["pe"], Invite("pico", {id["pf"]})), IsOk());
+  const auto rows = [this] {
+    return std::vector<int64_t>{Count("SELECT count(*) FROM matchmaking.tickets"),
+                                Count("SELECT count(*) FROM matchmaking.ticket_players"),
+                                Count("SELECT count(*) FROM matchmaking.challenges"),
+                                Count("SELECT count(*) FROM matchmaking.challenge_players")};
+  };
+  ASSERT_THAT(rows(), ElementsAre(4, 4, 3, 6));
+
+  // A month later: the cancelled ticket and the declined challenge go; the match waiting for its
+  // game, the waiting ticket and the open challenge stay.
+  clock_->Advance(absl::Hours(24 * 31));
+  absl::StatusOr<MatchmakingService::Pruned> pruned = r.service->PruneHistory();
+  ASSERT_THAT(pruned, IsOk());
+  EXPECT_EQ(pruned->tickets, 1);
+  EXPECT_EQ(pruned->challenges, 1);
+  EXPECT_THAT(rows(), ElementsAre(3, 3, 2, 4));
+
+  // The games are created: the match's tickets and challenge changed now, so they stay another
+  // month.
+  SlowGameCreator games;
+  games.hold = absl::ZeroDuration();
+  Replica delivering = MakeReplica(nullptr, &games);
+  ASSERT_THAT(delivering.service->DeliverGames(), IsOkAndHolds(2));
+  pruned = r.service->PruneHistory();
+  ASSERT_THAT(pruned, IsOk());
+  EXPECT_EQ(pruned->tickets + pruned->challenges, 0);
+  clock_->Advance(absl::Hours(24 * 31));
+  pruned = r.service->PruneHistory();
+  ASSERT_THAT(pruned, IsOk());
+  EXPECT_EQ(pruned->tickets, 2);
+  EXPECT_EQ(pruned->challenges, 1);
+  EXPECT_THAT(rows(), ElementsAre(1, 1, 1, 2));
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM matchmaking.tickets WHERE owner_id = '",
+                               id["pe"], "' AND state = 'waiting'")),
+            1);
+  EXPECT_EQ(
+      Count(absl::StrCat("SELECT count(*) FROM matchmaking.challenges WHERE challenger_id = '",
+                         id["pe"], "' AND state = 'open'")),
+      1);
+
+  // Twenty thousand tickets finished today: a prune with nothing old to delete reads a few
+  // pages of the index of final tickets, not the tickets.
+  pqxx::connection c(db_url());
+  {
+    pqxx::work txn(c);
+    txn.exec_params0(
+        "INSERT INTO matchmaking.tickets SELECT (jsonb_populate_record(t, jsonb_build_object("
+        "'ticket_id', gen_random_uuid(), 'state', 'cancelled', 'create_time', n.at, "
+        "'expire_time', n.at + interval '1 hour', 'update_time', n.at))).* "
+        "FROM matchmaking.tickets t, generate_series(1, 20000), "
+        "(SELECT to_timestamp($1::double precision / 1000000) AS at) n WHERE t.state = 'waiting'",
+        absl::ToUnixMicros(clock_->Now()));
+    txn.exec0("ANALYZE matchmaking.tickets");
+    txn.commit();
+  }
+  pqxx::work txn(c);
+  const std::string plan =
+      txn.exec_params1(absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ", sql::kPruneTickets),
+                       absl::ToUnixMicros(clock_->Now() - absl::Hours(24 * 30)), 500)[0]
+          .as<std::string>();
+  txn.abort();
+  EXPECT_THAT(parlor::testing::PagesReadByPlan(plan), ::testing::Optional(::testing::Le(10)))
+      << plan;
+}
+
 TEST_F(MatchmakingPgTest, MetricsCountMatchesWaitsSpreadAndExpiries) {
   ASSERT_THAT(service_->Enqueue("m1", Input("pico", true)), IsOk());
   ASSERT_THAT(service_->Enqueue("m2", Input("pico", true)), IsOk());

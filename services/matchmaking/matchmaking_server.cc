@@ -30,9 +30,10 @@ struct Installed {
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<WatchHub> hub;
   std::unique_ptr<MatchmakingApi> api;
-  std::unique_ptr<PeriodicLoop>
-      delivery_loop;  // before `loop`, which wakes it, so destroyed after it
+  // Before `loop`, which wakes it, so destroyed after it.
+  std::unique_ptr<PeriodicLoop> delivery_loop;
   std::unique_ptr<PeriodicLoop> loop;
+  std::unique_ptr<PeriodicLoop> prune_loop;
   std::unique_ptr<NotificationOutboxStore> outbox;
   std::unique_ptr<NotificationsRelay> relay;
   std::unique_ptr<PeriodicLoop> relay_loop;
@@ -40,6 +41,7 @@ struct Installed {
 
   ~Installed() {
     deletions.reset();
+    prune_loop.reset();
     relay_loop.reset();
     loop.reset();
     if (hub) hub->Stop();
@@ -78,6 +80,14 @@ void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config) {
                  absl::Minutes(1), absl::Hours(24 * 30));
   flags.Duration("challenge_ttl", &config->options.challenge_ttl,
                  "lifetime of an unaccepted challenge", absl::Minutes(1), absl::Hours(24 * 30));
+  flags.Duration("history_retention", &config->options.history_retention,
+                 "final tickets and challenges are deleted this long after their creation and "
+                 "last change (the lists show 7 days)",
+                 absl::Hours(24 * 8), absl::Hours(24 * 3650));
+  flags.Duration("prune_interval", &config->prune_interval,
+                 "how often this replica deletes tickets and challenges older than "
+                 "--history_retention (0s = never)",
+                 absl::ZeroDuration(), absl::Hours(24));
   flags.Int("rating_window", &config->initial_window,
             "ranked: accepted rating difference when a ticket is new", {.min = 0, .max = 10000});
   flags.Int("rating_window_widen_per_minute", &config->widen_per_minute,
@@ -165,6 +175,18 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   installed->api = std::make_unique<MatchmakingApi>(
       installed->domain.get(), &host.rpc(), installed->authenticator.get(), installed->hub.get());
   host.AddService(installed->api.get(), "parlor.matchmaking.v1.MatchmakingService");
+  {
+    MatchmakingService* domain = installed->domain.get();
+    installed->prune_loop = std::make_unique<PeriodicLoop>(config.prune_interval, [domain] {
+      absl::StatusOr<MatchmakingService::Pruned> pruned = domain->PruneHistory();
+      if (!pruned.ok()) {
+        spdlog::warn("matchmaking: pruning history failed: {}", pruned.status().ToString());
+      } else if (pruned->tickets + pruned->challenges > 0) {
+        spdlog::info("matchmaking: pruned {} tickets and {} challenges older than the retention",
+                     pruned->tickets, pruned->challenges);
+      }
+    });
+  }
   if (config.matcher_interval > absl::ZeroDuration()) {
     MatchmakingService* domain = installed->domain.get();
     // Games are created on their own loop: behind the pass, a burst of CreateGame calls (seconds

@@ -24,6 +24,9 @@ struct MatchmakingConfig {
   // How often this replica runs the matcher pass and the game-creation outbox (0 = never).
   absl::Duration matcher_interval = absl::Seconds(1);
   absl::Duration watch_poll_interval = absl::Seconds(1);
+  // How often this replica deletes final tickets and challenges older than
+  // options.history_retention (0 = never).
+  absl::Duration prune_interval = absl::Minutes(1);
   // notifications gRPC host:port: match found and challenges are handed over from the
   // notification outbox every `notifications_interval`. Empty: the outbox only fills.
   std::string notifications_address;

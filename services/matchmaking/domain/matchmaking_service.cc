@@ -61,6 +61,12 @@ class MatchmakingMetrics {
                     .Help("Tickets that expired unmatched")
                     .Register(*registry)
                     .Add({});
+    auto& pruned = prometheus::BuildCounter()
+                       .Name("parlor_matchmaking_pruned_total")
+                       .Help("Final tickets and challenges deleted once older than the retention")
+                       .Register(*registry);
+    pruned_tickets_ = &pruned.Add({{"kind", "ticket"}});
+    pruned_challenges_ = &pruned.Add({{"kind", "challenge"}});
   }
 
   // Sets the waiting gauges from one pass; pools that emptied since drop to zero.
@@ -95,6 +101,10 @@ class MatchmakingMetrics {
   void CountMatch(const std::string& game) { matches_->Add({{"game", game}}).Increment(); }
   void ObserveSpread(double spread) { spread_->Observe(spread); }
   void CountExpired(int n) { expired_->Increment(n); }
+  void CountPruned(int tickets, int challenges) {
+    pruned_tickets_->Increment(tickets);
+    pruned_challenges_->Increment(challenges);
+  }
 
  private:
   prometheus::Gauge& Oldest(const std::pair<std::string, bool>& key) {
@@ -115,6 +125,8 @@ class MatchmakingMetrics {
   prometheus::Family<prometheus::Histogram>* spread_family_;
   prometheus::Histogram* spread_;
   prometheus::Counter* expired_;
+  prometheus::Counter* pruned_tickets_;
+  prometheus::Counter* pruned_challenges_;
 };
 
 namespace {
@@ -578,6 +590,20 @@ absl::StatusOr<std::vector<PlannedMatch>> MatchmakingService::Plan(
                                    .rating_spread = table.rating_spread});
   }
   return planned;
+}
+
+absl::StatusOr<MatchmakingService::Pruned> MatchmakingService::PruneHistory() {
+  const absl::Time before = deps_.clock() - options_.history_retention;
+  Pruned total;
+  while (true) {
+    absl::StatusOr<std::pair<int, int>> pruned =
+        deps_.store->PruneHistory(before, options_.batch_size);
+    if (!pruned.ok()) return pruned.status();
+    total.tickets += pruned->first;
+    total.challenges += pruned->second;
+    metrics_->CountPruned(pruned->first, pruned->second);
+    if (std::max(pruned->first, pruned->second) < options_.batch_size) return total;
+  }
 }
 
 absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {

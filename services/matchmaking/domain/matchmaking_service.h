@@ -51,6 +51,9 @@ struct MatchmakingOptions {
   // `ranked_min_games_for_finish_rate` games (0: no minimum). Checked at Enqueue.
   int ranked_min_finish_percent = 0;
   int ranked_min_games_for_finish_rate = 10;
+  // Final tickets and challenges are deleted this long after their creation and last change
+  // (PruneHistory); the lists show a week.
+  absl::Duration history_retention = absl::Hours(24 * 30);
 };
 
 // GameCatalog::LadderFor over the shipped games (engine::AllGames()): the ratings service's
@@ -171,6 +174,13 @@ class MatchmakingService {
   // Background work, safe to run on any number of replicas at once.
   // Expires due tickets and challenges, then runs the matcher over every pool.
   absl::StatusOr<PassStats> RunMatcherPass();
+  // Deletes the final tickets and challenges older than the retention, batch_size of each per
+  // transaction, until none is left. Safe on every replica at once.
+  struct Pruned {
+    int64_t tickets = 0;
+    int64_t challenges = 0;
+  };
+  absl::StatusOr<Pruned> PruneHistory();
   // Creates the games of matches that have none yet (sessions.CreateGame), up to
   // options.delivery_parallelism at once; returns how many were created. A failed match is
   // logged (WARNING) and left in the outbox for a later attempt; the others still go ahead.

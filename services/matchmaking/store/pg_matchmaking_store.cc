@@ -730,6 +730,19 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
   return result;
 }
 
+absl::StatusOr<std::pair<int, int>> PgMatchmakingStore::PruneHistory(absl::Time before, int limit) {
+  std::pair<int, int> pruned;
+  absl::Status status = db_->Transact("prune_history", [&](pqxx::work& txn) -> absl::Status {
+    pruned.first = static_cast<int>(
+        txn.exec_params0(sql::kPruneTickets, Micros(before), limit).affected_rows());
+    pruned.second = static_cast<int>(
+        txn.exec_params0(sql::kPruneChallenges, Micros(before), limit).affected_rows());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return pruned;
+}
+
 absl::StatusOr<std::vector<TicketRow>> PgMatchmakingStore::ExpireDue(absl::Time now, int limit) {
   std::vector<TicketRow> result;
   absl::Status status = db_->Transact("expire_due", [&](pqxx::work& txn) -> absl::Status {

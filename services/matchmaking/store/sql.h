@@ -115,6 +115,26 @@ inline constexpr char kChangedTicketsOfAccounts[] =
     "1000000)) "
     "ORDER BY t.create_time DESC, t.ticket_id LIMIT $4) x";
 
+// ---- History ----------------------------------------------------------------------------------
+
+// Pruning: up to $2 of the oldest final tickets (tickets_final_idx) created and last changed
+// before $1, except those matched to a game not created yet; their ticket_players rows go with
+// them (ON DELETE CASCADE). Replicas pruning at once delete each row once.
+inline constexpr char kPruneTickets[] =
+    "DELETE FROM matchmaking.tickets WHERE ticket_id IN (SELECT t.ticket_id "
+    "FROM matchmaking.tickets t WHERE t.state <> 'waiting' AND t.create_time < " PARLOR_MM_TS(1)
+    " AND t.update_time < " PARLOR_MM_TS(1)
+    " AND NOT EXISTS (SELECT 1 FROM matchmaking.matches m WHERE m.match_id = t.match_id "
+    "AND m.game_id IS NULL) ORDER BY t.create_time LIMIT $2)";
+
+// The same for challenges (challenges_final_idx), with their challenge_players rows.
+inline constexpr char kPruneChallenges[] =
+    "DELETE FROM matchmaking.challenges WHERE challenge_id IN (SELECT c.challenge_id "
+    "FROM matchmaking.challenges c WHERE c.state <> 'open' AND c.create_time < " PARLOR_MM_TS(1)
+    " AND c.update_time < " PARLOR_MM_TS(1)
+    " AND NOT EXISTS (SELECT 1 FROM matchmaking.matches m WHERE m.match_id = c.match_id "
+    "AND m.game_id IS NULL) ORDER BY c.create_time LIMIT $2)";
+
 // ---- Parties ----------------------------------------------------------------------------------
 
 inline constexpr char kInsertParty[] =
