@@ -633,10 +633,14 @@ TEST_F(WatchStreamsPgTest, AMoveCommittedWhileTheChangeFeedIsDisconnectedIsStill
   const v1::Game game = CreateGame("pico", "feed-lost", {kAlice, kBob});
   v1::SessionsService::Stub stub = Sessions(1);
   auto stream = WatchGame(stub, keys_.PlayerToken(kAlice), game.game_id(), game.version());
-  for (int wait = 0; wait < 200 && CounterValue(Metrics(1), "parlor_sessions_watch_streams") < 1;
+  // The stream's first read is done (else, on a busy machine, it could run after the move below
+  // and deliver it without any feed).
+  for (int wait = 0;
+       wait < 500 && CounterValue(Metrics(1), "parlor_sessions_watch_pages_read_total") < 1;
        ++wait) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  ASSERT_GE(CounterValue(Metrics(1), "parlor_sessions_watch_pages_read_total"), 1);
   // The replicas' change feeds lose their connections; the move commits before they listen
   // again (a feed waits half a second before it reconnects), so no replica hears of it.
   pqxx::connection admin(db_url());
@@ -661,14 +665,24 @@ TEST_F(WatchStreamsPgTest, AMoveCommittedWhileTheChangeFeedIsDisconnectedIsStill
   ASSERT_TRUE(stream.reader->Read(&event))
       << "the stream never delivered the move committed while the feed was disconnected";
   EXPECT_EQ(event.event().version(), version);
-  EXPECT_EQ(CounterValue(Metrics(1), "parlor_sessions_watch_feed_resyncs_total"), 1);
+  // The counters are set as the feed works, not before the stream's delivery: wait for them.
+  const auto counter_reaches = [this](const char* name, auto done) {
+    for (int wait = 0; wait < 500; ++wait) {
+      if (done(CounterValue(Metrics(1), name))) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  };
+  EXPECT_TRUE(counter_reaches("parlor_sessions_watch_feed_resyncs_total",
+                              [](double resyncs) { return resyncs == 1; }));
   EXPECT_EQ(CounterValue(Metrics(1), "parlor_sessions_watch_changes_total"), heard_before)
       << "the feed heard of the move: it was delivered by the change, not by the resync";
   // Changes committed after the feed is back are heard again.
   ASSERT_EQ(Play(game.game_id(), version + 1), version + 1);
   ASSERT_TRUE(stream.reader->Read(&event));
   EXPECT_EQ(event.event().version(), version + 1);
-  EXPECT_GT(CounterValue(Metrics(1), "parlor_sessions_watch_changes_total"), heard_before);
+  EXPECT_TRUE(counter_reaches("parlor_sessions_watch_changes_total",
+                              [heard_before](double heard) { return heard > heard_before; }));
   stream.context->TryCancel();
   stream.reader->Finish();
 }
