@@ -595,15 +595,16 @@ absl::StatusOr<std::vector<PlannedMatch>> MatchmakingService::Plan(
 absl::StatusOr<MatchmakingService::Pruned> MatchmakingService::PruneHistory() {
   const absl::Time before = deps_.clock() - options_.history_retention;
   Pruned total;
-  while (true) {
+  for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
     absl::StatusOr<std::pair<int, int>> pruned =
         deps_.store->PruneHistory(before, options_.batch_size);
     if (!pruned.ok()) return pruned.status();
     total.tickets += pruned->first;
     total.challenges += pruned->second;
     metrics_->CountPruned(pruned->first, pruned->second);
-    if (std::max(pruned->first, pruned->second) < options_.batch_size) return total;
+    if (std::max(pruned->first, pruned->second) < options_.batch_size) break;
   }
+  return total;
 }
 
 absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {

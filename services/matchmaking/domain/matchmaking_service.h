@@ -175,12 +175,15 @@ class MatchmakingService {
   // Expires due tickets and challenges, then runs the matcher over every pool.
   absl::StatusOr<PassStats> RunMatcherPass();
   // Deletes the final tickets and challenges older than the retention, batch_size of each per
-  // transaction, until none is left. Safe on every replica at once.
+  // transaction, until none is left or kPruneBatchesPerCall batches are done (a backlog is
+  // worked off call by call, so a server stopping waits for one call at most). Safe on every
+  // replica at once.
   struct Pruned {
     int64_t tickets = 0;
     int64_t challenges = 0;
   };
   absl::StatusOr<Pruned> PruneHistory();
+  static constexpr int kPruneBatchesPerCall = 100;
   // Creates the games of matches that have none yet (sessions.CreateGame), up to
   // options.delivery_parallelism at once; returns how many were created. A failed match is
   // logged (WARNING) and left in the outbox for a later attempt; the others still go ahead.

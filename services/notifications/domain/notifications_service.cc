@@ -1,5 +1,7 @@
 #include "services/notifications/domain/notifications_service.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -165,23 +167,25 @@ absl::StatusOr<NotificationsStore::Accepted> NotificationsService::AcceptEvents(
   const absl::Time now = clock_();
   // Committed before the retention: kept, it would be pruned at once, and its dedupe key may
   // already be (a sender retrying that long): acknowledged as seen, not stored.
-  std::vector<Event> kept;
-  kept.reserve(events.size());
-  for (const Event& event : events) {
-    if (!event.commit_time.has_value() || *event.commit_time >= now - retention_) {
-      kept.push_back(event);
-    }
+  const auto too_old_event = [cutoff = now - retention_](const Event& event) {
+    return event.commit_time.has_value() && *event.commit_time < cutoff;
+  };
+  const int too_old = static_cast<int>(std::count_if(events.begin(), events.end(), too_old_event));
+  std::vector<Event> kept;  // only when some are too old: the batch is not copied otherwise
+  if (too_old > 0) {
+    std::copy_if(events.begin(), events.end(), std::back_inserter(kept),
+                 [&too_old_event](const Event& event) { return !too_old_event(event); });
   }
-  const int too_old = static_cast<int>(events.size() - kept.size());
+  const std::vector<Event>& stored = too_old > 0 ? kept : events;
   NotificationsStore::Accepted none;
   absl::StatusOr<NotificationsStore::Accepted> accepted =
-      kept.empty() ? none
-                   : store_->AcceptEvents(
-                         kept,
-                         [this, now](const Event& event, const Preferences& preferences) {
-                           return PlanEvent(event, preferences, now);
-                         },
-                         now);
+      stored.empty() ? none
+                     : store_->AcceptEvents(
+                           stored,
+                           [this, now](const Event& event, const Preferences& preferences) {
+                             return PlanEvent(event, preferences, now);
+                           },
+                           now);
   if (!accepted.ok()) return accepted.status();
   if (metrics_ != nullptr) metrics_->Events(accepted->accepted, accepted->duplicates, too_old);
   accepted->duplicates += too_old;
@@ -193,13 +197,14 @@ absl::StatusOr<NotificationsStore::Accepted> NotificationsService::AcceptEvents(
 absl::StatusOr<int64_t> NotificationsService::PruneEvents() {
   const absl::Time created_before = clock_() - retention_;
   int64_t total = 0;
-  while (true) {
+  for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
     absl::StatusOr<int> pruned = store_->PruneEvents(created_before, kPruneBatch);
     if (!pruned.ok()) return pruned.status();
     total += *pruned;
     if (metrics_ != nullptr) metrics_->Pruned(*pruned);
-    if (*pruned < kPruneBatch) return total;
+    if (*pruned < kPruneBatch) break;
   }
+  return total;
 }
 
 absl::StatusOr<NotificationsStore::InboxPage> NotificationsService::InboxAfter(

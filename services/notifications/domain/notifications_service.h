@@ -52,7 +52,9 @@ class NotificationsService {
   absl::StatusOr<NotificationsStore::Accepted> AcceptEvents(const std::vector<Event>& events);
 
   // Deletes the events older than the retention, kPruneBatch per transaction, until none is
-  // left; returns how many. Safe on every replica at once.
+  // left or kPruneBatchesPerCall batches are done (a backlog, as when the retention first
+  // applies, is worked off call by call, so a server stopping waits for one call at most);
+  // returns how many. Safe on every replica at once.
   absl::StatusOr<int64_t> PruneEvents();
 
   // WatchNotifications: the inbox entries after `after_id` (oldest first, at most
@@ -70,6 +72,7 @@ class NotificationsService {
   static constexpr size_t kMaxMarkRead = 100;
   static constexpr absl::Duration kDefaultRetention = absl::Hours(24 * 90);
   static constexpr int kPruneBatch = 1000;
+  static constexpr int kPruneBatchesPerCall = 100;
 
  private:
   NotificationsStore::Plan PlanEvent(const Event& event, const Preferences& preferences,
