@@ -122,8 +122,9 @@ void AddNotificationsFlags(Flags& flags, NotificationsConfig* config) {
             "attempts after which 429/5xx answers are given up", {.min = 1, .max = 100});
   flags.Duration("inbox_retention", &config->retention,
                  "how long events (inbox entries) are kept; an event committed longer ago is "
-                 "acknowledged and not stored",
-                 absl::Hours(24), absl::Hours(24 * 3650));
+                 "acknowledged and not stored (at least 7 days: longer than any sender's backlog "
+                 "should last)",
+                 absl::Hours(24 * 7), absl::Hours(24 * 3650));
   flags.Duration("inbox_prune_interval", &config->prune_interval,
                  "how often this replica deletes events older than --inbox_retention (0: never)",
                  absl::ZeroDuration(), absl::Hours(24));
