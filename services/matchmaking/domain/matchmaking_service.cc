@@ -67,6 +67,11 @@ class MatchmakingMetrics {
                        .Register(*registry);
     pruned_tickets_ = &pruned.Add({{"kind", "ticket"}});
     pruned_challenges_ = &pruned.Add({{"kind", "challenge"}});
+    prune_failures_ = &prometheus::BuildCounter()
+                           .Name("parlor_matchmaking_prune_failures_total")
+                           .Help("Prune rounds that failed (the tables grow while they do)")
+                           .Register(*registry)
+                           .Add({});
   }
 
   // Sets the waiting gauges from one pass; pools that emptied since drop to zero.
@@ -105,6 +110,7 @@ class MatchmakingMetrics {
     pruned_tickets_->Increment(tickets);
     pruned_challenges_->Increment(challenges);
   }
+  void CountPruneFailure() { prune_failures_->Increment(); }
 
  private:
   prometheus::Gauge& Oldest(const std::pair<std::string, bool>& key) {
@@ -127,6 +133,7 @@ class MatchmakingMetrics {
   prometheus::Counter* expired_;
   prometheus::Counter* pruned_tickets_;
   prometheus::Counter* pruned_challenges_;
+  prometheus::Counter* prune_failures_;
 };
 
 namespace {
@@ -598,7 +605,10 @@ absl::StatusOr<MatchmakingService::Pruned> MatchmakingService::PruneHistory() {
   for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
     absl::StatusOr<std::pair<int, int>> pruned =
         deps_.store->PruneHistory(before, options_.batch_size);
-    if (!pruned.ok()) return pruned.status();
+    if (!pruned.ok()) {
+      metrics_->CountPruneFailure();
+      return pruned.status();
+    }
     total.tickets += pruned->first;
     total.challenges += pruned->second;
     metrics_->CountPruned(pruned->first, pruned->second);

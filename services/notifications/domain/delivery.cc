@@ -65,6 +65,11 @@ DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
                  .Help("Stored events (inbox entries) deleted once older than the retention")
                  .Register(*registry)
                  .Add({});
+  prune_failures_ = &prometheus::BuildCounter()
+                         .Name("parlor_notifications_prune_failures_total")
+                         .Help("Prune rounds that failed (the events table grows while they do)")
+                         .Register(*registry)
+                         .Add({});
   // Every series the alerts divide exists from the start, at zero.
   for (Platform platform : {Platform::kApns, Platform::kFcm}) {
     for (const std::string& result : Results()) {
@@ -106,6 +111,10 @@ void DeliveryMetrics::Events(int accepted, int duplicates, int too_old) {
 
 void DeliveryMetrics::Pruned(int events) {
   if (pruned_ != nullptr) pruned_->Increment(events);
+}
+
+void DeliveryMetrics::PruneFailed() {
+  if (prune_failures_ != nullptr) prune_failures_->Increment();
 }
 
 PushSender* Deliverer::Senders::For(Platform platform) {

@@ -92,6 +92,7 @@ struct DeliveryOptions {
 //   parlor_notifications_events_total{outcome}  accepted / duplicate / too_old events (too_old:
 //       committed before the inbox's retention, acknowledged and not stored)
 //   parlor_notifications_events_pruned_total  stored events deleted after the retention
+//   parlor_notifications_prune_failures_total  prune rounds that failed
 class DeliveryMetrics {
  public:
   explicit DeliveryMetrics(prometheus::Registry* registry);
@@ -101,6 +102,7 @@ class DeliveryMetrics {
   void Queue(int64_t depth, absl::Duration oldest_age);
   void Events(int accepted, int duplicates, int too_old);
   void Pruned(int events);
+  void PruneFailed();
 
  private:
   prometheus::Family<prometheus::Counter>* deliveries_ = nullptr;
@@ -112,6 +114,7 @@ class DeliveryMetrics {
   prometheus::Counter* duplicates_ = nullptr;
   prometheus::Counter* too_old_ = nullptr;
   prometheus::Counter* pruned_ = nullptr;
+  prometheus::Counter* prune_failures_ = nullptr;
 };
 
 // Claims due pushes, sends them, and settles each outcome: accepted, refused for good, expired

@@ -199,7 +199,10 @@ absl::StatusOr<int64_t> NotificationsService::PruneEvents() {
   int64_t total = 0;
   for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
     absl::StatusOr<int> pruned = store_->PruneEvents(created_before, kPruneBatch);
-    if (!pruned.ok()) return pruned.status();
+    if (!pruned.ok()) {
+      if (metrics_ != nullptr) metrics_->PruneFailed();
+      return pruned.status();
+    }
     total += *pruned;
     if (metrics_ != nullptr) metrics_->Pruned(*pruned);
     if (*pruned < kPruneBatch) break;
