@@ -47,10 +47,7 @@ struct Installed {
     if (loop != nullptr) loop->Wake();
   }
   ~Installed() {
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      pruner.reset();
-    }
+    pruner.reset();
     deletions.reset();
     if (hub != nullptr) hub->Stop();
     std::unique_ptr<DeliveryLoop> stopping;
@@ -200,18 +197,14 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
   if (h->deletions != nullptr) {
     host.WhenFirstServing([h] { h->deletions->Start(); });
   }
-  // Like the senders below, the pruner needs the schema: started once the migrations ran.
-  host.WhenFirstServing([h] {
-    NotificationsService* domain = h->domain.get();
-    std::lock_guard<std::mutex> lock(h->mu);
-    h->pruner = std::make_unique<PeriodicLoop>(h->config.prune_interval, [domain] {
-      absl::StatusOr<int64_t> pruned = domain->PruneEvents();
-      if (!pruned.ok()) {
-        spdlog::warn("notifications: pruning old events failed: {}", pruned.status().ToString());
-      } else if (*pruned > 0) {
-        spdlog::info("notifications: pruned {} events older than the retention", *pruned);
-      }
-    });
+  // Its first round comes one interval after start-up, once the migrations have run.
+  h->pruner = std::make_unique<PeriodicLoop>(h->config.prune_interval, [domain = h->domain.get()] {
+    absl::StatusOr<int64_t> pruned = domain->PruneEvents();
+    if (!pruned.ok()) {
+      spdlog::warn("notifications: pruning old events failed: {}", pruned.status().ToString());
+    } else if (*pruned > 0) {
+      spdlog::info("notifications: pruned {} events older than the retention", *pruned);
+    }
   });
   if (h->config.delivery.threads > 0) {
     // The senders need the schema: start them once the migrations ran.
