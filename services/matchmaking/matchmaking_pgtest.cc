@@ -186,21 +186,11 @@ class MatchmakingPgTest : public parlor::testing::PgTest {
     return digest.value_or("");
   }
 
-  // The pages `statement` reads with these parameters (EXPLAIN ANALYZE, rolled back), measured
-  // on its second run on one connection: the first also reads the catalogs the new connection
-  // has not cached yet.
+  // The pages `statement` reads with these parameters (parlor::testing::ExplainAnalyze).
   template <typename... Params>
   std::optional<int64_t> PagesRead(const std::string& statement, const Params&... params) {
-    pqxx::connection c(db_url());
-    std::string plan;
-    for (int run = 0; run < 2; ++run) {
-      pqxx::work txn(c);
-      const pqxx::row row = txn.exec_params1(
-          absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ", statement), params...);
-      plan = row[0].c_str();
-      txn.abort();
-    }
-    return parlor::testing::PagesReadByPlan(plan);
+    return parlor::testing::PagesReadByPlan(
+        parlor::testing::ExplainAnalyze(db_url(), statement, params...));
   }
 
   int64_t Count(const std::string& query) {

@@ -7,8 +7,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
+#include "pqxx/pqxx"
 
 namespace parlor::testing {
 
@@ -45,6 +47,24 @@ absl::StatusOr<std::string> SchemaContentDigest(const std::string& url, const st
 // used, which include every node's below it: the pages a statement read. None when the plan has
 // no buffer counts.
 std::optional<int64_t> PagesReadByPlan(absl::string_view explain_json);
+
+// The `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)` plan of `statement` with these parameters, from
+// its second run on one new connection to `url` (the first also reads the catalogs the connection
+// has not cached yet, pages the statement itself does not read); both runs are rolled back.
+template <typename... Params>
+std::string ExplainAnalyze(const std::string& url, const std::string& statement,
+                           const Params&... params) {
+  pqxx::connection connection(url);
+  std::string plan;
+  for (int run = 0; run < 2; ++run) {
+    pqxx::work txn(connection);
+    const pqxx::row row = txn.exec_params1(
+        absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ", statement), params...);
+    plan = row[0].c_str();
+    txn.abort();
+  }
+  return plan;
+}
 
 // Base fixture: a fresh database per test.
 //

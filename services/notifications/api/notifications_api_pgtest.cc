@@ -171,11 +171,8 @@ TEST_F(NotificationsApiPgTest, TheBadgeReadsTheGamesAwaitingThePlayerNotEveryGam
   EXPECT_EQ(Query(absl::StrCat("SELECT badge FROM notifications.deliveries WHERE game_id = '", game,
                                "'")),
             "3");
-  pqxx::work txn(c);
-  const std::string plan =
-      txn.exec_params1(absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ", sql::kCountMyTurns),
-                       ada, absl::ToUnixMicros(absl::Now()))[0]
-          .as<std::string>();
+  const std::string plan = parlor::testing::ExplainAnalyze(db_url(), sql::kCountMyTurns, ada,
+                                                           absl::ToUnixMicros(absl::Now()));
   EXPECT_THAT(parlor::testing::PagesReadByPlan(plan), ::testing::Optional(::testing::Le(10)))
       << plan;
 }

@@ -226,14 +226,12 @@ TEST_F(StorePgTest, ForgettingExpiredKeysReadsTheExpiredKeysNotTheWholeTable) {
   pqxx::nontransaction(connection).exec0("ANALYZE sessions.idempotency_keys");
   // Due: the keys of the oldest day's first ten minutes (each day's keys are 172.8 s apart).
   const absl::Time cutoff = day0 + absl::Hours(24 * 7) + absl::Minutes(10);
-  pqxx::work txn(connection);
   const int64_t table_pages =
-      txn.exec1("SELECT pg_relation_size('sessions.idempotency_keys') / 8192")[0].as<int64_t>();
-  const std::string plan = txn.exec_params1(absl::StrCat("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ",
-                                                         sql::kDeleteOldIdempotencyKeys),
-                                            absl::ToUnixMicros(cutoff), 1000)[0]
-                               .as<std::string>();
-  txn.abort();
+      pqxx::nontransaction(connection)
+          .exec1("SELECT pg_relation_size('sessions.idempotency_keys') / 8192")[0]
+          .as<int64_t>();
+  const std::string plan = parlor::testing::ExplainAnalyze(db_url(), sql::kDeleteOldIdempotencyKeys,
+                                                           absl::ToUnixMicros(cutoff), 1000);
   EXPECT_GE(table_pages, 200);
   EXPECT_THAT(parlor::testing::PagesReadByPlan(plan), ::testing::Optional(::testing::Le(40)))
       << plan;
