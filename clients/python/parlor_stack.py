@@ -128,7 +128,7 @@ class Stack:
                 with open(log_path) as f:
                     tail = f.read()[-4000:]
                 sys.stderr.write(tail)
-                if "cannot listen" in tail:
+                if "cannot listen" in tail or "cannot serve metrics" in tail:
                     raise PortTaken(name) from None
                 raise
 

@@ -348,6 +348,10 @@ absl::Status ServiceHost::Start() {
       absl::StrCat(config_.listen_host, ":", config_.grpc_port),
       server_credentials_ != nullptr ? server_credentials_ : grpc::InsecureServerCredentials(),
       &grpc_port_);
+  // gRPC sets SO_REUSEPORT by default: a second process told to use a port another already holds
+  // would then start without complaint and silently take a share of its connections (seen when
+  // parallel tests chose the same port). A port in use must stop the start instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(config_.max_receive_message_bytes);
   builder.SetMaxSendMessageSize(config_.max_send_message_bytes);
   // Mobile clients sit behind NATs that drop idle flows and on radios that pay for every

@@ -179,6 +179,20 @@ TEST_F(TransportTest, MetricsListenOnTheirOwnHostWhenTold) {
   EXPECT_FALSE(Accepts("127.0.0.1", config.metrics_port));
 }
 
+TEST_F(TransportTest, APortAnotherServerHoldsStopsTheStartInsteadOfBeingShared) {
+  Start(Config());
+  ServerConfig second = Config();
+  second.grpc_port = host_->grpc_port();
+  absl::StatusOr<std::unique_ptr<ServiceHost>> intruder =
+      ServiceHost::Create({.name = "transport", .version = "test", .schema = "transport"}, second);
+  ASSERT_TRUE(intruder.ok()) << intruder.status();
+  EXPECT_THAT((*intruder)->Start(),
+              StatusIs(absl::StatusCode::kUnavailable,
+                       HasSubstr(absl::StrCat("cannot listen on 127.0.0.1:", second.grpc_port))));
+  (*intruder)->Shutdown();
+  EXPECT_TRUE(RawHealthCheck(PlaintextChannel()).ok()) << "the first server stopped serving";
+}
+
 TEST_F(TransportTest, BadTrustedProxiesStopTheStart) {
   ServerConfig config = Config();
   config.trusted_proxies = "10.0.0.0/8, gateway";
