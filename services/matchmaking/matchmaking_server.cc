@@ -82,10 +82,11 @@ void AddMatchmakingFlags(Flags& flags, MatchmakingConfig* config) {
                  "lifetime of an unaccepted challenge", absl::Minutes(1), absl::Hours(24 * 30));
   flags.Duration("history_retention", &config->options.history_retention,
                  "final tickets and challenges are deleted this long after their creation and "
-                 "last change (the lists show 7 days)",
+                 "last change, matches this long after their game's creation (the lists show 7 "
+                 "days)",
                  absl::Hours(24 * 8), absl::Hours(24 * 3650));
   flags.Duration("prune_interval", &config->prune_interval,
-                 "how often this replica deletes tickets and challenges older than "
+                 "how often this replica deletes tickets, challenges and matches older than "
                  "--history_retention (0s = never)",
                  absl::ZeroDuration(), absl::Hours(24));
   flags.Int("rating_window", &config->initial_window,
@@ -181,9 +182,10 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
       absl::StatusOr<MatchmakingService::Pruned> pruned = domain->PruneHistory();
       if (!pruned.ok()) {
         spdlog::warn("matchmaking: pruning history failed: {}", pruned.status().ToString());
-      } else if (pruned->tickets + pruned->challenges > 0) {
-        spdlog::info("matchmaking: pruned {} tickets and {} challenges older than the retention",
-                     pruned->tickets, pruned->challenges);
+      } else if (pruned->tickets + pruned->challenges + pruned->matches > 0) {
+        spdlog::info(
+            "matchmaking: pruned {} tickets, {} challenges and {} matches older than the retention",
+            pruned->tickets, pruned->challenges, pruned->matches);
       }
     });
   }

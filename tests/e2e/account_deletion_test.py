@@ -52,7 +52,7 @@ KEPT = {
     "sessions.seats": "seats of games played (renamed)",
     "sessions.actions": "the moves of games played",
     "sessions.result_outbox": "results of games played, as reported to ratings",
-    "matchmaking.matches": "the tables those games were made from",
+    "matchmaking.matches": "the tables those games were made from (until 30 days after the game)",
 }
 
 

@@ -61,12 +61,14 @@ class MatchmakingMetrics {
                     .Help("Tickets that expired unmatched")
                     .Register(*registry)
                     .Add({});
-    auto& pruned = prometheus::BuildCounter()
-                       .Name("parlor_matchmaking_pruned_total")
-                       .Help("Final tickets and challenges deleted once older than the retention")
-                       .Register(*registry);
+    auto& pruned =
+        prometheus::BuildCounter()
+            .Name("parlor_matchmaking_pruned_total")
+            .Help("Final tickets, challenges and matches deleted once older than the retention")
+            .Register(*registry);
     pruned_tickets_ = &pruned.Add({{"kind", "ticket"}});
     pruned_challenges_ = &pruned.Add({{"kind", "challenge"}});
+    pruned_matches_ = &pruned.Add({{"kind", "match"}});
     prune_failures_ = &prometheus::BuildCounter()
                            .Name("parlor_matchmaking_prune_failures_total")
                            .Help("Prune rounds that failed (the tables grow while they do)")
@@ -106,9 +108,10 @@ class MatchmakingMetrics {
   void CountMatch(const std::string& game) { matches_->Add({{"game", game}}).Increment(); }
   void ObserveSpread(double spread) { spread_->Observe(spread); }
   void CountExpired(int n) { expired_->Increment(n); }
-  void CountPruned(int tickets, int challenges) {
-    pruned_tickets_->Increment(tickets);
-    pruned_challenges_->Increment(challenges);
+  void CountPruned(const MatchmakingStore::PrunedRows& pruned) {
+    pruned_tickets_->Increment(pruned.tickets);
+    pruned_challenges_->Increment(pruned.challenges);
+    pruned_matches_->Increment(pruned.matches);
   }
   void CountPruneFailure() { prune_failures_->Increment(); }
 
@@ -133,6 +136,7 @@ class MatchmakingMetrics {
   prometheus::Counter* expired_;
   prometheus::Counter* pruned_tickets_;
   prometheus::Counter* pruned_challenges_;
+  prometheus::Counter* pruned_matches_;
   prometheus::Counter* prune_failures_;
 };
 
@@ -603,16 +607,19 @@ absl::StatusOr<MatchmakingService::Pruned> MatchmakingService::PruneHistory() {
   const absl::Time before = deps_.clock() - options_.history_retention;
   Pruned total;
   for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
-    absl::StatusOr<std::pair<int, int>> pruned =
+    absl::StatusOr<MatchmakingStore::PrunedRows> pruned =
         deps_.store->PruneHistory(before, options_.batch_size);
     if (!pruned.ok()) {
       metrics_->CountPruneFailure();
       return pruned.status();
     }
-    total.tickets += pruned->first;
-    total.challenges += pruned->second;
-    metrics_->CountPruned(pruned->first, pruned->second);
-    if (std::max(pruned->first, pruned->second) < options_.batch_size) break;
+    total.tickets += pruned->tickets;
+    total.challenges += pruned->challenges;
+    total.matches += pruned->matches;
+    metrics_->CountPruned(*pruned);
+    if (std::max({pruned->tickets, pruned->challenges, pruned->matches}) < options_.batch_size) {
+      break;
+    }
   }
   return total;
 }

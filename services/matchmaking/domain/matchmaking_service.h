@@ -51,8 +51,8 @@ struct MatchmakingOptions {
   // `ranked_min_games_for_finish_rate` games (0: no minimum). Checked at Enqueue.
   int ranked_min_finish_percent = 0;
   int ranked_min_games_for_finish_rate = 10;
-  // Final tickets and challenges are deleted this long after their creation and last change
-  // (PruneHistory); the lists show a week.
+  // Final tickets and challenges are deleted this long after their creation and last change, and
+  // matches this long after their game's creation (PruneHistory); the lists show a week.
   absl::Duration history_retention = absl::Hours(24 * 30);
 };
 
@@ -174,13 +174,14 @@ class MatchmakingService {
   // Background work, safe to run on any number of replicas at once.
   // Expires due tickets and challenges, then runs the matcher over every pool.
   absl::StatusOr<PassStats> RunMatcherPass();
-  // Deletes the final tickets and challenges older than the retention, batch_size of each per
-  // transaction, until none is left or kPruneBatchesPerCall batches are done (a backlog is
-  // worked off call by call, so a server stopping waits for one call at most). Safe on every
-  // replica at once.
+  // Deletes the final tickets and challenges older than the retention, and the matches whose game
+  // was created before it, batch_size of each per transaction, until none is left or
+  // kPruneBatchesPerCall batches are done (a backlog is worked off call by call, so a server
+  // stopping waits for one call at most). Safe on every replica at once.
   struct Pruned {
     int64_t tickets = 0;
     int64_t challenges = 0;
+    int64_t matches = 0;
   };
   absl::StatusOr<Pruned> PruneHistory();
   static constexpr int kPruneBatchesPerCall = 100;

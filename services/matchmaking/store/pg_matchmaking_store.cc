@@ -730,13 +730,16 @@ absl::StatusOr<ClaimResult> PgMatchmakingStore::ClaimMatches(const PoolKey& pool
   return result;
 }
 
-absl::StatusOr<std::pair<int, int>> PgMatchmakingStore::PruneHistory(absl::Time before, int limit) {
-  std::pair<int, int> pruned;
+absl::StatusOr<MatchmakingStore::PrunedRows> PgMatchmakingStore::PruneHistory(absl::Time before,
+                                                                              int limit) {
+  PrunedRows pruned;
   absl::Status status = db_->Transact("prune_history", [&](pqxx::work& txn) -> absl::Status {
-    pruned.first = static_cast<int>(
+    pruned.tickets = static_cast<int>(
         txn.exec_params0(sql::kPruneTickets, Micros(before), limit).affected_rows());
-    pruned.second = static_cast<int>(
+    pruned.challenges = static_cast<int>(
         txn.exec_params0(sql::kPruneChallenges, Micros(before), limit).affected_rows());
+    pruned.matches = static_cast<int>(
+        txn.exec_params0(sql::kPruneMatches, Micros(before), limit).affected_rows());
     return absl::OkStatus();
   });
   if (!status.ok()) return status;

@@ -71,7 +71,7 @@ class PgMatchmakingStore final : public MatchmakingStore {
                                            const std::vector<PlannedMatch>& batch,
                                            absl::Time now) override;
   absl::StatusOr<std::vector<TicketRow>> ExpireDue(absl::Time now, int limit) override;
-  absl::StatusOr<std::pair<int, int>> PruneHistory(absl::Time before, int limit) override;
+  absl::StatusOr<PrunedRows> PruneHistory(absl::Time before, int limit) override;
   absl::StatusOr<std::vector<MatchRow>> ClaimPendingMatches(absl::Time now, absl::Duration lease,
                                                             int limit) override;
   absl::Status MarkGameCreated(const std::string& match_id, const std::string& game_id,

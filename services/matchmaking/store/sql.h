@@ -135,6 +135,16 @@ inline constexpr char kPruneChallenges[] =
     " AND NOT EXISTS (SELECT 1 FROM matchmaking.matches m WHERE m.match_id = c.match_id "
     "AND m.game_id IS NULL) ORDER BY c.create_time LIMIT $2)";
 
+// The same for matches whose game was created before $1 (matches_created_idx), once no ticket
+// or challenge shows them: the statements above run first in the same transaction, and a match's
+// tickets and challenge are final and last changed no later than its game's creation.
+inline constexpr char kPruneMatches[] =
+    "DELETE FROM matchmaking.matches WHERE match_id IN (SELECT m.match_id "
+    "FROM matchmaking.matches m WHERE m.game_id IS NOT NULL AND m.game_create_time < " PARLOR_MM_TS(
+        1) " AND NOT EXISTS (SELECT 1 FROM matchmaking.tickets t WHERE t.match_id = m.match_id) "
+    "AND NOT EXISTS (SELECT 1 FROM matchmaking.challenges c WHERE c.match_id = m.match_id) "
+    "ORDER BY m.game_create_time LIMIT $2)";
+
 // ---- Parties ----------------------------------------------------------------------------------
 
 inline constexpr char kInsertParty[] =

@@ -256,9 +256,15 @@ class MatchmakingStore : public AccountDeletionSink {
   // Expires waiting tickets and open challenges whose time has come; returns the expired tickets.
   virtual absl::StatusOr<std::vector<TicketRow>> ExpireDue(absl::Time now, int limit) = 0;
   // Deletes up to `limit` final tickets, then up to `limit` final challenges, created and last
-  // changed before `before` (not those whose match waits for its game), in one transaction;
-  // returns how many of each.
-  virtual absl::StatusOr<std::pair<int, int>> PruneHistory(absl::Time before, int limit) = 0;
+  // changed before `before` (not those whose match waits for its game), then up to `limit`
+  // matches whose game was created before `before` and that nothing shows any more, in one
+  // transaction; returns how many of each.
+  struct PrunedRows {
+    int tickets = 0;
+    int challenges = 0;
+    int matches = 0;
+  };
+  virtual absl::StatusOr<PrunedRows> PruneHistory(absl::Time before, int limit) = 0;
 
   // The game-creation outbox: claims up to `limit` matches without a game whose next attempt is
   // due (pushing it `lease` ahead so other replicas leave them alone meanwhile).
