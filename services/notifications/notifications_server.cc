@@ -123,7 +123,8 @@ void AddNotificationsFlags(Flags& flags, NotificationsConfig* config) {
                  "should last)",
                  absl::Hours(24 * 7), absl::Hours(24 * 3650));
   flags.Duration("inbox_prune_interval", &config->prune_interval,
-                 "how often this replica deletes events older than --inbox_retention (0: never)",
+                 "how often this replica deletes events older than --inbox_retention, and the "
+                 "turn state of games over for longer than it and a day (0: never)",
                  absl::ZeroDuration(), absl::Hours(24));
 }
 
@@ -199,11 +200,14 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
   }
   // Its first round comes one interval after start-up, once the migrations have run.
   h->pruner = std::make_unique<PeriodicLoop>(h->config.prune_interval, [domain = h->domain.get()] {
-    absl::StatusOr<int64_t> pruned = domain->PruneEvents();
+    absl::StatusOr<NotificationsService::Pruned> pruned = domain->Prune();
     if (!pruned.ok()) {
       spdlog::warn("notifications: pruning old events failed: {}", pruned.status().ToString());
-    } else if (*pruned > 0) {
-      spdlog::info("notifications: pruned {} events older than the retention", *pruned);
+    } else if (pruned->events + pruned->turns > 0) {
+      spdlog::info(
+          "notifications: pruned {} events and the turn state of {} players' games "
+          "older than the retention",
+          pruned->events, pruned->turns);
     }
   });
   if (h->config.delivery.threads > 0) {
@@ -222,8 +226,8 @@ absl::StatusOr<int> DeliverNow(const std::shared_ptr<void>& installed) {
   return h->deliverer->DeliverOnce(senders);
 }
 
-absl::StatusOr<int64_t> PruneNow(const std::shared_ptr<void>& installed) {
-  return static_cast<Installed*>(installed.get())->domain->PruneEvents();
+absl::StatusOr<NotificationsService::Pruned> PruneNow(const std::shared_ptr<void>& installed) {
+  return static_cast<Installed*>(installed.get())->domain->Prune();
 }
 
 absl::Status UpdateQueueGaugesNow(const std::shared_ptr<void>& installed) {

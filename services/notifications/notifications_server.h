@@ -32,8 +32,8 @@ struct NotificationsConfig {
   // tool's baseline sets it (with delivery.wake_all).
   bool former_queue = false;
   WatchLimits watch;  // WatchNotifications' bounds
-  // How long events (inbox entries) are kept, and how often each replica deletes older ones
-  // (zero: never; tests call PruneNow).
+  // How long events (inbox entries) are kept, and how often each replica deletes older ones and
+  // the turn state of games over for longer (zero: never; tests call PruneNow).
   absl::Duration retention = NotificationsService::kDefaultRetention;
   absl::Duration prune_interval = absl::Minutes(1);
   AccountDeletionSettings deletions;  // where deleted accounts are learnt
@@ -54,7 +54,7 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(
 // One delivery round on the calling thread with its own senders (tests).
 absl::StatusOr<int> DeliverNow(const std::shared_ptr<void>& installed);
 // Deletes the events older than the retention now, as the pruning loop does (tests).
-absl::StatusOr<int64_t> PruneNow(const std::shared_ptr<void>& installed);
+absl::StatusOr<NotificationsService::Pruned> PruneNow(const std::shared_ptr<void>& installed);
 // Sets the queue-depth and oldest-age gauges from the queue now, as the first sender does every
 // second (tests).
 absl::Status UpdateQueueGaugesNow(const std::shared_ptr<void>& installed);

@@ -1,5 +1,8 @@
 // The notifications API end to end over gRPC on a real PostgreSQL: devices, preferences, events
 // accepted once, the inbox, the queue each event fills (badge, stale turns, mutes, quiet hours).
+#include <algorithm>
+
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/util/time_util.h"
 #include "gtest/gtest.h"
@@ -177,6 +180,82 @@ TEST_F(NotificationsApiPgTest, TheBadgeReadsTheGamesAwaitingThePlayerNotEveryGam
       << plan;
 }
 
+// The turn state of a game stays after its end, so that a late event of an older version cannot
+// bring the turn back, until its game-over event is older than the retention and a day: events
+// committed before the retention are no longer stored, so none can change it. Games in progress
+// keep theirs however old.
+TEST_F(NotificationsApiPgTest, TheTurnStateOfAGameOverIsPrunedOnceNoEventCanChangeIt) {
+  const std::string ada = NewUuid();
+  Register(ada, v1::PLATFORM_APNS, testing::ApnsToken());
+  const std::string over = NewUuid();         // over long ago: pruned
+  const std::string lately_over = NewUuid();  // over within the retention and its day: kept
+  const std::string my_turn = NewUuid();      // in progress, Ada to move
+  const std::string waiting = NewUuid();      // in progress, the opponent to move
+  const std::string same_move = NewUuid();    // ended by a move that also ended Ada's turn
+  ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, over, 1),
+                      GameEvent(ada, v1::EVENT_KIND_GAME_OVER, over, 2),
+                      GameEvent(ada, v1::EVENT_KIND_GAME_OVER, lately_over, 6),
+                      GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, my_turn, 3),
+                      GameEvent(ada, v1::EVENT_KIND_TURN_OVER, waiting, 1),
+                      GameEvent(ada, v1::EVENT_KIND_GAME_OVER, same_move, 4),
+                      GameEvent(ada, v1::EVENT_KIND_TURN_OVER, same_move, 4)})
+                  .ok());
+  // The same move's events may also come in separate calls, the game-over first.
+  const std::string split_move = NewUuid();
+  ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_GAME_OVER, split_move, 9)}).ok());
+  ASSERT_TRUE(Accept({GameEvent(ada, v1::EVENT_KIND_TURN_OVER, split_move, 9)}).ok());
+  const auto over_games = [&] {
+    return Query(
+        absl::StrCat("SELECT string_agg(game_id, ',' ORDER BY game_id) FROM notifications.turns "
+                     "WHERE account_id = '",
+                     ada, "' AND over_time IS NOT NULL"));
+  };
+  std::vector<std::string> expected = {over, lately_over, same_move, split_move};
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(over_games(), absl::StrJoin(expected, ","));
+
+  // 91 days and a minute later for `over` and everything in progress; 90 days for `lately_over`.
+  Query(absl::StrCat(
+      "UPDATE notifications.turns SET over_time = over_time - CASE WHEN game_id = '", lately_over,
+      "' THEN interval '90 days' ELSE interval '91 days 1 minute' END WHERE game_id IN ('", over,
+      "', '", lately_over, "')"));
+  absl::StatusOr<NotificationsService::Pruned> pruned = PruneNow(server_->installed());
+  ASSERT_THAT(pruned, ::parlor::testing::IsOk());
+  EXPECT_EQ(pruned->turns, 1);
+  EXPECT_EQ(Query(absl::StrCat("SELECT count(*) FROM notifications.turns WHERE account_id = '", ada,
+                               "'")),
+            "5");
+  EXPECT_EQ(
+      Query(absl::StrCat("SELECT count(*) FROM notifications.turns WHERE game_id = '", over, "'")),
+      "0");
+
+  // A sender retries the game's first "your turn", committed before the retention: acknowledged,
+  // not stored, and the finished game does not count in the badge.
+  v1::Event late = GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, over, 1);
+  *late.mutable_commit_time() = google::protobuf::util::TimeUtil::SecondsToTimestamp(
+      absl::ToUnixSeconds(absl::Now() - absl::Hours(24 * 91)));
+  const std::string next = NewUuid();
+  ASSERT_TRUE(Accept({late, GameEvent(ada, v1::EVENT_KIND_YOUR_TURN, next, 1)}).ok());
+  EXPECT_EQ(
+      Query(absl::StrCat("SELECT count(*) FROM notifications.turns WHERE game_id = '", over, "'")),
+      "0");
+  EXPECT_EQ(Query(absl::StrCat("SELECT badge FROM notifications.deliveries WHERE game_id = '", next,
+                               "'")),
+            "2");  // my_turn and next
+
+  // Twenty thousand games over today: a prune with nothing old to delete reads a few pages.
+  Query(
+      "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, over_time) "
+      "SELECT gen_random_uuid(), 'today-' || i, 10, false, now() "
+      "FROM generate_series(1, 20000) i");
+  Query("ANALYZE notifications.turns");
+  const std::string plan = parlor::testing::ExplainAnalyze(
+      db_url(), sql::kPruneTurns,
+      absl::ToUnixMicros(absl::Now() - NotificationsService::kDefaultRetention), 1000);
+  EXPECT_THAT(parlor::testing::PagesReadByPlan(plan), ::testing::Optional(::testing::Le(10)))
+      << plan;
+}
+
 TEST_F(NotificationsApiPgTest, ALaterEventOfTheGameMakesAPendingYourTurnStale) {
   const std::string ada = NewUuid();
   Register(ada, v1::PLATFORM_APNS, testing::ApnsToken());
@@ -304,14 +383,18 @@ TEST_F(NotificationsApiPgTest, EventsOlderThanTheRetentionArePrunedAndNotStoredA
       "UPDATE notifications.events SET create_time = create_time - interval '91 days' "
       "WHERE version <= 2");
 
-  ASSERT_THAT(PruneNow(server_->installed()), ::parlor::testing::IsOkAndHolds(3));
+  absl::StatusOr<NotificationsService::Pruned> pruned = PruneNow(server_->installed());
+  ASSERT_THAT(pruned, ::parlor::testing::IsOk());
+  EXPECT_EQ(pruned->events, 3);
   v1::ListNotificationsResponse inbox = Inbox(ada);
   ASSERT_EQ(inbox.notifications_size(), 1);
   EXPECT_EQ(inbox.notifications(0).version(), 3);
   EXPECT_EQ(inbox.unread_count(), 1);
   EXPECT_EQ(Query("SELECT count(*) FROM notifications.deliveries"), "1");
   // Nothing older is left: a second prune deletes nothing.
-  EXPECT_THAT(PruneNow(server_->installed()), ::parlor::testing::IsOkAndHolds(0));
+  pruned = PruneNow(server_->installed());
+  ASSERT_THAT(pruned, ::parlor::testing::IsOk());
+  EXPECT_EQ(pruned->events, 0);
 
   // The sender retries the your-turn it committed 91 days ago, and hands over a new event.
   v1::Event retried = old_turn;

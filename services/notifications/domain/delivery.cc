@@ -65,11 +65,19 @@ DeliveryMetrics::DeliveryMetrics(prometheus::Registry* registry) {
                  .Help("Stored events (inbox entries) deleted once older than the retention")
                  .Register(*registry)
                  .Add({});
-  prune_failures_ = &prometheus::BuildCounter()
-                         .Name("parlor_notifications_prune_failures_total")
-                         .Help("Prune rounds that failed (the events table grows while they do)")
-                         .Register(*registry)
-                         .Add({});
+  turns_pruned_ = &prometheus::BuildCounter()
+                       .Name("parlor_notifications_turns_pruned_total")
+                       .Help(
+                           "Turn state rows (one per player and game) deleted once their game's "
+                           "end is older than the retention")
+                       .Register(*registry)
+                       .Add({});
+  prune_failures_ =
+      &prometheus::BuildCounter()
+           .Name("parlor_notifications_prune_failures_total")
+           .Help("Prune rounds that failed (the events and turns tables grow while they do)")
+           .Register(*registry)
+           .Add({});
   // Every series the alerts divide exists from the start, at zero.
   for (Platform platform : {Platform::kApns, Platform::kFcm}) {
     for (const std::string& result : Results()) {
@@ -109,8 +117,9 @@ void DeliveryMetrics::Events(int accepted, int duplicates, int too_old) {
   too_old_->Increment(too_old);
 }
 
-void DeliveryMetrics::Pruned(int events) {
+void DeliveryMetrics::Pruned(int events, int turns) {
   if (pruned_ != nullptr) pruned_->Increment(events);
+  if (turns_pruned_ != nullptr) turns_pruned_->Increment(turns);
 }
 
 void DeliveryMetrics::PruneFailed() {

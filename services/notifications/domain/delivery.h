@@ -92,6 +92,7 @@ struct DeliveryOptions {
 //   parlor_notifications_events_total{outcome}  accepted / duplicate / too_old events (too_old:
 //       committed before the inbox's retention, acknowledged and not stored)
 //   parlor_notifications_events_pruned_total  stored events deleted after the retention
+//   parlor_notifications_turns_pruned_total  turn state of games over deleted after it
 //   parlor_notifications_prune_failures_total  prune rounds that failed
 class DeliveryMetrics {
  public:
@@ -101,7 +102,7 @@ class DeliveryMetrics {
   void DeadToken(Platform platform);
   void Queue(int64_t depth, absl::Duration oldest_age);
   void Events(int accepted, int duplicates, int too_old);
-  void Pruned(int events);
+  void Pruned(int events, int turns);
   void PruneFailed();
 
  private:
@@ -114,6 +115,7 @@ class DeliveryMetrics {
   prometheus::Counter* duplicates_ = nullptr;
   prometheus::Counter* too_old_ = nullptr;
   prometheus::Counter* pruned_ = nullptr;
+  prometheus::Counter* turns_pruned_ = nullptr;
   prometheus::Counter* prune_failures_ = nullptr;
 };
 

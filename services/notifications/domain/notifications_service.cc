@@ -194,18 +194,22 @@ absl::StatusOr<NotificationsStore::Accepted> NotificationsService::AcceptEvents(
   return accepted;
 }
 
-absl::StatusOr<int64_t> NotificationsService::PruneEvents() {
-  const absl::Time created_before = clock_() - retention_;
-  int64_t total = 0;
+absl::StatusOr<NotificationsService::Pruned> NotificationsService::Prune() {
+  const absl::Time now = clock_();
+  Pruned total;
+  // Each batch deletes what is old of both tables; a table done early deletes nothing further.
   for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
-    absl::StatusOr<int> pruned = store_->PruneEvents(created_before, kPruneBatch);
-    if (!pruned.ok()) {
+    absl::StatusOr<int> events = store_->PruneEvents(now - retention_, kPruneBatch);
+    absl::StatusOr<int> turns =
+        events.ok() ? store_->PruneTurns(now - retention_ - kTurnStateMargin, kPruneBatch) : events;
+    if (!turns.ok()) {
       if (metrics_ != nullptr) metrics_->PruneFailed();
-      return pruned.status();
+      return turns.status();
     }
-    total += *pruned;
-    if (metrics_ != nullptr) metrics_->Pruned(*pruned);
-    if (*pruned < kPruneBatch) break;
+    total.events += *events;
+    total.turns += *turns;
+    if (metrics_ != nullptr) metrics_->Pruned(*events, *turns);
+    if (std::max(*events, *turns) < kPruneBatch) break;
   }
   return total;
 }

@@ -51,11 +51,17 @@ class NotificationsService {
 
   absl::StatusOr<NotificationsStore::Accepted> AcceptEvents(const std::vector<Event>& events);
 
-  // Deletes the events older than the retention, kPruneBatch per transaction, until none is
-  // left or kPruneBatchesPerCall batches are done (a backlog, as when the retention first
-  // applies, is worked off call by call, so a server stopping waits for one call at most);
-  // returns how many. Safe on every replica at once.
-  absl::StatusOr<int64_t> PruneEvents();
+  // Deletes the events older than the retention, and the turn state of games whose game-over
+  // event is older than the retention plus kTurnStateMargin (no event of theirs is stored any
+  // more, so none can change it), kPruneBatch of each per transaction, until none is left or
+  // kPruneBatchesPerCall batches are done (a backlog, as when the retention first applies, is
+  // worked off call by call, so a server stopping waits for one call at most); returns how many
+  // of each. Safe on every replica at once.
+  struct Pruned {
+    int64_t events = 0;
+    int64_t turns = 0;
+  };
+  absl::StatusOr<Pruned> Prune();
 
   // WatchNotifications: the inbox entries after `after_id` (oldest first, at most
   // kMaxPageSize) with the unread count; INVALID_ARGUMENT for a negative id.
@@ -72,6 +78,9 @@ class NotificationsService {
   static constexpr size_t kMaxMarkRead = 100;
   static constexpr absl::Duration kDefaultRetention = absl::Hours(24 * 90);
   static constexpr int kPruneBatch = 1000;
+  // Commit times come from the senders' clocks: an event of an older version may carry a
+  // slightly later time than the game-over event. A day covers any skew between replicas.
+  static constexpr absl::Duration kTurnStateMargin = absl::Hours(24);
   static constexpr int kPruneBatchesPerCall = 100;
 
  private:

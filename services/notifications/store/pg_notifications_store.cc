@@ -22,6 +22,13 @@ int64_t OptionalMicros(const std::optional<absl::Time>& time) {
   return time.has_value() ? Micros(*time) : -1;
 }
 
+// A game-over event's commit time (its arrival when the sender gave none: later, so the row is
+// kept at least as long), for the turns row's over_time; -1 for every other event.
+int64_t OverMicros(const Event& event, absl::Time now) {
+  if (event.kind != EventKind::kGameOver) return -1;
+  return Micros(event.commit_time.value_or(now));
+}
+
 std::vector<std::string> TextArray(const pqxx::field& field) {
   std::vector<std::string> values;
   pqxx::array_parser parser = field.as_array();
@@ -220,20 +227,26 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEvents(
         continue;
       }
       const Event*& newest = turns[{e->account_id, e->game_id}];
-      if (newest == nullptr || newest->version <= e->version) newest = e;
+      // At one version, a game-over event stands for the game's end, whatever came with it.
+      if (newest == nullptr || newest->version < e->version ||
+          (newest->version == e->version && newest->kind != EventKind::kGameOver)) {
+        newest = e;
+      }
     }
     if (!turns.empty()) {
       std::vector<std::string> t_account, t_game, t_mine;
-      std::vector<int64_t> t_version, t_expire;
+      std::vector<int64_t> t_version, t_expire, t_over;
       for (const auto& [where, e] : turns) {
         t_account.push_back(where.first);
         t_game.push_back(where.second);
         t_version.push_back(e->version);
         t_mine.push_back(e->kind == EventKind::kYourTurn ? "t" : "f");
         t_expire.push_back(OptionalMicros(e->expire_time));
+        t_over.push_back(OverMicros(*e, now));
       }
       db_->Run(txn, "set_turns", sql::kSetTurns, PgTextArray(t_account), PgTextArray(t_game),
-               PgIntArray(t_version), PgTextArray(t_mine), PgIntArray(t_expire));
+               PgIntArray(t_version), PgTextArray(t_mine), PgIntArray(t_expire),
+               PgIntArray(t_over));
     }
     // (4) The pushes, one per device of the account.
     std::vector<int64_t> f_id, f_version, f_commit, f_expire, f_due;
@@ -312,7 +325,8 @@ absl::StatusOr<NotificationsStore::Accepted> PgNotificationsStore::AcceptEventsO
         if (event.kind == EventKind::kYourTurn || event.kind == EventKind::kTurnOver ||
             event.kind == EventKind::kTimeout || event.kind == EventKind::kGameOver) {
           db_->Run(txn, "set_turn", sql::kSetTurn, event.account_id, event.game_id, event.version,
-                   event.kind == EventKind::kYourTurn, OptionalMicros(event.expire_time));
+                   event.kind == EventKind::kYourTurn, OptionalMicros(event.expire_time),
+                   OverMicros(event, now));
         }
       }
       if (!p.push) continue;
@@ -427,14 +441,22 @@ absl::StatusOr<int64_t> PgNotificationsStore::MarkRead(const std::string& accoun
 }
 
 absl::StatusOr<int> PgNotificationsStore::PruneEvents(absl::Time created_before, int limit) {
-  int pruned = 0;
-  absl::Status status = db_->Transact("prune_events", [&](pqxx::work& txn) {
-    pruned = static_cast<int>(
-        txn.exec_params0(sql::kPruneEvents, Micros(created_before), limit).affected_rows());
+  return DeleteOldest("prune_events", sql::kPruneEvents, created_before, limit);
+}
+
+absl::StatusOr<int> PgNotificationsStore::PruneTurns(absl::Time over_before, int limit) {
+  return DeleteOldest("prune_turns", sql::kPruneTurns, over_before, limit);
+}
+
+absl::StatusOr<int> PgNotificationsStore::DeleteOldest(const char* name, const char* statement,
+                                                       absl::Time before, int limit) {
+  int deleted = 0;
+  absl::Status status = db_->Transact(name, [&](pqxx::work& txn) {
+    deleted = static_cast<int>(txn.exec_params0(statement, Micros(before), limit).affected_rows());
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return pruned;
+  return deleted;
 }
 
 void PgNotificationsStore::IndexScansOnly(pqxx::work& txn) const {

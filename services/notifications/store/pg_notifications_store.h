@@ -45,6 +45,7 @@ class PgNotificationsStore : public NotificationsStore, public AccountDeletionSi
   absl::StatusOr<int64_t> MarkRead(const std::string& account_id, const std::vector<int64_t>& ids,
                                    int64_t up_to, absl::Time now) override;
   absl::StatusOr<int> PruneEvents(absl::Time created_before, int limit) override;
+  absl::StatusOr<int> PruneTurns(absl::Time over_before, int limit) override;
   absl::StatusOr<std::vector<Push>> ClaimPushes(absl::Time now, absl::Duration lease,
                                                 int limit) override;
   absl::Status RemovePushes(const std::vector<int64_t>& delivery_ids) override;
@@ -59,6 +60,9 @@ class PgNotificationsStore : public NotificationsStore, public AccountDeletionSi
  private:
   absl::StatusOr<Accepted> AcceptEventsOneByOne(const std::vector<Event>& events,
                                                 const Planner& plan, absl::Time now);
+  // Runs a pruning `statement` ($1 a time, $2 a limit) in a transaction; returns the rows deleted.
+  absl::StatusOr<int> DeleteOldest(const char* name, const char* statement, absl::Time before,
+                                   int limit);
 
   DbPool* db_;
   AcceptMode mode_;

@@ -76,13 +76,21 @@ inline constexpr char kDropStalePushes[] =
     "DELETE FROM notifications.deliveries WHERE account_id = $1::uuid AND game_id = $2 "
     "AND kind IN (1, 2) AND (version < $3::bigint OR (version = $3::bigint AND $4::boolean))";
 
-// The turn state of (account, game) as of version $3, unless a newer event already set it.
+// A turns row's update by a newer event: the game is over when that event says so, and stays over
+// when another event of the same version follows its game-over event (they share the move).
+#define PARLOR_TURN_UPDATE                                                                    \
+  " ON CONFLICT (account_id, game_id) DO UPDATE SET version = EXCLUDED.version, "             \
+  "my_turn = EXCLUDED.my_turn, expire_time = EXCLUDED.expire_time, "                          \
+  "over_time = CASE WHEN notifications.turns.version = EXCLUDED.version "                     \
+  "THEN coalesce(EXCLUDED.over_time, notifications.turns.over_time) ELSE EXCLUDED.over_time " \
+  "END WHERE notifications.turns.version <= EXCLUDED.version"
+
+// The turn state of (account, game) as of version $3, unless a newer event already set it; $6 is
+// the commit time of a game-over event (-1: the game goes on).
 inline constexpr char kSetTurn[] =
-    "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, expire_time) "
-    "VALUES ($1::uuid, $2, $3, $4, CASE WHEN $5::bigint < 0 THEN NULL ELSE " PARLOR_TS(5)
-    " END) ON CONFLICT (account_id, game_id) DO UPDATE SET version = EXCLUDED.version, "
-    "my_turn = EXCLUDED.my_turn, expire_time = EXCLUDED.expire_time "
-    "WHERE notifications.turns.version <= EXCLUDED.version";
+    "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, expire_time, "
+    "over_time) VALUES ($1::uuid, $2, $3, $4, CASE WHEN $5::bigint < 0 THEN NULL ELSE " PARLOR_TS(
+        5) " END, CASE WHEN $6::bigint < 0 THEN NULL ELSE " PARLOR_TS(6) " END)" PARLOR_TURN_UPDATE;
 
 // The badge: games where it is the player's turn (and that turn has not run out).
 inline constexpr char kCountMyTurns[] =
@@ -125,18 +133,16 @@ inline constexpr char kInsertEvents[] =
     "ORDER BY t.ord ON CONFLICT (dedupe_key) DO NOTHING RETURNING notification_id, dedupe_key";
 
 // The turn state of each (account, game) of the batch (one row each: its newest event), unless a
-// newer event already set it.
+// newer event already set it; over_us as in kSetTurn.
 inline constexpr char kSetTurns[] =
-    "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, expire_time) "
-    "SELECT t.account_id, t.game_id, t.version, t.my_turn, "
-    "CASE WHEN t.expire_us < 0 THEN NULL ELSE to_timestamp(t.expire_us / 1000000.0) END "
-    "FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::boolean[], $5::bigint[]) "
-    "AS t(account_id, game_id, version, my_turn, expire_us) "
+    "INSERT INTO notifications.turns (account_id, game_id, version, my_turn, expire_time, "
+    "over_time) SELECT t.account_id, t.game_id, t.version, t.my_turn, "
+    "CASE WHEN t.expire_us < 0 THEN NULL ELSE to_timestamp(t.expire_us / 1000000.0) END, "
+    "CASE WHEN t.over_us < 0 THEN NULL ELSE to_timestamp(t.over_us / 1000000.0) END "
+    "FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::boolean[], $5::bigint[], "
+    "$6::bigint[]) AS t(account_id, game_id, version, my_turn, expire_us, over_us) "
     "WHERE NOT EXISTS (SELECT 1 FROM notifications.forgotten_accounts f "
-    "  WHERE f.account_id = t.account_id) "
-    "ON CONFLICT (account_id, game_id) DO UPDATE SET version = EXCLUDED.version, "
-    "my_turn = EXCLUDED.my_turn, expire_time = EXCLUDED.expire_time "
-    "WHERE notifications.turns.version <= EXCLUDED.version";
+    "  WHERE f.account_id = t.account_id)" PARLOR_TURN_UPDATE;
 
 // One queued push per event and device of its account, with the account's badge as the batch
 // left it. $9 = now.
@@ -201,6 +207,12 @@ inline constexpr char kPruneEvents[] =
     "DELETE FROM notifications.events WHERE notification_id IN (SELECT h.notification_id "
     "FROM (SELECT notification_id, create_time FROM notifications.events "
     "ORDER BY notification_id LIMIT $2) h WHERE h.create_time < " PARLOR_TS(1) ")";
+
+// The turn state of the oldest $2 games over before $1 (turns_over_idx): no event of theirs can
+// change it any more (migration notifications/0006).
+inline constexpr char kPruneTurns[] =
+    "DELETE FROM notifications.turns WHERE (account_id, game_id) IN (SELECT account_id, game_id "
+    "FROM notifications.turns WHERE over_time < " PARLOR_TS(1) " ORDER BY over_time LIMIT $2)";
 
 inline constexpr char kCountUnread[] =
     "SELECT count(*) FROM notifications.events WHERE account_id = $1::uuid AND in_inbox "
@@ -273,6 +285,7 @@ inline constexpr char kQueueStats[] = "SELECT count(*), " PARLOR_MICROS(
     "min(commit_time) FILTER (WHERE due_time <= now() AND (lease_time IS NULL OR lease_time "
     "<= now()))") " FROM notifications.deliveries";
 
+#undef PARLOR_TURN_UPDATE
 #undef PARLOR_NOTIFICATION_COLUMNS
 #undef PARLOR_DEVICE_COLUMNS
 #undef PARLOR_MICROS
