@@ -6,8 +6,7 @@
 -- event committed before the retention is acknowledged and not stored (0005's pruning), so once
 -- the game-over event is older than the retention no event of the game can change the row any
 -- more, and it goes. over_time is the game-over event's commit time, written once by that event;
--- the updates of a game in progress leave it NULL, so they stay HOT where they were, and this
--- index holds only the rows of games that are over. Rows of games that ended before this
--- migration keep NULL and stay.
+-- the updates of a game in progress leave it NULL, so they stay HOT where they were, and the
+-- index of 0007 holds only the rows of games that are over. Rows of games that ended before this
+-- migration keep NULL and stay. A column without a default: no rewrite of the table.
 ALTER TABLE notifications.turns ADD COLUMN over_time TIMESTAMPTZ;
-CREATE INDEX turns_over_idx ON notifications.turns (over_time) WHERE over_time IS NOT NULL;

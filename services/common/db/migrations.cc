@@ -8,7 +8,14 @@
 #include <sstream>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "pqxx/pqxx"
 #include "services/common/core/crypto.h"
 #include "services/common/core/logging.h"
@@ -31,11 +38,82 @@ absl::Status ValidateSchemaName(const std::string& schema) {
   return absl::OkStatus();
 }
 
-// Takes the lock, creates the schema and ledger if needed, and reads the ledger.
-std::map<int, AppliedRow> LockAndReadLedger(pqxx::work& txn, const std::string& schema) {
+constexpr char kNoTransactionMarker[] = "-- parlor:no-transaction";
+
+// A statement of a no-transaction file: an index built or dropped CONCURRENTLY.
+struct IndexStatement {
+  std::string sql;
+  bool create = false;
+  std::string index;  // its name, lower case (unquoted names are folded)
+};
+
+absl::StatusOr<std::vector<IndexStatement>> ParseNoTransactionFile(const std::string& name,
+                                                                   const std::string& sql) {
+  static const std::regex kCreate(
+      R"(^CREATE\s+(UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)\s+ON\s[\s\S]+$)",
+      std::regex::icase);
+  static const std::regex kDrop(
+      R"(^DROP\s+INDEX\s+CONCURRENTLY\s+IF\s+EXISTS\s+([a-z_][a-z0-9_.]*)$)", std::regex::icase);
+  std::string code;  // the file without its comment lines
+  std::istringstream lines(sql);
+  for (std::string line; std::getline(lines, line);) {
+    const absl::string_view trimmed = absl::StripAsciiWhitespace(line);
+    if (!absl::StartsWith(trimmed, "--")) absl::StrAppend(&code, line, "\n");
+  }
+  std::vector<IndexStatement> statements;
+  const std::vector<absl::string_view> pieces = absl::StrSplit(code, ';');
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const absl::string_view statement = absl::StripAsciiWhitespace(pieces[i]);
+    if (statement.empty()) continue;
+    if (i + 1 == pieces.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": the last statement of a no-transaction migration lacks its ';'"));
+    }
+    IndexStatement parsed;
+    parsed.sql = std::string(statement);
+    std::smatch match;
+    if (std::regex_match(parsed.sql, match, kCreate)) {
+      parsed.create = true;
+      parsed.index = absl::AsciiStrToLower(match[3].str());
+    } else if (std::regex_match(parsed.sql, match, kDrop)) {
+      parsed.index = absl::AsciiStrToLower(match[1].str());
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name,
+          ": a no-transaction migration holds only CREATE [UNIQUE] INDEX CONCURRENTLY and "
+          "DROP INDEX CONCURRENTLY IF EXISTS statements (each may be run again after an "
+          "interruption); put \"",
+          statement.substr(0, 40), "\" in a migration of its own"));
+    }
+    statements.push_back(std::move(parsed));
+  }
+  if (statements.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": a no-transaction migration is empty"));
+  }
+  return statements;
+}
+
+// Takes the schema's migration lock for the connection's life. A waiting runner polls instead of
+// blocking: a blocked lock request holds a snapshot, and an index built CONCURRENTLY by the runner
+// holding the lock waits for every older snapshot to go, so the two would wait for each other.
+void LockSchema(pqxx::connection& connection, const std::string& schema) {
+  pqxx::nontransaction txn(connection, "migrate_lock");
+  absl::Time next_log = absl::Now() + absl::Seconds(30);
   // Two-key advisory lock: a fixed namespace for migrations, then the schema.
-  txn.exec_params("SELECT pg_advisory_xact_lock(hashtext('parlor.migrations'), hashtext($1))",
-                  schema);
+  while (
+      !txn.exec_params1("SELECT pg_try_advisory_lock(hashtext('parlor.migrations'), hashtext($1))",
+                        schema)[0]
+           .as<bool>()) {
+    if (absl::Now() >= next_log) {
+      spdlog::info("migrations of schema {}: waiting for another runner to finish", schema);
+      next_log = absl::Now() + absl::Seconds(30);
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+}
+
+// Creates the schema and ledger if needed, and reads the ledger (under the lock).
+std::map<int, AppliedRow> ReadLedger(pqxx::work& txn, const std::string& schema) {
   const std::string quoted = txn.quote_name(schema);
   txn.exec0(absl::StrCat("CREATE SCHEMA IF NOT EXISTS ", quoted));
   txn.exec0(absl::StrCat("CREATE TABLE IF NOT EXISTS ", quoted,
@@ -75,14 +153,57 @@ absl::Status CheckApplied(const std::vector<MigrationFile>& files,
     }
   }
   for (const auto& [version, row] : applied) {
-    const bool known = std::any_of(files.begin(), files.end(),
-                                   [&](const MigrationFile& f) { return f.version == version; });
+    const bool known =
+        std::any_of(files.begin(), files.end(),
+                    [v = version](const MigrationFile& f) { return f.version == v; });
     if (!known) {
       // A newer release applied it; older replicas keep working during a rollout.
       spdlog::warn("schema {} has migration {} applied that this binary does not know", schema,
                    row.name);
     }
   }
+  return absl::OkStatus();
+}
+
+// Runs a no-transaction file's statements one by one. An index of the schema left invalid by an
+// interrupted CONCURRENTLY build is dropped and built again; one that was completed is kept.
+absl::Status ApplyOutsideTransaction(pqxx::connection& connection, const std::string& schema,
+                                     const MigrationFile& file) {
+  absl::StatusOr<std::vector<IndexStatement>> statements =
+      ParseNoTransactionFile(file.name, file.sql);
+  if (!statements.ok()) return statements.status();
+  pqxx::nontransaction txn(connection, "migrate_concurrently");
+  const std::string quoted = txn.quote_name(schema);
+  txn.exec0(absl::StrCat("SET search_path TO ", quoted));
+  for (const IndexStatement& statement : *statements) {
+    if (statement.create) {
+      const pqxx::result existing = txn.exec_params(
+          "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+          "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2",
+          schema, statement.index);
+      if (!existing.empty() && existing[0][0].as<bool>()) {
+        spdlog::info("migration {}: index {} was built by an earlier run; kept", file.name,
+                     statement.index);
+        continue;
+      }
+      if (!existing.empty()) {
+        spdlog::warn(
+            "migration {}: index {} was left invalid by an interrupted run; building it "
+            "again",
+            file.name, statement.index);
+        txn.exec0(
+            absl::StrCat("DROP INDEX CONCURRENTLY ", quoted, ".", txn.quote_name(statement.index)));
+      }
+    }
+    try {
+      txn.exec0(statement.sql);
+    } catch (const pqxx::sql_error& e) {
+      txn.exec0("RESET search_path");
+      return absl::FailedPreconditionError(
+          absl::StrCat("migration ", file.name, " failed: ", e.what()));
+    }
+  }
+  txn.exec0("RESET search_path");
   return absl::OkStatus();
 }
 
@@ -115,6 +236,14 @@ absl::StatusOr<std::vector<MigrationFile>> LoadMigrations(const std::string& dir
     if (file.version == 0) {
       return absl::InvalidArgumentError(absl::StrCat(name, ": versions start at 0001"));
     }
+    const absl::string_view first_line = absl::string_view(file.sql).substr(0, file.sql.find('\n'));
+    if (absl::StripAsciiWhitespace(first_line) == kNoTransactionMarker) {
+      // Refused here, before anything is applied, rather than when its turn comes.
+      if (absl::Status parsed = ParseNoTransactionFile(name, file.sql).status(); !parsed.ok()) {
+        return parsed;
+      }
+      file.outside_transaction = true;
+    }
     files.push_back(std::move(file));
   }
   std::sort(files.begin(), files.end(),
@@ -136,31 +265,62 @@ absl::StatusOr<MigrationResult> ApplyMigrations(const std::string& db_url,
   MigrationResult result;
   try {
     pqxx::connection connection(db_url);
-    pqxx::work txn(connection, "migrate");
-    std::map<int, AppliedRow> applied = LockAndReadLedger(txn, set.schema);
+    LockSchema(connection, set.schema);
+    std::map<int, AppliedRow> applied;
+    {
+      pqxx::work txn(connection, "migrate_ledger");
+      applied = ReadLedger(txn, set.schema);
+      txn.commit();
+    }
     if (absl::Status status = CheckApplied(*files, applied, set.schema, /*allow_pending=*/true);
         !status.ok()) {
       return status;
     }
-    txn.exec0(absl::StrCat("SET LOCAL search_path TO ", txn.quote_name(set.schema)));
+    std::vector<const MigrationFile*> pending;
     for (const MigrationFile& file : *files) {
       if (applied.count(file.version) > 0) {
         ++result.already_applied;
+      } else {
+        pending.push_back(&file);
+      }
+    }
+    const std::string ledger_insert =
+        absl::StrCat("INSERT INTO ", connection.quote_name(set.schema),
+                     ".schema_migrations (version, name, checksum) VALUES ($1, $2, $3)");
+    const std::string search_path =
+        absl::StrCat("SET LOCAL search_path TO ", connection.quote_name(set.schema));
+    // Runs of transactional files, each run in one transaction; a no-transaction file between
+    // them, statement by statement.
+    for (size_t next = 0; next < pending.size();) {
+      if (pending[next]->outside_transaction) {
+        const MigrationFile& file = *pending[next++];
+        if (absl::Status status = ApplyOutsideTransaction(connection, set.schema, file);
+            !status.ok()) {
+          return status;
+        }
+        pqxx::work txn(connection, "migrate_record");
+        txn.exec_params0(ledger_insert, file.version, file.name, file.checksum);
+        txn.commit();
+        result.applied.push_back(file.name);
         continue;
       }
-      try {
-        txn.exec(file.sql);
-      } catch (const pqxx::sql_error& e) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("migration ", file.name, " failed: ", e.what()));
+      pqxx::work txn(connection, "migrate");
+      txn.exec0(search_path);
+      std::vector<std::string> names;
+      for (; next < pending.size() && !pending[next]->outside_transaction; ++next) {
+        const MigrationFile& file = *pending[next];
+        try {
+          txn.exec(file.sql);
+        } catch (const pqxx::sql_error& e) {
+          return absl::FailedPreconditionError(
+              absl::StrCat("migration ", file.name, " failed: ", e.what()));
+        }
+        txn.exec_params0(ledger_insert, file.version, file.name, file.checksum);
+        names.push_back(file.name);
       }
-      txn.exec_params(absl::StrCat("INSERT INTO ", txn.quote_name(set.schema),
-                                   ".schema_migrations (version, name, checksum) "
-                                   "VALUES ($1, $2, $3)"),
-                      file.version, file.name, file.checksum);
-      result.applied.push_back(file.name);
+      txn.commit();
+      result.applied.insert(result.applied.end(), names.begin(), names.end());
     }
-    txn.commit();
   } catch (const pqxx::broken_connection& e) {
     return absl::UnavailableError(absl::StrCat("cannot reach PostgreSQL to migrate: ", e.what()));
   } catch (const std::exception& e) {

@@ -13,10 +13,20 @@ namespace parlor {
 // SHA-256 checksum of the file.
 //
 // The same code runs at service start-up and in the `migrate` subcommand (a Kubernetes Job).
-// Everything happens in one transaction under a PostgreSQL advisory lock keyed by the schema, so
-// any number of replicas may start at once: one applies, the others wait and then find nothing
-// to do. A file whose checksum differs from the one recorded when it was applied is refused with
-// FAILED_PRECONDITION: applied migrations are history, changes go into a new file.
+// A runner holds a PostgreSQL advisory lock keyed by the schema, so any number of replicas may
+// start at once: one applies, the others wait and then find nothing to do. The pending files run
+// in one transaction with their ledger rows, all or nothing. A file whose checksum differs from
+// the one recorded when it was applied is refused with FAILED_PRECONDITION: applied migrations
+// are history, changes go into a new file.
+//
+// A file whose first line is `-- parlor:no-transaction` runs outside any transaction, statement by
+// statement (each ends with a `;`), and is recorded once all have run: it builds or drops indexes
+// CONCURRENTLY, so that writes to a large table go on while its index is built (a transaction's
+// CREATE INDEX makes them wait until it is done). Such a file holds only `CREATE [UNIQUE] INDEX
+// CONCURRENTLY [IF NOT EXISTS] name ON ...` and `DROP INDEX CONCURRENTLY IF EXISTS name`
+// statements, and may be interrupted anywhere: the next runner drops an index an interrupted
+// build left invalid and builds it again, and keeps one that was completed. The transactional
+// files pending before and after it run in their own transactions.
 struct MigrationSet {
   std::string schema;
   std::string directory;
@@ -26,7 +36,8 @@ struct MigrationFile {
   int version = 0;
   std::string name;  // file name, e.g. "0001_create_accounts.sql"
   std::string sql;
-  std::string checksum;  // hex SHA-256 of sql
+  std::string checksum;              // hex SHA-256 of sql
+  bool outside_transaction = false;  // `-- parlor:no-transaction`
 };
 
 struct MigrationResult {

@@ -1,6 +1,10 @@
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -80,7 +84,10 @@ TEST_F(MigrationsPgTest, FailingMigrationRollsBackEverything) {
   Write("0002_broken.sql", "CREATE TABLE oops (id NOSUCHTYPE);");
   EXPECT_THAT(ApplyMigrations(db_url(), Set()),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("0002_broken.sql failed")));
-  EXPECT_EQ(Count("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'demo'"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'demo' "
+                  "AND table_name <> 'schema_migrations'"),
+            0);
+  EXPECT_EQ(Count("SELECT count(*) FROM demo.schema_migrations"), 0);
 }
 
 TEST_F(MigrationsPgTest, ConcurrentRunnersApplyEachMigrationOnce) {
@@ -100,6 +107,170 @@ TEST_F(MigrationsPgTest, ConcurrentRunnersApplyEachMigrationOnce) {
   }
   EXPECT_EQ(applied, 2);
   EXPECT_EQ(Count("SELECT count(*) FROM demo.items"), 1);
+}
+
+// Waits until a backend runs a statement starting with `prefix` and waits for a lock.
+void AwaitBlocked(const std::string& db_url, const std::string& prefix) {
+  pqxx::connection connection(db_url);
+  for (int i = 0; i < 500; ++i) {
+    pqxx::nontransaction txn(connection);
+    if (txn.exec_params1("SELECT count(*) FROM pg_stat_activity WHERE query LIKE $1 || '%' "
+                         "AND wait_event_type = 'Lock'",
+                         prefix)[0]
+            .as<int>() > 0) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ADD_FAILURE() << "no statement " << prefix << " waited for a lock";
+}
+
+// Whether an insert into demo.items gets through within 2 s while an index is being built.
+bool InsertGoesThrough(const std::string& db_url, int id) {
+  pqxx::connection connection(db_url);
+  pqxx::work txn(connection);
+  txn.exec0("SET LOCAL lock_timeout = '2s'");
+  try {
+    txn.exec_params0("INSERT INTO demo.items VALUES ($1, $1)", id);
+    txn.commit();
+    return true;
+  } catch (const pqxx::sql_error&) {
+    return false;
+  }
+}
+
+// An index built CONCURRENTLY (a no-transaction file) lets writes to its table go on while it
+// waits for the transactions in progress; the same index built in a migration's transaction makes
+// them wait until it is done.
+TEST_F(MigrationsPgTest, AnIndexBuiltConcurrentlyLetsWritesGoOn) {
+  Write("0001_create.sql",
+        "CREATE TABLE items (id INT PRIMARY KEY, v INT); "
+        "INSERT INTO items SELECT i, i FROM generate_series(1, 1000) i;");
+  ASSERT_THAT(ApplyMigrations(db_url(), Set()), IsOk());
+  Write("0002_index_v.sql",
+        "-- parlor:no-transaction\n"
+        "-- Builds the index without stopping writes.\n"
+        "CREATE INDEX CONCURRENTLY IF NOT EXISTS items_v_idx\n  ON items (v);\n");
+  // A transaction in progress on the table: both builds wait for it.
+  pqxx::connection open(db_url());
+  auto in_progress = std::make_unique<pqxx::work>(open);
+  in_progress->exec0("INSERT INTO demo.items VALUES (-1, -1)");
+  absl::StatusOr<MigrationResult> result = absl::UnknownError("not run");
+  std::thread runner([&] { result = ApplyMigrations(db_url(), Set()); });
+  AwaitBlocked(db_url(), "CREATE INDEX CONCURRENTLY");
+  EXPECT_TRUE(InsertGoesThrough(db_url(), 2001)) << "a write waited for the concurrent build";
+  in_progress->commit();
+  runner.join();
+  ASSERT_THAT(result, IsOk());
+  EXPECT_THAT(result->applied, ElementsAre("0002_index_v.sql"));
+  EXPECT_EQ(Count("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                  "WHERE c.relname = 'items_v_idx' AND i.indisvalid"),
+            1);
+  EXPECT_THAT(CheckMigrationsApplied(db_url(), Set()), IsOk());
+
+  Write("0003_index_id_v.sql", "CREATE INDEX items_id_v_idx ON items (id, v);");
+  in_progress = std::make_unique<pqxx::work>(open);
+  in_progress->exec0("INSERT INTO demo.items VALUES (-2, -2)");
+  std::thread blocking([&] { result = ApplyMigrations(db_url(), Set()); });
+  AwaitBlocked(db_url(), "CREATE INDEX items_id_v_idx");
+  EXPECT_FALSE(InsertGoesThrough(db_url(), 2002)) << "the transactional build let a write by";
+  in_progress->commit();
+  blocking.join();
+  ASSERT_THAT(result, IsOk());
+  EXPECT_THAT(result->applied, ElementsAre("0003_index_id_v.sql"));
+}
+
+// A build interrupted midway leaves an invalid index (here: a unique index over duplicates); the
+// next runner drops it and builds it again. One completed before its runner could record it is
+// kept. The transactional files before and after run in their own transactions.
+TEST_F(MigrationsPgTest, AnInterruptedConcurrentBuildIsBuiltAgain) {
+  Write("0001_create.sql",
+        "CREATE TABLE items (id INT PRIMARY KEY, v INT); "
+        "INSERT INTO items SELECT i, i % 10 FROM generate_series(1, 100) i;");
+  ASSERT_THAT(ApplyMigrations(db_url(), Set()), IsOk());
+  Write("0002_unique_v.sql",
+        "-- parlor:no-transaction\n"
+        "CREATE UNIQUE INDEX CONCURRENTLY items_v_key ON items (v);\n"
+        "CREATE INDEX CONCURRENTLY items_id_v_idx ON items (id, v);\n"
+        "DROP INDEX CONCURRENTLY IF EXISTS items_gone_idx;\n");
+  Write("0003_after.sql", "CREATE TABLE after_unique (id INT);");
+  EXPECT_THAT(ApplyMigrations(db_url(), Set()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("0002_unique_v.sql failed"), HasSubstr("items_v_key"))));
+  EXPECT_EQ(Count("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                  "WHERE c.relname = 'items_v_key' AND NOT i.indisvalid"),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM demo.schema_migrations"), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM information_schema.tables WHERE table_name = "
+                  "'after_unique'"),
+            0);
+
+  // The data is mended; meanwhile another run built the second index and died before recording.
+  {
+    pqxx::connection connection(db_url());
+    pqxx::nontransaction txn(connection);
+    txn.exec0("DELETE FROM demo.items WHERE id > 10");
+    txn.exec0("CREATE INDEX items_id_v_idx ON demo.items (id, v)");
+    txn.exec0("CREATE INDEX items_gone_idx ON demo.items (id)");
+  }
+  absl::StatusOr<MigrationResult> result = ApplyMigrations(db_url(), Set());
+  ASSERT_THAT(result, IsOk());
+  EXPECT_THAT(result->applied, ElementsAre("0002_unique_v.sql", "0003_after.sql"));
+  EXPECT_EQ(Count("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                  "WHERE c.relname IN ('items_v_key', 'items_id_v_idx') AND i.indisvalid"),
+            2);
+  EXPECT_EQ(Count("SELECT count(*) FROM pg_class WHERE relname = 'items_gone_idx'"), 0);
+  EXPECT_THAT(CheckMigrationsApplied(db_url(), Set()), IsOk());
+}
+
+// Runners starting together, with a concurrent build among the files, apply each file once.
+// (Runners that waited for the lock inside a transaction would hold a snapshot the concurrent
+// build waits for while its runner holds the lock they wait for.)
+TEST_F(MigrationsPgTest, ConcurrentRunnersApplyAConcurrentBuildOnce) {
+  Write("0001_create.sql",
+        "CREATE TABLE items (id INT PRIMARY KEY, v INT); SELECT pg_sleep(0.2); "
+        "INSERT INTO items SELECT i, i FROM generate_series(1, 1000) i;");
+  Write("0002_index_v.sql",
+        "-- parlor:no-transaction\nCREATE INDEX CONCURRENTLY items_v_idx ON items (v);\n");
+  Write("0003_seed.sql", "INSERT INTO items VALUES (0, 0);");
+  std::vector<std::thread> runners;
+  std::vector<absl::StatusOr<MigrationResult>> results(4, absl::UnknownError("not run"));
+  for (int i = 0; i < 4; ++i) {
+    runners.emplace_back([&, i] { results[i] = ApplyMigrations(db_url(), Set()); });
+  }
+  for (std::thread& runner : runners) runner.join();
+  int applied = 0;
+  for (const auto& result : results) {
+    ASSERT_THAT(result, IsOk());
+    applied += static_cast<int>(result->applied.size());
+  }
+  EXPECT_EQ(applied, 3);
+  EXPECT_EQ(Count("SELECT count(*) FROM demo.items"), 1001);
+  EXPECT_EQ(Count("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                  "WHERE c.relname = 'items_v_idx' AND i.indisvalid"),
+            1);
+}
+
+// A no-transaction file may hold only index builds and drops that can run again; anything else is
+// refused when the files are read, before anything is applied.
+TEST_F(MigrationsPgTest, NoTransactionFilesHoldOnlyConcurrentIndexStatements) {
+  Write("0001_create.sql", "CREATE TABLE items (id INT PRIMARY KEY);");
+  const std::string marker = "-- parlor:no-transaction\n";
+  for (const auto& [sql, message] : std::vector<std::pair<std::string, std::string>>{
+           {"CREATE TABLE more (id INT);", "only CREATE [UNIQUE] INDEX CONCURRENTLY"},
+           {"CREATE INDEX items_id_idx ON items (id);", "only CREATE [UNIQUE] INDEX CONCURRENTLY"},
+           {"DROP INDEX CONCURRENTLY items_id_idx;", "DROP INDEX CONCURRENTLY IF EXISTS"},
+           {"CREATE INDEX CONCURRENTLY items_id_idx ON items (id)", "lacks its ';'"},
+           {"-- nothing\n", "is empty"}}) {
+    Write("0002_index.sql", marker + sql);
+    EXPECT_THAT(LoadMigrations(dir_.string()),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr("0002_index.sql"), HasSubstr(message))))
+        << sql;
+    EXPECT_THAT(ApplyMigrations(db_url(), Set()),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(message)));
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'demo'"), 0);
 }
 
 TEST_F(MigrationsPgTest, BadFileNamesAndDuplicateVersionsAreRejected) {

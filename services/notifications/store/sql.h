@@ -209,7 +209,7 @@ inline constexpr char kPruneEvents[] =
     "ORDER BY notification_id LIMIT $2) h WHERE h.create_time < " PARLOR_TS(1) ")";
 
 // The turn state of the oldest $2 games over before $1 (turns_over_idx): no event of theirs can
-// change it any more (migration notifications/0006).
+// change it any more (migrations notifications/0006 and 0007).
 inline constexpr char kPruneTurns[] =
     "DELETE FROM notifications.turns WHERE (account_id, game_id) IN (SELECT account_id, game_id "
     "FROM notifications.turns WHERE over_time < " PARLOR_TS(1) " ORDER BY over_time LIMIT $2)";
