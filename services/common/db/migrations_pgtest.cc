@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pqxx/pqxx"
@@ -39,6 +40,31 @@ class MigrationsPgTest : public parlor::testing::PgTest {
     pqxx::connection connection(db_url());
     pqxx::read_transaction txn(connection);
     return txn.exec1(sql)[0].as<int>();
+  }
+
+  // Starts four runners at once; returns how many files they applied in all (-1 if one failed).
+  int AppliedByFourRunnersAtOnce() {
+    std::vector<std::thread> runners;
+    std::vector<absl::StatusOr<MigrationResult>> results(4, absl::UnknownError("not run"));
+    for (int i = 0; i < 4; ++i) {
+      runners.emplace_back([&, i] { results[i] = ApplyMigrations(db_url(), Set()); });
+    }
+    for (std::thread& runner : runners) runner.join();
+    int applied = 0;
+    for (const auto& result : results) {
+      EXPECT_THAT(result, IsOk());
+      if (!result.ok()) return -1;
+      applied += static_cast<int>(result->applied.size());
+    }
+    return applied;
+  }
+
+  // How many of the indexes named `names` (an SQL list: 'a', 'b') exist and are valid.
+  int ValidIndexes(const std::string& names) {
+    return Count(
+        absl::StrCat("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                     "WHERE c.relname IN (",
+                     names, ") AND i.indisvalid"));
   }
 
   std::filesystem::path dir_;
@@ -94,18 +120,7 @@ TEST_F(MigrationsPgTest, ConcurrentRunnersApplyEachMigrationOnce) {
   // Would fail with "relation already exists" if two runners applied 0001 at the same time.
   Write("0001_create.sql", "CREATE TABLE items (id INT PRIMARY KEY); SELECT pg_sleep(0.2);");
   Write("0002_seed.sql", "INSERT INTO items VALUES (1);");
-  std::vector<std::thread> runners;
-  std::vector<absl::StatusOr<MigrationResult>> results(4, absl::UnknownError("not run"));
-  for (int i = 0; i < 4; ++i) {
-    runners.emplace_back([&, i] { results[i] = ApplyMigrations(db_url(), Set()); });
-  }
-  for (std::thread& runner : runners) runner.join();
-  int applied = 0;
-  for (const auto& result : results) {
-    ASSERT_THAT(result, IsOk());
-    applied += static_cast<int>(result->applied.size());
-  }
-  EXPECT_EQ(applied, 2);
+  EXPECT_EQ(AppliedByFourRunnersAtOnce(), 2);
   EXPECT_EQ(Count("SELECT count(*) FROM demo.items"), 1);
 }
 
@@ -163,9 +178,7 @@ TEST_F(MigrationsPgTest, AnIndexBuiltConcurrentlyLetsWritesGoOn) {
   runner.join();
   ASSERT_THAT(result, IsOk());
   EXPECT_THAT(result->applied, ElementsAre("0002_index_v.sql"));
-  EXPECT_EQ(Count("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                  "WHERE c.relname = 'items_v_idx' AND i.indisvalid"),
-            1);
+  EXPECT_EQ(ValidIndexes("'items_v_idx'"), 1);
   EXPECT_THAT(CheckMigrationsApplied(db_url(), Set()), IsOk());
 
   Write("0003_index_id_v.sql", "CREATE INDEX items_id_v_idx ON items (id, v);");
@@ -216,9 +229,7 @@ TEST_F(MigrationsPgTest, AnInterruptedConcurrentBuildIsBuiltAgain) {
   absl::StatusOr<MigrationResult> result = ApplyMigrations(db_url(), Set());
   ASSERT_THAT(result, IsOk());
   EXPECT_THAT(result->applied, ElementsAre("0002_unique_v.sql", "0003_after.sql"));
-  EXPECT_EQ(Count("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                  "WHERE c.relname IN ('items_v_key', 'items_id_v_idx') AND i.indisvalid"),
-            2);
+  EXPECT_EQ(ValidIndexes("'items_v_key', 'items_id_v_idx'"), 2);
   EXPECT_EQ(Count("SELECT count(*) FROM pg_class WHERE relname = 'items_gone_idx'"), 0);
   EXPECT_THAT(CheckMigrationsApplied(db_url(), Set()), IsOk());
 }
@@ -233,22 +244,9 @@ TEST_F(MigrationsPgTest, ConcurrentRunnersApplyAConcurrentBuildOnce) {
   Write("0002_index_v.sql",
         "-- parlor:no-transaction\nCREATE INDEX CONCURRENTLY items_v_idx ON items (v);\n");
   Write("0003_seed.sql", "INSERT INTO items VALUES (0, 0);");
-  std::vector<std::thread> runners;
-  std::vector<absl::StatusOr<MigrationResult>> results(4, absl::UnknownError("not run"));
-  for (int i = 0; i < 4; ++i) {
-    runners.emplace_back([&, i] { results[i] = ApplyMigrations(db_url(), Set()); });
-  }
-  for (std::thread& runner : runners) runner.join();
-  int applied = 0;
-  for (const auto& result : results) {
-    ASSERT_THAT(result, IsOk());
-    applied += static_cast<int>(result->applied.size());
-  }
-  EXPECT_EQ(applied, 3);
+  EXPECT_EQ(AppliedByFourRunnersAtOnce(), 3);
   EXPECT_EQ(Count("SELECT count(*) FROM demo.items"), 1001);
-  EXPECT_EQ(Count("SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                  "WHERE c.relname = 'items_v_idx' AND i.indisvalid"),
-            1);
+  EXPECT_EQ(ValidIndexes("'items_v_idx'"), 1);
 }
 
 // A no-transaction file may hold only index builds and drops that can run again; anything else is
