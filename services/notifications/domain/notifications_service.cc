@@ -200,15 +200,17 @@ absl::StatusOr<NotificationsService::Pruned> NotificationsService::Prune() {
   // Each batch deletes what is old of both tables; a table done early deletes nothing further.
   for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
     absl::StatusOr<int> events = store_->PruneEvents(now - retention_, kPruneBatch);
-    absl::StatusOr<int> turns =
-        events.ok() ? store_->PruneTurns(now - retention_ - kTurnStateMargin, kPruneBatch) : events;
-    if (!turns.ok()) {
+    absl::StatusOr<int> turns = absl::UnknownError("not run");
+    if (events.ok()) {
+      turns = store_->PruneTurns(now - retention_ - kTurnStateMargin, kPruneBatch);
+    }
+    if (metrics_ != nullptr) metrics_->Pruned(events.value_or(0), turns.value_or(0));
+    if (!events.ok() || !turns.ok()) {
       if (metrics_ != nullptr) metrics_->PruneFailed();
-      return turns.status();
+      return events.ok() ? turns.status() : events.status();
     }
     total.events += *events;
     total.turns += *turns;
-    if (metrics_ != nullptr) metrics_->Pruned(*events, *turns);
     if (std::max(*events, *turns) < kPruneBatch) break;
   }
   return total;
