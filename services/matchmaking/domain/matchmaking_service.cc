@@ -747,9 +747,10 @@ absl::StatusOr<PassStats> MatchmakingService::RunMatcherPass() {
   }
   // Pools another replica held this pass keep their last value here; those that emptied drop.
   for (const auto& [key, count] : last_waiting_) {
-    if (!waiting.contains(key) && std::find_if(pools->begin(), pools->end(), [&](const PoolKey& p) {
-                                    return p.game == key.first && p.ranked == key.second;
-                                  }) != pools->end()) {
+    if (!waiting.contains(key) &&
+        std::find_if(pools->begin(), pools->end(), [&pool = key](const PoolKey& p) {
+          return p.game == pool.first && p.ranked == pool.second;
+        }) != pools->end()) {
       waiting[key] = count;
     }
   }
