@@ -20,13 +20,14 @@ namespace parlor {
 // are history, changes go into a new file.
 //
 // A file whose first line is `-- parlor:no-transaction` runs outside any transaction, statement by
-// statement (each ends with a `;`), and is recorded once all have run: it builds or drops indexes
-// CONCURRENTLY, so that writes to a large table go on while its index is built (a transaction's
-// CREATE INDEX makes them wait until it is done). Such a file holds only `CREATE [UNIQUE] INDEX
-// CONCURRENTLY [IF NOT EXISTS] name ON ...` and `DROP INDEX CONCURRENTLY IF EXISTS name`
-// statements, and may be interrupted anywhere: the next runner drops an index an interrupted
-// build left invalid and builds it again, and keeps one that was completed. The transactional
-// files pending before and after it run in their own transactions.
+// statement (split at each `;`, so none may hold one in a literal; comments take whole lines), and
+// is recorded once all have run: it builds or drops indexes CONCURRENTLY, so that writes to a
+// large table go on while its index is built (a transaction's CREATE INDEX makes them wait until
+// it is done). Such a file holds only `CREATE [UNIQUE] INDEX CONCURRENTLY [IF NOT EXISTS] name ON
+// ...` and `DROP INDEX CONCURRENTLY IF EXISTS name` statements, and may be interrupted anywhere:
+// the next runner drops an index an interrupted build left invalid and builds it again, and keeps
+// one that was completed. The transactional files pending before and after it run in their own
+// transactions.
 struct MigrationSet {
   std::string schema;
   std::string directory;
