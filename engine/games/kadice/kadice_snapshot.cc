@@ -202,6 +202,9 @@ absl::Status KadiceState::LoadImpl(const google::protobuf::Any& in) {
         check::CheckEachInRange(where("dice"), in.dice(), 1, 6, "face"),
         check::Require(in.kind() != Event::kGhostRoll || in.dice_size() == kNumDice, where("dice"),
                        "a ghost roll has five dice"),
+        // Fewer could never be decided: the view would rebuild its rounds without end.
+        check::Require(in.kind() != Event::kRollOff || std::popcount(in.participants()) >= 2,
+                       where("participants"), "a roll-off is between two seats or more"),
     }));
     Event e;
     e.kind = static_cast<Event::Kind>(in.kind());

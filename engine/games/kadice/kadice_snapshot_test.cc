@@ -21,6 +21,15 @@ TEST(KadiceSnapshot, RoundTripAndReplay) {
   EXPECT_EQ((*replayed)->SerializeToString(), state->SerializeToString());
 }
 
+// The dealer war's event: every new game starts with one.
+::parlor::engine::kadice::KadiceState_Event& FirstRollOff(StateProto& s) {
+  for (auto& e : *s.mutable_events()) {
+    if (e.kind() == 1) return e;
+  }
+  ADD_FAILURE() << "no roll-off event";
+  return *s.add_events();
+}
+
 TEST(KadiceSnapshot, DamagedSnapshotsAreRejected) {
   auto started = Game().NewGame(4, DefaultOptions(), engine::Seed::FromUint64(2));
   ASSERT_TRUE(started.ok());
@@ -37,6 +46,9 @@ TEST(KadiceSnapshot, DamagedSnapshotsAreRejected) {
       [](StateProto& s) { s.mutable_players(2)->set_active(-1); },
       [](StateProto& s) { s.mutable_players(3)->set_ghost(true); },
       [](StateProto& s) { s.add_events()->set_kind(9); },
+      // A roll-off between fewer than two seats: nobody could ever win it.
+      [](StateProto& s) { FirstRollOff(s).set_participants(1u << 2); },
+      [](StateProto& s) { FirstRollOff(s).set_participants(0); },
       [](StateProto& s) { s.set_end_reason(1); },
   };
   for (size_t i = 0; i < damages.size(); ++i) {

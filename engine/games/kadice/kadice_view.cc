@@ -332,7 +332,7 @@ std::unique_ptr<google::protobuf::Message> KadiceState::ViewImpl(
         uint32_t tied = e.participants;
         int dice_each = 1;
         size_t next = 0;
-        while (next < e.dice.size()) {
+        while (next < e.dice.size() && tied != 0) {
           v1::KadiceRollOffRound* roll = roll_off->add_rounds();
           int best = -1;
           uint32_t best_seats = 0;
