@@ -40,15 +40,8 @@ absl::Status ValidateSchemaName(const std::string& schema) {
 
 constexpr char kNoTransactionMarker[] = "-- parlor:no-transaction";
 
-// A statement of a no-transaction file: an index built or dropped CONCURRENTLY.
-struct IndexStatement {
-  std::string sql;
-  bool create = false;
-  std::string index;  // its name, lower case (unquoted names are folded)
-};
-
-absl::StatusOr<std::vector<IndexStatement>> ParseNoTransactionFile(const std::string& name,
-                                                                   const std::string& sql) {
+absl::StatusOr<std::vector<ConcurrentIndexStatement>> ParseNoTransactionFile(
+    const std::string& name, const std::string& sql) {
   static const std::regex kCreate(
       R"(^CREATE\s+(UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(IF\s+NOT\s+EXISTS\s+)?([a-z_][a-z0-9_]*)\s+ON\s[\s\S]+$)",
       std::regex::icase);
@@ -60,7 +53,7 @@ absl::StatusOr<std::vector<IndexStatement>> ParseNoTransactionFile(const std::st
     const absl::string_view trimmed = absl::StripAsciiWhitespace(line);
     if (!absl::StartsWith(trimmed, "--")) absl::StrAppend(&code, line, "\n");
   }
-  std::vector<IndexStatement> statements;
+  std::vector<ConcurrentIndexStatement> statements;
   const std::vector<absl::string_view> pieces = absl::StrSplit(code, ';');
   for (size_t i = 0; i < pieces.size(); ++i) {
     const absl::string_view statement = absl::StripAsciiWhitespace(pieces[i]);
@@ -69,7 +62,7 @@ absl::StatusOr<std::vector<IndexStatement>> ParseNoTransactionFile(const std::st
       return absl::InvalidArgumentError(
           absl::StrCat(name, ": the last statement of a no-transaction migration lacks its ';'"));
     }
-    IndexStatement parsed;
+    ConcurrentIndexStatement parsed;
     parsed.sql = std::string(statement);
     std::smatch match;
     if (std::regex_match(parsed.sql, match, kCreate)) {
@@ -169,13 +162,11 @@ absl::Status CheckApplied(const std::vector<MigrationFile>& files,
 // interrupted CONCURRENTLY build is dropped and built again; one that was completed is kept.
 absl::Status ApplyOutsideTransaction(pqxx::connection& connection, const std::string& schema,
                                      const MigrationFile& file) {
-  absl::StatusOr<std::vector<IndexStatement>> statements =
-      ParseNoTransactionFile(file.name, file.sql);
-  if (!statements.ok()) return statements.status();
   pqxx::nontransaction txn(connection, "migrate_concurrently");
   const std::string quoted = txn.quote_name(schema);
+  // For the rest of this run's own connection: its transactions set their own path.
   txn.exec0(absl::StrCat("SET search_path TO ", quoted));
-  for (const IndexStatement& statement : *statements) {
+  for (const ConcurrentIndexStatement& statement : file.concurrent_statements) {
     if (statement.create) {
       const pqxx::result existing = txn.exec_params(
           "SELECT i.indisvalid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
@@ -198,12 +189,10 @@ absl::Status ApplyOutsideTransaction(pqxx::connection& connection, const std::st
     try {
       txn.exec0(statement.sql);
     } catch (const pqxx::sql_error& e) {
-      txn.exec0("RESET search_path");
       return absl::FailedPreconditionError(
           absl::StrCat("migration ", file.name, " failed: ", e.what()));
     }
   }
-  txn.exec0("RESET search_path");
   return absl::OkStatus();
 }
 
@@ -239,10 +228,10 @@ absl::StatusOr<std::vector<MigrationFile>> LoadMigrations(const std::string& dir
     const absl::string_view first_line = absl::string_view(file.sql).substr(0, file.sql.find('\n'));
     if (absl::StripAsciiWhitespace(first_line) == kNoTransactionMarker) {
       // Refused here, before anything is applied, rather than when its turn comes.
-      if (absl::Status parsed = ParseNoTransactionFile(name, file.sql).status(); !parsed.ok()) {
-        return parsed;
-      }
-      file.outside_transaction = true;
+      absl::StatusOr<std::vector<ConcurrentIndexStatement>> statements =
+          ParseNoTransactionFile(name, file.sql);
+      if (!statements.ok()) return statements.status();
+      file.concurrent_statements = *std::move(statements);
     }
     files.push_back(std::move(file));
   }
@@ -292,7 +281,7 @@ absl::StatusOr<MigrationResult> ApplyMigrations(const std::string& db_url,
     // Runs of transactional files, each run in one transaction; a no-transaction file between
     // them, statement by statement.
     for (size_t next = 0; next < pending.size();) {
-      if (pending[next]->outside_transaction) {
+      if (pending[next]->outside_transaction()) {
         const MigrationFile& file = *pending[next++];
         if (absl::Status status = ApplyOutsideTransaction(connection, set.schema, file);
             !status.ok()) {
@@ -307,7 +296,7 @@ absl::StatusOr<MigrationResult> ApplyMigrations(const std::string& db_url,
       pqxx::work txn(connection, "migrate");
       txn.exec0(search_path);
       std::vector<std::string> names;
-      for (; next < pending.size() && !pending[next]->outside_transaction; ++next) {
+      for (; next < pending.size() && !pending[next]->outside_transaction(); ++next) {
         const MigrationFile& file = *pending[next];
         try {
           txn.exec(file.sql);

@@ -33,12 +33,21 @@ struct MigrationSet {
   std::string directory;
 };
 
+// A statement of a no-transaction file: an index built or dropped CONCURRENTLY.
+struct ConcurrentIndexStatement {
+  std::string sql;
+  bool create = false;
+  std::string index;  // its name, lower case (unquoted names are folded)
+};
+
 struct MigrationFile {
   int version = 0;
   std::string name;  // file name, e.g. "0001_create_accounts.sql"
   std::string sql;
-  std::string checksum;              // hex SHA-256 of sql
-  bool outside_transaction = false;  // `-- parlor:no-transaction`
+  std::string checksum;  // hex SHA-256 of sql
+  // The statements of a `-- parlor:no-transaction` file (never empty for one); empty otherwise.
+  std::vector<ConcurrentIndexStatement> concurrent_statements;
+  bool outside_transaction() const { return !concurrent_statements.empty(); }
 };
 
 struct MigrationResult {
