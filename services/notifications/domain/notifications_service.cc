@@ -197,21 +197,17 @@ absl::StatusOr<NotificationsStore::Accepted> NotificationsService::AcceptEvents(
 absl::StatusOr<NotificationsService::Pruned> NotificationsService::Prune() {
   const absl::Time now = clock_();
   Pruned total;
-  // Each batch deletes what is old of both tables; a table done early deletes nothing further.
   for (int batch = 0; batch < kPruneBatchesPerCall; ++batch) {
-    absl::StatusOr<int> events = store_->PruneEvents(now - retention_, kPruneBatch);
-    absl::StatusOr<int> turns = absl::UnknownError("not run");
-    if (events.ok()) {
-      turns = store_->PruneTurns(now - retention_ - kTurnStateMargin, kPruneBatch);
-    }
-    if (metrics_ != nullptr) metrics_->Pruned(events.value_or(0), turns.value_or(0));
-    if (!events.ok() || !turns.ok()) {
+    absl::StatusOr<NotificationsStore::PrunedRows> pruned =
+        store_->Prune(now - retention_, now - retention_ - kTurnStateMargin, kPruneBatch);
+    if (!pruned.ok()) {
       if (metrics_ != nullptr) metrics_->PruneFailed();
-      return events.ok() ? turns.status() : events.status();
+      return pruned.status();
     }
-    total.events += *events;
-    total.turns += *turns;
-    if (std::max(*events, *turns) < kPruneBatch) break;
+    total.events += pruned->events;
+    total.turns += pruned->turns;
+    if (metrics_ != nullptr) metrics_->Pruned(pruned->events, pruned->turns);
+    if (std::max(pruned->events, pruned->turns) < kPruneBatch) break;
   }
   return total;
 }

@@ -23,7 +23,7 @@ class NotificationsService {
   using Clock = std::function<absl::Time()>;
 
   // `metrics` may be null. `on_queued` is called after events queued pushes (wakes the senders).
-  // Events are kept `retention` from their creation (PruneEvents); an event committed longer ago
+  // Events are kept `retention` from their creation (Prune); an event committed longer ago
   // is acknowledged and not stored (a sender's retry of one already pruned must not come back).
   NotificationsService(NotificationsStore* store, Clock clock, DeliveryMetrics* metrics,
                        std::function<void()> on_queued,
@@ -53,7 +53,7 @@ class NotificationsService {
 
   // Deletes the events older than the retention, and the turn state of games whose game-over
   // event is older than the retention plus kTurnStateMargin (no event of theirs is stored any
-  // more, so none can change it), kPruneBatch of each per transaction, until none is left or
+  // more, so none can change it), kPruneBatch of each in a transaction, until none is left or
   // kPruneBatchesPerCall batches are done (a backlog, as when the retention first applies, is
   // worked off call by call, so a server stopping waits for one call at most); returns how many
   // of each. Safe on every replica at once.

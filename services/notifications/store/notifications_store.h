@@ -84,12 +84,15 @@ class NotificationsStore {
                                            const std::vector<int64_t>& ids, int64_t up_to,
                                            absl::Time now) = 0;
 
-  // Deletes the events created before `created_before` among the oldest `limit` (one
-  // transaction); returns how many. Fewer than `limit`: none older is left.
-  virtual absl::StatusOr<int> PruneEvents(absl::Time created_before, int limit) = 0;
-  // Deletes the turn state of up to `limit` games over before `over_before` (the oldest first;
-  // one transaction); returns how many rows. Fewer than `limit`: none older is left.
-  virtual absl::StatusOr<int> PruneTurns(absl::Time over_before, int limit) = 0;
+  // In one transaction: deletes the events created before `events_before` among the oldest
+  // `limit`, and the turn state of up to `limit` games over before `turns_before` (the oldest
+  // first); returns how many of each. Fewer than `limit`: none older is left.
+  struct PrunedRows {
+    int events = 0;
+    int turns = 0;
+  };
+  virtual absl::StatusOr<PrunedRows> Prune(absl::Time events_before, absl::Time turns_before,
+                                           int limit) = 0;
 
   // Leases up to `limit` due pushes until now + lease (their attempt count goes up by one).
   virtual absl::StatusOr<std::vector<Push>> ClaimPushes(absl::Time now, absl::Duration lease,

@@ -440,23 +440,19 @@ absl::StatusOr<int64_t> PgNotificationsStore::MarkRead(const std::string& accoun
   return unread;
 }
 
-absl::StatusOr<int> PgNotificationsStore::PruneEvents(absl::Time created_before, int limit) {
-  return DeleteOldest("prune_events", sql::kPruneEvents, created_before, limit);
-}
-
-absl::StatusOr<int> PgNotificationsStore::PruneTurns(absl::Time over_before, int limit) {
-  return DeleteOldest("prune_turns", sql::kPruneTurns, over_before, limit);
-}
-
-absl::StatusOr<int> PgNotificationsStore::DeleteOldest(const char* name, const char* statement,
-                                                       absl::Time before, int limit) {
-  int deleted = 0;
-  absl::Status status = db_->Transact(name, [&](pqxx::work& txn) {
-    deleted = static_cast<int>(txn.exec_params0(statement, Micros(before), limit).affected_rows());
+absl::StatusOr<NotificationsStore::PrunedRows> PgNotificationsStore::Prune(absl::Time events_before,
+                                                                           absl::Time turns_before,
+                                                                           int limit) {
+  PrunedRows pruned;
+  absl::Status status = db_->Transact("prune", [&](pqxx::work& txn) {
+    pruned.events = static_cast<int>(
+        txn.exec_params0(sql::kPruneEvents, Micros(events_before), limit).affected_rows());
+    pruned.turns = static_cast<int>(
+        txn.exec_params0(sql::kPruneTurns, Micros(turns_before), limit).affected_rows());
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return deleted;
+  return pruned;
 }
 
 void PgNotificationsStore::IndexScansOnly(pqxx::work& txn) const {

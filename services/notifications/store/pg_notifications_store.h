@@ -44,8 +44,8 @@ class PgNotificationsStore : public NotificationsStore, public AccountDeletionSi
       const std::vector<std::string>& account_ids) override;
   absl::StatusOr<int64_t> MarkRead(const std::string& account_id, const std::vector<int64_t>& ids,
                                    int64_t up_to, absl::Time now) override;
-  absl::StatusOr<int> PruneEvents(absl::Time created_before, int limit) override;
-  absl::StatusOr<int> PruneTurns(absl::Time over_before, int limit) override;
+  absl::StatusOr<PrunedRows> Prune(absl::Time events_before, absl::Time turns_before,
+                                   int limit) override;
   absl::StatusOr<std::vector<Push>> ClaimPushes(absl::Time now, absl::Duration lease,
                                                 int limit) override;
   absl::Status RemovePushes(const std::vector<int64_t>& delivery_ids) override;
@@ -60,9 +60,6 @@ class PgNotificationsStore : public NotificationsStore, public AccountDeletionSi
  private:
   absl::StatusOr<Accepted> AcceptEventsOneByOne(const std::vector<Event>& events,
                                                 const Planner& plan, absl::Time now);
-  // Runs a pruning `statement` ($1 a time, $2 a limit) in a transaction; returns the rows deleted.
-  absl::StatusOr<int> DeleteOldest(const char* name, const char* statement, absl::Time before,
-                                   int limit);
 
   DbPool* db_;
   AcceptMode mode_;
