@@ -78,6 +78,7 @@
 #include "pqxx/pqxx"
 #include "services/common/core/flags.h"
 #include "services/common/core/token.h"
+#include "services/sessions/load/async_players.h"
 
 namespace parlor::sessions {
 namespace {
@@ -172,6 +173,10 @@ struct Settings {
   std::string games = "1,8,32";
   bool baseline = true;
   bool floors = true;
+  // Threads of the tool's players, each driving its share of the games with gRPC's
+  // completion-queue API (as pgbench's -j threads drive its clients); 0: one thread per game,
+  // blocking on each call (every run before 2026-11-30).
+  int client_threads = 2;
   int server_workers = 64;
   int server_db_connections = 16;
   // More parlor-sessions flags, space-separated (e.g. "--group_commit_threads=0").
@@ -712,8 +717,9 @@ class Client {
     c->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     return c;
   }
-  grpc::Status CreateGame(const std::string& game, const std::string& match, int first_player,
-                          v1::Game* out) {
+  // A two-player game between `first_player` and the next, as matchmaking creates it.
+  static v1::CreateGameRequest NewGameRequest(const std::string& game, const std::string& match,
+                                              int first_player) {
     v1::CreateGameRequest r;
     r.set_match_id(match);
     r.set_game(game);
@@ -723,16 +729,26 @@ class Client {
       seat->set_display_name(absl::StrCat("Load ", first_player + i));
     }
     r.mutable_time_control()->mutable_per_move()->mutable_limit()->set_seconds(7 * 86400);
-    v1::CreateGameResponse response;
-    // The credential matchmaking sends, minted once and reused as matchmaking does (a new one
-    // per call would cost the server a signature verification on every game).
+    return r;
+  }
+  // The credential matchmaking sends, minted once and reused as matchmaking does (a new one per
+  // call would cost the server a signature verification on every game); empty if it cannot sign.
+  std::string ServiceCredential() {
     absl::StatusOr<std::string> credential = matchmaking_.Token(absl::Now());
-    if (!credential.ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot sign");
-    grpc::Status status = internal_->CreateGame(Context(*credential).get(), r, &response);
+    return credential.ok() ? *credential : std::string();
+  }
+  grpc::Status CreateGame(const std::string& game, const std::string& match, int first_player,
+                          v1::Game* out) {
+    const std::string credential = ServiceCredential();
+    if (credential.empty()) return grpc::Status(grpc::StatusCode::INTERNAL, "cannot sign");
+    v1::CreateGameResponse response;
+    grpc::Status status = internal_->CreateGame(
+        Context(credential).get(), NewGameRequest(game, match, first_player), &response);
     *out = response.game();
     return status;
   }
   SessionsService::Stub& sessions() { return *sessions_; }
+  SessionsInternalService::Stub& internal() { return *internal_; }
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
 
  private:
@@ -870,17 +886,36 @@ Result Summarize(const std::vector<std::vector<double>>& latencies, double elaps
 Result Sessions(Client& client, const Settings& s, int games, std::atomic<long>* errors) {
   std::atomic<bool> stop{false};
   std::vector<std::vector<double>> latencies(games);
+  const auto first_player = [games](int g) { return 100000 + games * 1000 + 2 * g; };
   std::vector<std::thread> threads;
+  AsyncPlay play;
   const absl::Time start = absl::Now();
-  for (int g = 0; g < games; ++g) {
-    threads.emplace_back([&, g] {
-      const int player = 100000 + games * 1000 + 2 * g;
-      if (s.mode == "pvp") {
-        PlayLoop(client, s.game, s.pvp_reads == "mover", player, stop, &latencies[g], errors);
-      } else {
-        BotLoop(client, s.game, player, stop, &latencies[g], errors);
-      }
-    });
+  if (s.client_threads > 0) {
+    play.sessions = &client.sessions();
+    play.internal = &client.internal();
+    play.game = s.game;
+    play.first_player = first_player;
+    play.account_id = AccountId;
+    play.token = [&client](const std::string& account) { return client.Token(account); };
+    play.service_credential = [&client] { return client.ServiceCredential(); };
+    play.create_request = [&s](int player, const std::string& match) {
+      return Client::NewGameRequest(s.game, match, player);
+    };
+    play.pvp = s.mode == "pvp";
+    play.only_mover_reads = s.pvp_reads == "mover";
+    play.threads = s.client_threads;
+    threads.emplace_back([&] { PlayAsync(play, games, stop, latencies, *errors); });
+  } else {
+    for (int g = 0; g < games; ++g) {
+      threads.emplace_back([&, g] {
+        if (s.mode == "pvp") {
+          PlayLoop(client, s.game, s.pvp_reads == "mover", first_player(g), stop, &latencies[g],
+                   errors);
+        } else {
+          BotLoop(client, s.game, first_player(g), stop, &latencies[g], errors);
+        }
+      });
+    }
   }
   std::this_thread::sleep_for(std::chrono::seconds(s.seconds));
   stop = true;
@@ -1467,6 +1502,10 @@ int main(int argc, char** argv) {
              "statistics (waits 11 s after each run for them to be flushed)");
   flags.Bool("statements", &s.statements,
              "print each run's statements (pg_stat_statements: calls, mean and total time)");
+  flags.Int("client_threads", &s.client_threads,
+            "threads of the tool's players, each driving its share of the games without blocking "
+            "(0: one blocking thread per game)",
+            {.min = 0, .max = 64});
   flags.Int("server_workers", &s.server_workers, "--worker_threads of the server",
             {.min = 1, .max = 256});
   flags.Int("server_db_connections", &s.server_db_connections, "--db_max_connections of the server",
