@@ -863,6 +863,62 @@ TEST_F(SessionsPgTest, NoIndexOfTheSeatsNamesAColumnAMoveChanges) {
   EXPECT_GE(indexes, 3);
 }
 
+// Migration 0016 moved the single-column CHECKs of the tables a move writes into domains: the
+// database must still refuse every value they refused, whichever statement writes it.
+TEST_F(SessionsPgTest, TheDatabaseStillRefusesWhatTheColumnChecksRefused) {
+  v1::Game created = Create(TwoPlayerRequest(FirstGame(), "checks"));
+  std::mt19937_64 rng(7);
+  ASSERT_THAT(RandomMove(created.game_id(), rng, "checks-key"), IsOk());
+  const std::string id = created.game_id();
+  pqxx::connection c(db_url());
+  {
+    pqxx::read_transaction txn(c);
+    for (const char* table : {"games", "seats", "actions", "idempotency_keys"}) {
+      EXPECT_GT(txn.exec_params1(absl::StrCat("SELECT count(*) FROM sessions.", table,
+                                              " WHERE game_id = $1::uuid"),
+                                 id)[0]
+                    .as<int64_t>(),
+                0)
+          << table;
+    }
+  }
+  const std::string outbox_row =
+      "INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, dedupe_key, "
+      "payload, created_at, next_attempt_at) VALUES ($1::uuid, gen_random_uuid(), ";
+  const std::vector<std::string> refused = {
+      "UPDATE sessions.games SET game = 'Not A Name' WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET num_players = 33 WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET options = '[]' WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET snapshot = '' WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET seed_commitment = 'abc' WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET acting_seats = -1 WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET tc_per_move_s = 60 WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET vacation_days = 31 WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET visibility = 'secret' WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET version = -1 WHERE game_id = $1::uuid",
+      "UPDATE sessions.games SET status = 'paused' WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET seat = 32 WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET team = -1 WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET display_name = '' WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET reminders_sent = 3 WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET time_bank_ms = -1 WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET vacation_used_ms = -1 WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET timeouts_in_a_row = -1 WHERE game_id = $1::uuid",
+      "UPDATE sessions.seats SET status = 'gone' WHERE game_id = $1::uuid",
+      "INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, entry, "
+      "created_at) VALUES ($1::uuid, 1000, 'action', 'cheat', 0, 0, '\\x00', now())",
+      "UPDATE sessions.idempotency_keys SET request_hash = '\\x00' WHERE game_id = $1::uuid",
+      "UPDATE sessions.idempotency_keys SET version = 0 WHERE game_id = $1::uuid",
+      outbox_row + "'spam', 1, 'd1', '{}', now(), now())",
+      outbox_row + "'your_turn', -1, 'd2', '{}', now(), now())",
+      outbox_row + "'your_turn', 1, 'd3', '[]', now(), now())",
+  };
+  for (const std::string& sql : refused) {
+    pqxx::work txn(c);
+    EXPECT_THROW(txn.exec_params0(sql, id), pqxx::check_violation) << sql;
+  }
+}
+
 TEST_F(SessionsPgTest, PlayingTheComputerTheBotsAnswerAtOnce) {
   const engine::Game& game = FirstGame();
   v1::CreateBotGameRequest request;

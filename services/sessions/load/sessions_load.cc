@@ -4,8 +4,8 @@
 //
 //   parlor-sessions-load --db_url="host=... port=... dbname=..."
 //       --sessions_binary=build/services/sessions/parlor-sessions [--seconds=10] [--streams=10000]
-//       [--games=1,8,32] [--baseline=false] [--mode=pvp [--pvp_reads=mover]] [--server_workers=64]
-//       [--server_db_connections=16] [--pg_stats=false] [--statements]
+//       [--games=1,8,32] [--baseline=false] [--mode=pvp [--pvp_reads=mover]] [--client_threads=2]
+//       [--server_workers=64] [--server_db_connections=16] [--pg_stats=false] [--statements]
 // (services/sessions/load/run_load.sh [--durable] starts a PostgreSQL for it; scripts/dev bench
 // runs it on a durable one in both modes.)
 //
@@ -16,12 +16,14 @@
 //   1. Starts parlor-sessions as a child process on free ports, with fresh signing keys, its
 //      outbox dispatcher on (logging adapter, woken by LISTEN, at least every second).
 //   2. For each count of concurrent games (1, 8 and 32): a pgbench run of one single-row UPDATE
-//      plus one INSERT per transaction at that many clients (the baseline), then as many client
-//      threads each playing the computer through SubmitAction (every answer carries the next
+//      plus one INSERT per transaction at that many clients (the baseline), then as many games
+//      each playing the computer through SubmitAction (every answer carries the next
 //      legal actions, so the timed loop is SubmitAction only; --mode=pvp plays two players and
 //      reads the next mover's actions with untimed GetGame calls: 1.5 per move, or with
-//      --pvp_reads=mover one, by the mover, as a phone does). moves/s counts SubmitAction
-//      calls per second of wall time; p50/p99 are SubmitAction latencies.
+//      --pvp_reads=mover one, by the mover, as a phone does). --client_threads threads drive
+//      the games, each its share through gRPC's completion queue, as pgbench's -j threads drive
+//      its clients (0: one blocking thread per game). moves/s counts SubmitAction calls per
+//      second of wall time; p50/p99 are SubmitAction latencies.
 //      After each run: the notification outbox (rows delivered during the run, rows still
 //      pending and the age of the oldest), and the CPU time per transaction / per move of each
 //      process (this tool or pgbench, the server, the PostgreSQL cluster) and of everything else

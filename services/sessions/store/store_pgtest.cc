@@ -1,6 +1,10 @@
 // What one move writes, over a real PostgreSQL: only the seats it changes, and log entries that
 // are exactly the engine's.
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -291,6 +295,44 @@ TEST_F(StorePgTest, SeveralGamesAreReadTogetherInTheOrderAskedWithTheirSeats) {
     }
   }
   EXPECT_THAT(store_->GetGames({}), IsOk());
+}
+
+// The relation files of the sessions schema (table or index name -> file number).
+std::map<std::string, int64_t> SchemaFiles(const std::string& db_url) {
+  pqxx::connection c(db_url);
+  pqxx::read_transaction txn(c);
+  std::map<std::string, int64_t> files;
+  for (const pqxx::row& r : txn.exec("SELECT c.relname, c.relfilenode FROM pg_class c "
+                                     "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                     "WHERE n.nspname = 'sessions' AND c.relkind IN ('r', 'i')")) {
+    files[r[0].as<std::string>()] = r[1].as<int64_t>();
+  }
+  return files;
+}
+
+// Migration 0016 turns single-column CHECKs into domains on the busiest tables. Its comment
+// promises that no table is rewritten and no index rebuilt (either would hold the table's
+// exclusive lock for as long as it takes): every relation keeps its file.
+class SessionsMigrationPgTest : public parlor::testing::PgTest {};
+
+TEST_F(SessionsMigrationPgTest, ChecksBecomeDomainsWithoutRewritingATableOrRebuildingAnIndex) {
+  const std::filesystem::path before =
+      std::filesystem::temp_directory_path() / absl::StrCat("parlor-0015-", getpid());
+  std::filesystem::create_directories(before);
+  for (const auto& file : std::filesystem::directory_iterator(PARLOR_SESSIONS_MIGRATIONS_DIR)) {
+    if (file.path().filename().string() < "0016") {
+      std::filesystem::copy_file(file.path(), before / file.path().filename());
+    }
+  }
+  const absl::Status at_0015 =
+      ApplyMigrations(db_url(), MigrationSet{"sessions", before.string()}).status();
+  std::filesystem::remove_all(before);
+  ASSERT_THAT(at_0015, IsOk());
+  const std::map<std::string, int64_t> files = SchemaFiles(db_url());
+  ASSERT_TRUE(files.contains("games_public_activity_idx"));
+  ASSERT_THAT(ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}),
+              IsOk());
+  EXPECT_EQ(SchemaFiles(db_url()), files);
 }
 
 }  // namespace
