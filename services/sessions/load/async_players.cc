@@ -143,16 +143,22 @@ class Player {
   }
 
   bool Submit() {
+    SubmitRandomAction(Step::kSubmit, mover_, state_.game().version());
+    return true;
+  }
+
+  // SubmitAction of one of state_'s legal actions, at random, on the game at `version`, as
+  // player `seat`; its latency is timed from here.
+  void SubmitRandomAction(Step step, int seat, int64_t version) {
     v1::SubmitActionRequest submit;
     submit.set_game_id(last_.game_id());
-    submit.set_expected_version(state_.game().version());
+    submit.set_expected_version(version);
     submit.set_idempotency_key(absl::StrCat("k", rng_()));
     *submit.mutable_action() = state_.legal_actions(
         static_cast<int>(rng_() % static_cast<uint64_t>(state_.legal_actions_size())));
     started_ = absl::Now();
-    Call(Step::kSubmit, mover_, play_.sessions, &submitted_,
+    Call(step, seat, play_.sessions, &submitted_,
          &v1::SessionsService::Stub::PrepareAsyncSubmitAction, submit);
-    return true;
   }
 
   bool Submitted(bool ok) {
@@ -177,15 +183,7 @@ class Player {
     if (last_.status() == v1::GAME_STATUS_FINISHED || state_.legal_actions().empty()) {
       return NewGame();
     }
-    v1::SubmitActionRequest submit;
-    submit.set_game_id(last_.game_id());
-    submit.set_expected_version(last_.version());
-    submit.set_idempotency_key(absl::StrCat("k", rng_()));
-    *submit.mutable_action() = state_.legal_actions(
-        static_cast<int>(rng_() % static_cast<uint64_t>(state_.legal_actions_size())));
-    started_ = absl::Now();
-    Call(Step::kSubmitBot, 0, play_.sessions, &submitted_,
-         &v1::SessionsService::Stub::PrepareAsyncSubmitAction, submit);
+    SubmitRandomAction(Step::kSubmitBot, 0, last_.version());
     return true;
   }
 
