@@ -8,6 +8,8 @@ find_program(GRPC_CPP_PLUGIN grpc_cpp_plugin REQUIRED)
 find_program(GRPC_PYTHON_PLUGIN grpc_python_plugin)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx)
+# libpq itself, for the connections in pipeline mode (libpqxx 6.4 has no API for it).
+pkg_check_modules(PQ REQUIRED IMPORTED_TARGET libpq)
 find_package(prometheus-cpp CONFIG REQUIRED)
 find_package(OpenSSL REQUIRED)
 include(CommonCore)

@@ -189,6 +189,13 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
   flags.Bool("db_prepared_statements", &config->db_prepared_statements,
              "use named prepared statements (false when --db_url is a PgBouncer in transaction "
              "mode: statements are sent unnamed and settings per transaction)");
+  flags.Bool("db_pipelining", &config->db_pipelining,
+             "send a transaction's statements in libpq's pipeline mode where the service "
+             "supports it (two round trips for a batch of moves instead of five); needs "
+             "PostgreSQL itself: ignored when --db_prepared_statements=false");
+  flags.Int("db_max_pipelined_connections", &config->db_max_pipelined_connections,
+            "pipelined connections (--db_pipelining), beyond --db_max_connections",
+            {.min = 1, .max = 1000});
   flags.Secret("db_direct_url", &config->db_direct_url,
                "PostgreSQL connection string for LISTEN and session-level locks, bypassing a "
                "transaction pooler (default: --db_url)");
@@ -256,7 +263,9 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
                 // the next periodic check.
                 .on_connection_lost = [raw = host.get()] { raw->RecheckReadiness(); },
                 .prepared_statements = c.db_prepared_statements,
-                .direct_url = c.db_direct_url},
+                .direct_url = c.db_direct_url,
+                .pipelining = c.db_pipelining,
+                .max_pipelined_connections = c.db_max_pipelined_connections},
       host->metrics_.get());
   host->workers_ = std::make_unique<ThreadPool>(host->identity_.name, c.worker_threads,
                                                 static_cast<size_t>(c.max_queued_requests));

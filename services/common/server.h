@@ -41,6 +41,9 @@ struct ServerConfig {
   // False behind a transaction-pooling PgBouncer (see DbOptions); db_direct_url then names
   // PostgreSQL itself, for LISTEN and session advisory locks.
   bool db_prepared_statements = true;
+  // Transactions that read, decide and write in libpq's pipeline mode (DbOptions::pipelining).
+  bool db_pipelining = true;
+  int db_max_pipelined_connections = 4;
   std::string db_direct_url;
   int worker_threads = 8;
   int max_queued_requests = 2000;

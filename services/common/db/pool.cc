@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "services/common/core/logging.h"
 #include "services/common/grpc_status.h"
 #include "services/common/metrics.h"
@@ -93,39 +94,96 @@ absl::StatusOr<std::unique_ptr<pqxx::connection>> DbPool::Connect(const std::str
   }
 }
 
-absl::StatusOr<DbPool::Lease> DbPool::Acquire() {
+// A pipelined connection checked out of the pool; unless Keep() is called (after a clean commit),
+// it is closed when the lease ends, as after a failure no pipelined connection is reused.
+class DbPool::PipelineLease {
+ public:
+  PipelineLease(DbPool* pool, std::unique_ptr<PipelineConnection> connection)
+      : pool_(pool), connection_(std::move(connection)) {}
+  PipelineLease(PipelineLease&& other) noexcept
+      : pool_(other.pool_), connection_(std::move(other.connection_)), keep_(other.keep_) {
+    other.pool_ = nullptr;
+  }
+  PipelineLease& operator=(PipelineLease&&) = delete;
+  ~PipelineLease() {
+    if (pool_ != nullptr && connection_ != nullptr) {
+      pool_->ReleasePipeline(std::move(connection_), !keep_);
+    }
+  }
+  PipelineConnection& connection() { return *connection_; }
+  bool is_open() const { return connection_ != nullptr && connection_->is_open(); }
+  void Keep() { keep_ = true; }
+  void Discard() { keep_ = false; }
+
+ private:
+  DbPool* pool_;
+  std::unique_ptr<PipelineConnection> connection_;
+  bool keep_ = false;
+};
+
+template <typename Connection, typename ConnectFn>
+absl::StatusOr<std::unique_ptr<Connection>> DbPool::Checkout(
+    std::vector<std::unique_ptr<Connection>>& idle, int& open, int max, const ConnectFn& connect) {
   std::unique_lock<std::mutex> lock(mu_);
   const auto deadline =
       std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(options_.acquire_timeout);
   for (;;) {
-    if (!idle_.empty()) {
-      std::unique_ptr<pqxx::connection> connection = std::move(idle_.back());
-      idle_.pop_back();
+    if (!idle.empty()) {
+      std::unique_ptr<Connection> connection = std::move(idle.back());
+      idle.pop_back();
       UpdateGauges();
-      return Lease(this, std::move(connection));
+      return connection;
     }
-    if (open_ < options_.max_connections) {
-      ++open_;  // reserve the slot, connect without holding the lock
+    if (open < max) {
+      ++open;  // reserve the slot, connect without holding the lock
       UpdateGauges();
       lock.unlock();
-      absl::StatusOr<std::unique_ptr<pqxx::connection>> connection = Connect(options_.url);
+      absl::StatusOr<std::unique_ptr<Connection>> connection = connect();
       lock.lock();
       if (!connection.ok()) {
-        --open_;
+        --open;
         UpdateGauges();
         released_.notify_one();
-        return connection.status();
       }
-      return Lease(this, *std::move(connection));
+      return connection;
     }
     if (released_.wait_until(lock, deadline) == std::cv_status::timeout) {
       return WithRetryDelay(
-          absl::ResourceExhaustedError(absl::StrCat(
-              "database busy: all ", options_.max_connections, " connections stayed in use for ",
-              absl::FormatDuration(options_.acquire_timeout), "; retry with backoff")),
+          absl::ResourceExhaustedError(
+              absl::StrCat("database busy: all ", max, " connections stayed in use for ",
+                           absl::FormatDuration(options_.acquire_timeout), "; retry with backoff")),
           kRetryAfterBusy);
     }
   }
+}
+
+absl::StatusOr<DbPool::Lease> DbPool::Acquire() {
+  absl::StatusOr<std::unique_ptr<pqxx::connection>> connection =
+      Checkout(idle_, open_, options_.max_connections, [this] { return Connect(options_.url); });
+  if (!connection.ok()) return connection.status();
+  return Lease(this, *std::move(connection));
+}
+
+absl::StatusOr<DbPool::PipelineLease> DbPool::AcquirePipeline() {
+  absl::StatusOr<std::unique_ptr<PipelineConnection>> connection = Checkout(
+      idle_pipelines_, open_pipelines_, options_.max_pipelined_connections,
+      [this]() -> absl::StatusOr<std::unique_ptr<PipelineConnection>> {
+        try {
+          return std::make_unique<PipelineConnection>(
+              options_.url,
+              absl::StrCat(
+                  "SET statement_timeout = ", absl::ToInt64Milliseconds(options_.statement_timeout),
+                  "; SET application_name = '",
+                  absl::StrReplaceAll(options_.application_name, {{"'", "''"}}),
+                  "'; SET plan_cache_mode = force_generic_plan; "
+                  "SET enable_seqscan = off"));
+        } catch (const std::exception& e) {
+          spdlog::warn("cannot connect to PostgreSQL: {}", e.what());
+          return Unavailable(kUnavailable);
+        }
+      });
+  if (!connection.ok()) return connection.status();
+  return PipelineLease(this, *std::move(connection));
 }
 
 absl::StatusOr<DbPool::Lease> DbPool::AcquireSession() {
@@ -154,58 +212,84 @@ void DbPool::Release(std::unique_ptr<pqxx::connection> connection, bool discard)
   released_.notify_one();
 }
 
+void DbPool::ReleasePipeline(std::unique_ptr<PipelineConnection> connection, bool discard) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (discard || !connection->is_open()) {
+      --open_pipelines_;
+    } else {
+      idle_pipelines_.push_back(std::move(connection));
+    }
+    UpdateGauges();
+  }
+  released_.notify_one();
+}
+
 void DbPool::UpdateGauges() {
   if (metrics_ == nullptr) return;
-  metrics_->db_connections_idle().Set(static_cast<double>(idle_.size()));
-  metrics_->db_connections_in_use().Set(static_cast<double>(open_ - idle_.size()));
+  const size_t idle = idle_.size() + idle_pipelines_.size();
+  metrics_->db_connections_idle().Set(static_cast<double>(idle));
+  metrics_->db_connections_in_use().Set(
+      static_cast<double>(open_ + open_pipelines_ - static_cast<int>(idle)));
 }
 
 void DbPool::ConnectionLost() {
   std::vector<std::unique_ptr<pqxx::connection>> dead;
+  std::vector<std::unique_ptr<PipelineConnection>> dead_pipelines;
   {
     std::lock_guard<std::mutex> lock(mu_);
     dead.swap(idle_);
+    dead_pipelines.swap(idle_pipelines_);
     open_ -= static_cast<int>(dead.size());
+    open_pipelines_ -= static_cast<int>(dead_pipelines.size());
     UpdateGauges();
   }
   released_.notify_all();
   dead.clear();  // closes them without holding the lock
+  dead_pipelines.clear();
   if (options_.on_connection_lost) options_.on_connection_lost();
 }
 
 absl::Status DbPool::FailureStatus(absl::string_view name, const std::exception& error,
                                    Lease& lease) {
+  const Failure failure = Classify(name, error, lease.is_open());
+  if (failure.discard) lease.Discard();
+  return failure.status;
+}
+
+DbPool::Failure DbPool::Classify(absl::string_view name, const std::exception& error,
+                                 bool connection_open) {
   if (dynamic_cast<const pqxx::in_doubt_error*>(&error) != nullptr ||
       dynamic_cast<const pqxx::statement_completion_unknown*>(&error) != nullptr) {
-    lease.Discard();
     spdlog::error("{}: commit outcome unknown: {}", name, error.what());
-    return Unavailable(
-        "database connection lost during commit; the change may or may not have been saved: "
-        "retry with the same idempotency key");
+    return {
+        Unavailable(
+            "database connection lost during commit; the change may or may not have been saved: "
+            "retry with the same idempotency key"),
+        true};
   }
   if (IsLostConnection(error)) {
-    lease.Discard();
     spdlog::warn("{}: connection lost: {}", name, error.what());
     ConnectionLost();
-    return Unavailable(kUnavailable);
+    return {Unavailable(kUnavailable), true};
   }
   if (const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error); sql != nullptr) {
     const std::string& state = sql->sqlstate();
     if (state == "57014" || state == "55P03") {  // statement_timeout, lock_not_available
       spdlog::warn("{}: statement timed out [{}] {}", name, state, error.what());
-      return Unavailable("database too slow to answer in time; retry with backoff");
+      return {Unavailable("database too slow to answer in time; retry with backoff"),
+              !connection_open};
     }
     if (state.rfind("53", 0) == 0) {  // insufficient resources: disk full, out of memory, ...
       spdlog::error("{}: database out of resources [{}] {}", name, state, error.what());
-      return Unavailable("database out of resources; retry with backoff");
+      return {Unavailable("database out of resources; retry with backoff"), !connection_open};
     }
     // The SQL and the server's message stay in the log; the caller gets INTERNAL.
     spdlog::error("{}: SQL error [{}] {} (query: {})", name, state, error.what(), sql->query());
   } else {
     spdlog::error("{}: {}", name, error.what());
   }
-  if (!lease.connection().is_open()) lease.Discard();
-  return absl::InternalError(absl::StrCat("database error in ", name));
+  return {absl::InternalError(absl::StrCat("database error in ", name)), !connection_open};
 }
 
 absl::Status DbPool::Read(absl::string_view name,
@@ -240,28 +324,29 @@ absl::Status DbPool::Read(absl::string_view name,
   }
 }
 
-absl::Status DbPool::Transact(absl::string_view name,
-                              const std::function<absl::Status(pqxx::work&)>& body,
-                              TransactionOptions options) {
-  const std::string txn_name(name);
+template <typename LeaseT>
+absl::Status DbPool::RunAttempts(const std::string& txn_name, const TransactionOptions& options,
+                                 const std::function<absl::StatusOr<LeaseT>()>& acquire,
+                                 const std::function<absl::Status(LeaseT&, bool*)>& attempt) {
   auto count = [&](absl::string_view outcome) {
     if (metrics_ != nullptr) metrics_->db_transactions(txn_name, outcome).Increment();
   };
+  const std::string label = absl::StrCat("transaction ", txn_name);
   bool rerun_after_lost_connection = false;
-  for (int attempt = 1;; ++attempt) {
-    absl::StatusOr<Lease> lease = Acquire();
+  for (int attempt_number = 1;; ++attempt_number) {
+    absl::StatusOr<LeaseT> lease = acquire();
     if (!lease.ok()) {
       count("failed");
       return lease.status();
     }
+    auto fail = [&](const std::exception& error) {
+      const Failure failure = Classify(label, error, lease->is_open());
+      if (failure.discard) lease->Discard();
+      return failure.status;
+    };
     bool committing = false;
     try {
-      const std::string settings = LocalSettings();
-      absl::Status status = options.serializable
-                                ? RunOnce<pqxx::serializable>(lease->connection(), txn_name, body,
-                                                              settings, &committing)
-                                : RunOnce<pqxx::read_committed>(lease->connection(), txn_name, body,
-                                                                settings, &committing);
+      absl::Status status = attempt(*lease, &committing);
       count(status.ok() ? "committed" : "rolled_back");
       return status;
     } catch (const pqxx::transaction_rollback& e) {
@@ -270,26 +355,26 @@ absl::Status DbPool::Transact(absl::string_view name,
                              dynamic_cast<const pqxx::deadlock_detected*>(&e) != nullptr;
       if (!retryable) {
         count("failed");
-        return FailureStatus(absl::StrCat("transaction ", txn_name), e, *lease);
+        return fail(e);
       }
-      if (attempt >= options.max_attempts) {
+      if (attempt_number >= options.max_attempts) {
         count("failed");
-        spdlog::warn("transaction {} gave up after {} attempts: {}", txn_name, attempt, e.what());
+        spdlog::warn("transaction {} gave up after {} attempts: {}", txn_name, attempt_number,
+                     e.what());
         return WithRetryDelay(
             absl::AbortedError("too much contention on the same data; retry the request"),
             kRetryAfterBusy);
       }
       count("retried");
-      spdlog::debug("transaction {} retrying (attempt {}): {}", txn_name, attempt, e.what());
-      std::this_thread::sleep_for(std::chrono::milliseconds(5 * attempt * attempt));
+      spdlog::debug("transaction {} retrying (attempt {}): {}", txn_name, attempt_number, e.what());
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 * attempt_number * attempt_number));
     } catch (const std::exception& e) {
       if (committing && IsLostConnection(e)) {
         // The connection broke while COMMIT was under way: report it like libpqxx's in-doubt.
         count("failed");
-        return FailureStatus(absl::StrCat("transaction ", txn_name), pqxx::in_doubt_error(e.what()),
-                             *lease);
+        return fail(pqxx::in_doubt_error(e.what()));
       }
-      absl::Status status = FailureStatus(absl::StrCat("transaction ", txn_name), e, *lease);
+      absl::Status status = fail(e);
       // A connection that broke before COMMIT was sent took its transaction with it: nothing
       // was saved, so the body may run again, once, on a fresh connection (the pooled ones were
       // just closed). This is what makes the first request after a PostgreSQL restart succeed.
@@ -302,6 +387,41 @@ absl::Status DbPool::Transact(absl::string_view name,
       return status;
     }
   }
+}
+
+absl::Status DbPool::Transact(absl::string_view name,
+                              const std::function<absl::Status(pqxx::work&)>& body,
+                              TransactionOptions options) {
+  const std::string txn_name(name);
+  return RunAttempts<Lease>(
+      txn_name, options, [this] { return Acquire(); },
+      [&](Lease& lease, bool* committing) {
+        const std::string settings = LocalSettings();
+        return options.serializable ? RunOnce<pqxx::serializable>(lease.connection(), txn_name,
+                                                                  body, settings, committing)
+                                    : RunOnce<pqxx::read_committed>(lease.connection(), txn_name,
+                                                                    body, settings, committing);
+      });
+}
+
+absl::Status DbPool::TransactPipelined(absl::string_view name,
+                                       const std::function<absl::Status(PipelineTxn&)>& body,
+                                       TransactionOptions options) {
+  if (options.serializable || !pipelining()) {
+    return absl::InternalError("pipelined transactions run at READ COMMITTED on PostgreSQL itself");
+  }
+  return RunAttempts<PipelineLease>(
+      std::string(name), options, [this] { return AcquirePipeline(); },
+      [&](PipelineLease& lease, bool* committing) {
+        PipelineTxn txn(lease.connection());
+        absl::Status status = body(txn);
+        // Not OK: the connection closes with its transaction open, which PostgreSQL rolls back.
+        if (!status.ok()) return status;
+        *committing = true;
+        txn.Commit();
+        lease.Keep();
+        return status;
+      });
 }
 
 absl::Status DbPool::Ping() {

@@ -14,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "pqxx/pqxx"
+#include "services/common/db/pipeline.h"
 
 namespace parlor {
 
@@ -39,6 +40,13 @@ struct DbOptions {
   // For work that needs one server session longer than a transaction (LISTEN, session advisory
   // locks): PostgreSQL itself, not a transaction pooler. Empty: `url`.
   std::string direct_url = "";
+  // Whether stores may use TransactPipelined() (libpq's pipeline mode); it also needs
+  // prepared_statements (PostgreSQL itself).
+  bool pipelining = true;
+  // The pipelined connections, beyond max_connections: a budget of their own, so that neither
+  // kind closes the other's connections to make room (each pipelined connection holds its
+  // prepared statements; reconnecting costs a PostgreSQL backend's start).
+  int max_pipelined_connections = 4;
 };
 
 struct TransactionOptions {
@@ -77,6 +85,7 @@ class DbPool {
     Lease& operator=(Lease&&) = delete;
     ~Lease();
     pqxx::connection& connection() { return *connection_; }
+    bool is_open() const { return connection_ != nullptr && connection_->is_open(); }
     // The connection is unusable (e.g. the server went away): close it instead of pooling it.
     void Discard() { discard_ = true; }
 
@@ -137,6 +146,22 @@ class DbPool {
                         const std::function<absl::Status(pqxx::work&)>& body,
                         TransactionOptions options = {});
 
+  // Whether TransactPipelined() can run: it is on (options().pipelining) and has named prepared
+  // statements on PostgreSQL itself, so not behind a transaction pooler.
+  bool pipelining() const { return options_.pipelining && options_.prepared_statements; }
+
+  // Runs `body` in one transaction on a connection in libpq's pipeline mode (PipelineTxn): the
+  // body queues its statements and exchanges them as it needs their rows; if it returns OK, what
+  // it queued last goes out with the end of the transaction, in one round trip, and commits
+  // unless a statement fails (the body never sees those statements' rows: a check belongs in
+  // their SQL). Otherwise the transaction rolls back. Failures are classified and retried as in
+  // Transact(). These connections hold their settings for the whole session, planning as
+  // PlanKeyLookupsOnce() does: they are for fixed statements over keys. At most
+  // max_pipelined_connections. READ COMMITTED only; requires pipelining().
+  absl::Status TransactPipelined(absl::string_view name,
+                                 const std::function<absl::Status(PipelineTxn&)>& body,
+                                 TransactionOptions options = {});
+
   // Runs read-only `body` outside any transaction (autocommit: each statement sees its own
   // snapshot, one round trip each, no BEGIN/COMMIT), with failures classified as in Transact().
   absl::Status Read(absl::string_view name,
@@ -153,6 +178,26 @@ class DbPool {
   const DbOptions& options() const { return options_; }
 
  private:
+  class PipelineLease;
+  // How a failed attempt ends: the caller's status, and whether its connection must be closed.
+  struct Failure {
+    absl::Status status;
+    bool discard = false;
+  };
+  Failure Classify(absl::string_view name, const std::exception& error, bool connection_open);
+  // Runs `attempt` on a connection from `acquire` until it returns, retrying as Transact()
+  // documents.
+  template <typename LeaseT>
+  absl::Status RunAttempts(const std::string& txn_name, const TransactionOptions& options,
+                           const std::function<absl::StatusOr<LeaseT>()>& acquire,
+                           const std::function<absl::Status(LeaseT&, bool*)>& attempt);
+  // A connection of the kind `idle` holds: an idle one, else a new one (`connect`) while fewer
+  // than `max` of the kind are `open`, else the first one released (until acquire_timeout).
+  template <typename Connection, typename ConnectFn>
+  absl::StatusOr<std::unique_ptr<Connection>> Checkout(
+      std::vector<std::unique_ptr<Connection>>& idle, int& open, int max, const ConnectFn& connect);
+  absl::StatusOr<PipelineLease> AcquirePipeline();
+  void ReleasePipeline(std::unique_ptr<PipelineConnection> connection, bool discard);
   void Release(std::unique_ptr<pqxx::connection> connection, bool discard);
   // Closes every idle connection (they are presumably as dead as the one just found broken).
   void ConnectionLost();
@@ -166,7 +211,9 @@ class DbPool {
   std::mutex mu_;
   std::condition_variable released_;
   std::vector<std::unique_ptr<pqxx::connection>> idle_;
-  int open_ = 0;  // idle + in use + being opened
+  std::vector<std::unique_ptr<PipelineConnection>> idle_pipelines_;
+  int open_ = 0;            // idle + in use + being opened
+  int open_pipelines_ = 0;  // the same, of the pipelined connections
 };
 
 }  // namespace parlor

@@ -355,6 +355,158 @@ TEST_F(DbPoolPgTest, PlanKeyLookupsOnceReachesABatchsRowsByIndexEvenInAnEmptyTab
   EXPECT_THAT(plan_of_batch(false), HasSubstr("Seq Scan on rows_by_key"));
 }
 
+// A pipelined transaction: the body's read comes back in its own exchange, and its last queued
+// statements go out with the end of the transaction.
+TEST_F(DbPoolPgTest, PipelinedTransactionReadsThenCommitsItsLastStatements) {
+  int64_t read = -1;
+  ASSERT_THAT(pool_->TransactPipelined(
+                  "pipelined",
+                  [&](PipelineTxn& txn) {
+                    txn.Queue("bump", "UPDATE counter SET n = n + $1 WHERE id = 1 RETURNING n",
+                              {PgParam::Text("1")});
+                    txn.Queue("bytes_of", "SELECT $1::bytea, $2::text IS NULL",
+                              {PgParam::Bytes(std::string("a\0\xff", 3)), PgParam{}});
+                    std::vector<PgRows> rows = txn.Exchange();
+                    EXPECT_EQ(rows.size(), 2u);
+                    read = rows.at(0)[0][0].as<int64_t>();
+                    EXPECT_EQ(rows.at(1)[0][0].bytes(), std::string("a\0\xff", 3));
+                    EXPECT_TRUE(rows.at(1)[0][1].as<bool>());
+                    txn.Queue("bump", "UPDATE counter SET n = n + $1 WHERE id = 1 RETURNING n",
+                              {PgParam::Text("10")});
+                    return absl::OkStatus();
+                  }),
+              IsOk());
+  EXPECT_EQ(read, 1);
+  EXPECT_EQ(Counter(), 11);
+  EXPECT_THAT(metrics_.Serialize(),
+              HasSubstr("parlor_db_transactions_total{outcome=\"committed\",transaction="
+                        "\"pipelined\"} 1"));
+  // The connection is reused with its prepared statements.
+  ASSERT_THAT(pool_->TransactPipelined("again",
+                                       [&](PipelineTxn& txn) {
+                                         txn.Queue("bump",
+                                                   "UPDATE counter SET n = n + $1 WHERE id = 1 "
+                                                   "RETURNING n",
+                                                   {PgParam::Text("100")});
+                                         return absl::OkStatus();
+                                       }),
+              IsOk());
+  EXPECT_EQ(Counter(), 111);
+}
+
+// Whatever fails — a statement sent with the commit, a read, or the body itself — nothing of
+// the transaction stays, and the next one runs on a fresh connection.
+TEST_F(DbPoolPgTest, PipelinedTransactionRollsBackWhateverFails) {
+  auto bump_then = [&](const std::string& last_name, const std::string& last_sql, bool exchange_it,
+                       absl::Status body_status) {
+    return pool_->TransactPipelined("fails", [&](PipelineTxn& txn) {
+      txn.Queue("bump", "UPDATE counter SET n = n + 1 WHERE id = 1", {});
+      txn.Exchange();
+      txn.Queue(last_name, last_sql, {});
+      if (exchange_it) txn.Exchange();
+      return body_status;
+    });
+  };
+  EXPECT_THAT(bump_then("divide", "SELECT 1/0", false, absl::OkStatus()),
+              StatusIs(absl::StatusCode::kInternal, Not(HasSubstr("division"))));
+  EXPECT_EQ(Counter(), 0);
+  EXPECT_THAT(bump_then("missing", "SELECT * FROM no_such_table", true, absl::OkStatus()),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("database error")));
+  EXPECT_EQ(Counter(), 0);
+  EXPECT_THAT(bump_then("one", "SELECT 1", true, absl::FailedPreconditionError("refused")),
+              StatusIs(absl::StatusCode::kFailedPrecondition, "refused"));
+  EXPECT_EQ(Counter(), 0);
+  EXPECT_THAT(bump_then("one", "SELECT 1", false, absl::OkStatus()), IsOk());
+  EXPECT_EQ(Counter(), 1);
+}
+
+// A pipelined connection killed between transactions (a PostgreSQL restart) fails the next
+// transaction's first exchange: it re-runs once on a fresh connection and commits.
+TEST_F(DbPoolPgTest, PipelinedTransactionRecoversFromALostConnection) {
+  DbPool pool(DbOptions{.url = db_url(), .application_name = "parlor-pipeline-test"}, nullptr);
+  auto bump = [&] {
+    return pool.TransactPipelined("bump", [](PipelineTxn& txn) {
+      txn.Queue("bump", "UPDATE counter SET n = n + 1 WHERE id = 1 RETURNING n", {});
+      txn.Exchange();
+      return absl::OkStatus();
+    });
+  };
+  ASSERT_THAT(bump(), IsOk());
+  pqxx::connection admin(db_url());
+  pqxx::nontransaction kill(admin);
+  EXPECT_EQ(kill.exec1("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                       "WHERE application_name = 'parlor-pipeline-test'")[0]
+                .as<int>(),
+            1);
+  EXPECT_THAT(bump(), IsOk());
+  EXPECT_EQ(Counter(), 2);
+}
+
+// A pipelined connection's session plans as PlanKeyLookupsOnce() does and has the statement
+// timeout (which makes a slow statement UNAVAILABLE, as in Transact()).
+TEST_F(DbPoolPgTest, PipelinedConnectionsPlanKeyLookupsAndTimeOut) {
+  DbPool pool(DbOptions{.url = db_url(), .statement_timeout = absl::Milliseconds(300)}, nullptr);
+  std::vector<std::string> settings;
+  ASSERT_THAT(pool.TransactPipelined("settings",
+                                     [&](PipelineTxn& txn) {
+                                       txn.Queue("settings",
+                                                 "SELECT current_setting('plan_cache_mode'), "
+                                                 "current_setting('enable_seqscan'), "
+                                                 "current_setting('statement_timeout')",
+                                                 {});
+                                       PgRows rows = std::move(txn.Exchange().at(0));
+                                       for (int i = 0; i < 3; ++i)
+                                         settings.push_back(rows[0][i].as<std::string>());
+                                       return absl::OkStatus();
+                                     }),
+              IsOk());
+  EXPECT_THAT(settings, ::testing::ElementsAre("force_generic_plan", "off", "300ms"));
+  EXPECT_THAT(pool.TransactPipelined("slow",
+                                     [](PipelineTxn& txn) {
+                                       txn.Queue("slow", "SELECT pg_sleep(5)", {});
+                                       txn.Exchange();
+                                       return absl::OkStatus();
+                                     }),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("retry")));
+}
+
+// Pipelined connections have a budget of their own: a full pool of plain connections does not
+// stop a pipelined transaction, and neither kind closes the other's connections for room.
+TEST_F(DbPoolPgTest, PipelinedConnectionsHaveABudgetOfTheirOwn) {
+  DbPool pool(DbOptions{.url = db_url(),
+                        .max_connections = 1,
+                        .acquire_timeout = absl::Milliseconds(200),
+                        .max_pipelined_connections = 1},
+              &metrics_);
+  auto pipelined = [&](const std::function<void()>& inside) {
+    return pool.TransactPipelined("pipelined", [&](PipelineTxn& txn) {
+      txn.Queue("one", "SELECT 1", {});
+      txn.Exchange();
+      inside();
+      return absl::OkStatus();
+    });
+  };
+  absl::StatusOr<DbPool::Lease> plain = pool.Acquire();
+  ASSERT_THAT(plain, IsOk());
+  EXPECT_THAT(pipelined([] {}), IsOk());
+  EXPECT_THAT(metrics_.Serialize(), HasSubstr("parlor_db_connections{state=\"in_use\"} 1"));
+  EXPECT_THAT(metrics_.Serialize(), HasSubstr("parlor_db_connections{state=\"idle\"} 1"));
+  // The one pipelined connection is in use: a second pipelined transaction waits for it.
+  absl::Status second;
+  EXPECT_THAT(pipelined([&] { second = pipelined([] {}); }), IsOk());
+  EXPECT_THAT(second, StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("busy")));
+}
+
+// Behind a transaction pooler, or when turned off, there are no pipelined transactions.
+TEST_F(DbPoolPgTest, NoPipelinedTransactionsBehindAPoolerOrWhenOff) {
+  EXPECT_TRUE(pool_->pipelining());
+  EXPECT_FALSE(DbPool(DbOptions{.url = db_url(), .pipelining = false}, nullptr).pipelining());
+  DbPool pool(DbOptions{.url = db_url(), .prepared_statements = false}, nullptr);
+  EXPECT_FALSE(pool.pipelining());
+  EXPECT_THAT(pool.TransactPipelined("pipelined", [](PipelineTxn&) { return absl::OkStatus(); }),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("READ COMMITTED")));
+}
+
 // AcquireSession() connects to direct_url (LISTEN, session locks), not to the pooled url, and
 // closes that connection when the lease ends.
 TEST_F(DbPoolPgTest, SessionLeasesUseTheDirectUrl) {

@@ -216,10 +216,13 @@ r AS (
          sessions.from_us(t.at_us)
   FROM unnest($6::sessions.result_write[]) AS t
   RETURNING 1)
--- What was written, checked by the caller: NOTIFYs sent, games, seats and log entries.
+-- The NOTIFYs sent; the statement fails unless it wrote the games, seats and log entries it
+-- was given ($9, $10, $11), so that a COMMIT sent with it (pipelined) cannot keep a partial write.
 SELECT (SELECT count(n) FROM (SELECT pg_notify('parlor_sessions', p)::text AS n
                               FROM unnest($7::text[]) AS p WHERE p <> '') AS x),
-       (SELECT count(*) FROM g), (SELECT count(*) FROM s), (SELECT count(*) FROM a)
+       sessions.expect_rows_written((SELECT count(*) FROM g), $9::bigint,
+                                    (SELECT count(*) FROM s), $10::bigint,
+                                    (SELECT count(*) FROM a), $11::bigint)
 )sql";
 
 inline constexpr char kInsertAction[] =

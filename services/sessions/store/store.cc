@@ -136,62 +136,90 @@ std::map<std::string, std::string> ParseOptionsJson(const std::string& json) {
   return out;
 }
 
-GameRow ReadGame(const pqxx::row& r) {
+// A row's fields by column number, whether libpqxx read it or a pipelined transaction did: text
+// converted as pqxx::field::as() converts it (NULL throws pqxx::conversion_error).
+class Fields {
+ public:
+  // Implicit: the readers below take either kind of row.
+  Fields(const pqxx::row& row) : row_(&row) {}   // NOLINT(google-explicit-constructor)
+  Fields(const PgRow& row) : pipelined_(row) {}  // NOLINT(google-explicit-constructor)
+
+  bool IsNull(int column) const {
+    return row_ != nullptr ? (*row_)[column].is_null() : pipelined_->operator[](column).is_null();
+  }
+  template <typename T>
+  T As(int column) const {
+    if (row_ != nullptr) return (*row_)[column].as<T>();
+    return pipelined_->operator[](column).as<T>();
+  }
+  // A bytea column's bytes.
+  std::string Bytes(int column) const {
+    if (row_ != nullptr) return pqxx::binarystring((*row_)[column]).str();
+    return pipelined_->operator[](column).bytes();
+  }
+
+ private:
+  const pqxx::row* row_ = nullptr;
+  std::optional<PgRow> pipelined_;
+};
+
+// PARLOR_SESSIONS_GAME_COLUMNS.
+GameRow ReadGame(const Fields& r) {
   GameRow g;
-  g.game_id = r[0].as<std::string>();
-  g.game = r[1].as<std::string>();
-  g.match_id = r[2].as<std::string>();
-  g.ranked = r[3].as<bool>();
-  g.finished = r[4].as<std::string>() == "finished";
-  g.version = r[5].as<int64_t>();
-  g.num_players = r[6].as<int>();
-  g.options = ParseOptionsJson(r[7].as<std::string>());
+  g.game_id = r.As<std::string>(0);
+  g.game = r.As<std::string>(1);
+  g.match_id = r.As<std::string>(2);
+  g.ranked = r.As<bool>(3);
+  g.finished = r.As<std::string>(4) == "finished";
+  g.version = r.As<int64_t>(5);
+  g.num_players = r.As<int>(6);
+  g.options = ParseOptionsJson(r.As<std::string>(7));
   // NULL: the caller holds this version's snapshot (SnapshotCache).
-  if (!r[8].is_null()) g.snapshot = pqxx::binarystring(r[8]).str();
-  g.seed_commitment = r[9].as<std::string>();
-  g.acting_seats = static_cast<uint32_t>(r[10].as<int64_t>());
-  g.time_control.kind = r[11].as<std::string>() == "time_bank" ? TimeControlRow::Kind::kTimeBank
-                                                               : TimeControlRow::Kind::kPerMove;
-  g.time_control.per_move_s = r[12].as<int64_t>();
-  g.time_control.bank_initial_s = r[13].as<int64_t>();
-  g.time_control.bank_increment_s = r[14].as<int64_t>();
-  g.time_control.vacation_days = r[15].as<int>();
-  g.deadline = TimeOrNull(r[16].as<int64_t>());
-  g.ranks = ParseList<int>(r[17].as<std::string>());
-  g.scores = ParseList<int64_t>(r[18].as<std::string>());
-  g.end_reason = r[19].as<std::string>();
-  g.created_at = absl::FromUnixMicros(r[20].as<int64_t>());
-  g.updated_at = absl::FromUnixMicros(r[21].as<int64_t>());
-  g.is_public = r[22].as<bool>();
+  if (!r.IsNull(8)) g.snapshot = r.Bytes(8);
+  g.seed_commitment = r.As<std::string>(9);
+  g.acting_seats = static_cast<uint32_t>(r.As<int64_t>(10));
+  g.time_control.kind = r.As<std::string>(11) == "time_bank" ? TimeControlRow::Kind::kTimeBank
+                                                             : TimeControlRow::Kind::kPerMove;
+  g.time_control.per_move_s = r.As<int64_t>(12);
+  g.time_control.bank_initial_s = r.As<int64_t>(13);
+  g.time_control.bank_increment_s = r.As<int64_t>(14);
+  g.time_control.vacation_days = r.As<int>(15);
+  g.deadline = TimeOrNull(r.As<int64_t>(16));
+  g.ranks = ParseList<int>(r.As<std::string>(17));
+  g.scores = ParseList<int64_t>(r.As<std::string>(18));
+  g.end_reason = r.As<std::string>(19);
+  g.created_at = absl::FromUnixMicros(r.As<int64_t>(20));
+  g.updated_at = absl::FromUnixMicros(r.As<int64_t>(21));
+  g.is_public = r.As<bool>(22);
   return g;
 }
 
 // PARLOR_SESSIONS_SEAT_COLUMNS, starting at column `first`.
-SeatRow ReadSeat(const pqxx::row& r, pqxx::row::size_type first = 0) {
+SeatRow ReadSeat(const Fields& r, int first = 0) {
   SeatRow s;
-  s.seat = r[first].as<int>();
-  s.account_id = r[first + 1].as<std::string>();
-  s.bot = r[first + 2].as<std::string>();
-  s.display_name = r[first + 3].as<std::string>();
-  s.team = r[first + 4].as<int>();
-  s.forfeited = r[first + 5].as<bool>();
-  s.my_turn = r[first + 6].as<bool>();
-  s.turn_started_at = TimeOrNull(r[first + 7].as<int64_t>());
-  s.deadline = TimeOrNull(r[first + 8].as<int64_t>());
-  s.reminders_sent = r[first + 9].as<int>();
-  const int64_t bank = r[first + 10].as<int64_t>();
+  s.seat = r.As<int>(first);
+  s.account_id = r.As<std::string>(first + 1);
+  s.bot = r.As<std::string>(first + 2);
+  s.display_name = r.As<std::string>(first + 3);
+  s.team = r.As<int>(first + 4);
+  s.forfeited = r.As<bool>(first + 5);
+  s.my_turn = r.As<bool>(first + 6);
+  s.turn_started_at = TimeOrNull(r.As<int64_t>(first + 7));
+  s.deadline = TimeOrNull(r.As<int64_t>(first + 8));
+  s.reminders_sent = r.As<int>(first + 9);
+  const int64_t bank = r.As<int64_t>(first + 10);
   if (bank >= 0) s.time_bank_ms = bank;
-  s.vacation_used_ms = r[first + 11].as<int64_t>();
-  s.vacation_until = TimeOrNull(r[first + 12].as<int64_t>());
-  s.paused_until = TimeOrNull(r[first + 13].as<int64_t>());
-  s.timeouts_in_a_row = r[first + 14].as<int>();
+  s.vacation_used_ms = r.As<int64_t>(first + 11);
+  s.vacation_until = TimeOrNull(r.As<int64_t>(first + 12));
+  s.paused_until = TimeOrNull(r.As<int64_t>(first + 13));
+  s.timeouts_in_a_row = r.As<int>(first + 14);
   return s;
 }
 
 // The number of PARLOR_SESSIONS_GAME_COLUMNS: seat columns follow them in joined reads.
-constexpr pqxx::row::size_type kGameColumns = 23;
+constexpr int kGameColumns = 23;
 // The number of PARLOR_SESSIONS_SEAT_COLUMNS.
-constexpr pqxx::row::size_type kSeatColumns = 15;
+constexpr int kSeatColumns = 15;
 
 // Every column UpdateGame writes to a seat, apart from status and updated_at.
 bool SameSeatState(const SeatRow& a, const SeatRow& b) {
@@ -584,12 +612,14 @@ struct LockedGame {
 };
 using LockedGames = absl::flat_hash_map<std::string, LockedGame>;
 
-// One round trip to read the batch's games, their seats and the stored answers. The statement
-// is prepared once per connection (re-preparing the same text is a no-op), which spares the
-// server planning it on every batch (unless behind a pooler: Run()).
-pqxx::result LockBatch(DbPool& db, pqxx::work& txn,
-                       const std::vector<PgSessionsStore::GameUpdate>& updates,
-                       const CachedSnapshots& cached) {
+// The parameters of kLockGamesWithSeats for a batch: its games, the accounts and keys of their
+// idempotency keys, and the snapshot version this server holds of each.
+struct LockParams {
+  std::string ids, accounts, keys, cached_versions;
+};
+
+LockParams LockParamsOf(const std::vector<PgSessionsStore::GameUpdate>& updates,
+                        const CachedSnapshots& cached) {
   std::vector<std::string> ids, accounts, keys;
   std::vector<int64_t> cached_versions;
   for (size_t i = 0; i < updates.size(); ++i) {
@@ -599,24 +629,37 @@ pqxx::result LockBatch(DbPool& db, pqxx::work& txn,
     keys.push_back(u.key ? u.key->key : std::string());
     cached_versions.push_back(cached[i] ? cached[i]->version : int64_t{-1});
   }
-  return db.Run(txn, "sessions_lock_games", sql::kLockGamesWithSeats, PgTextArray(ids),
-                PgTextArray(accounts), PgTextArray(keys), PgIntArray(cached_versions));
+  return LockParams{PgTextArray(ids), PgTextArray(accounts), PgTextArray(keys),
+                    PgIntArray(cached_versions)};
+}
+
+// One round trip to read the batch's games, their seats and the stored answers. The statement
+// is prepared once per connection (re-preparing the same text is a no-op), which spares the
+// server planning it on every batch (unless behind a pooler: Run()).
+pqxx::result LockBatch(DbPool& db, pqxx::work& txn,
+                       const std::vector<PgSessionsStore::GameUpdate>& updates,
+                       const CachedSnapshots& cached) {
+  const LockParams p = LockParamsOf(updates, cached);
+  return db.Run(txn, "sessions_lock_games", sql::kLockGamesWithSeats, p.ids, p.accounts, p.keys,
+                p.cached_versions);
 }
 
 // kLockGamesWithSeats' rows (a row per seat, the game's columns repeated) as one LockedGame per
-// game.
-LockedGames ReadLocked(const pqxx::result& rows) {
-  constexpr pqxx::row::size_type kKeyColumns = kGameColumns + kSeatColumns;
+// game; `rows` is a pqxx::result or PgRows.
+template <typename Rows>
+LockedGames ReadLocked(const Rows& rows) {
+  constexpr int kKeyColumns = kGameColumns + kSeatColumns;
   LockedGames locked;
-  for (const pqxx::row& r : rows) {
-    auto [it, inserted] = locked.try_emplace(r[0].as<std::string>());
+  for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
+    const auto row = rows[i];
+    const Fields r(row);
+    auto [it, inserted] = locked.try_emplace(r.As<std::string>(0));
     if (inserted) {
       it->second.game = ReadGame(r);
-      it->second.snapshot_left_out = r[8].is_null();
-      if (r[kKeyColumns + 1].as<int64_t>() >= 0) {
-        it->second.stored =
-            StoredAnswer{pqxx::binarystring(r[kKeyColumns]).str(), r[kKeyColumns + 1].as<int64_t>(),
-                         pqxx::binarystring(r[kKeyColumns + 2]).str()};
+      it->second.snapshot_left_out = r.IsNull(8);
+      if (r.As<int64_t>(kKeyColumns + 1) >= 0) {
+        it->second.stored = StoredAnswer{r.Bytes(kKeyColumns), r.As<int64_t>(kKeyColumns + 1),
+                                         r.Bytes(kKeyColumns + 2)};
       }
     }
     it->second.game.seats.push_back(ReadSeat(r, kGameColumns));
@@ -670,23 +713,48 @@ size_t DecideBatch(const std::vector<PgSessionsStore::GameUpdate>& updates,
   return changes;
 }
 
-// Writes the batch with kWriteMutations (prepared once per connection, as LockBatch) and checks
-// that it wrote a row per game, seat and log entry.
-absl::Status WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
-  const int games = batch.games.rows();
-  const int seats = batch.seats.rows();
-  const int actions = batch.actions.rows();
-  pqxx::result written_rows =
-      db.Run(txn, "sessions_write_mutations", sql::kWriteMutations, batch.games.Take(),
-             batch.seats.Take(), batch.actions.Take(), batch.keys.Take(), batch.notes.Take(),
-             batch.results.Take(), PgTextArray(batch.notify), pqxx::binarystring(batch.bytes));
-  if (written_rows.size() != 1) return absl::InternalError("state change returned no row");
-  const pqxx::row counts = written_rows[0];
-  if (counts[1].as<int64_t>() != games || counts[2].as<int64_t>() != seats ||
-      counts[3].as<int64_t>() != actions) {
-    return absl::InternalError("state change wrote an unexpected number of rows");
-  }
-  return absl::OkStatus();
+// kWriteMutations' parameters for `batch`: its rows, and how many games, seats and log entries
+// the statement must write (it fails otherwise).
+struct WriteParams {
+  std::string games, seats, actions, keys, notes, results, notify, bytes;
+  int64_t expected_games = 0, expected_seats = 0, expected_actions = 0;
+};
+
+WriteParams WriteParamsOf(BatchWrite& batch) {
+  WriteParams p;
+  p.expected_games = batch.games.rows();
+  p.expected_seats = batch.seats.rows();
+  p.expected_actions = batch.actions.rows();
+  p.games = batch.games.Take();
+  p.seats = batch.seats.Take();
+  p.actions = batch.actions.Take();
+  p.keys = batch.keys.Take();
+  p.notes = batch.notes.Take();
+  p.results = batch.results.Take();
+  p.notify = PgTextArray(batch.notify);
+  p.bytes = std::move(batch.bytes);
+  return p;
+}
+
+// Writes the batch with kWriteMutations (prepared once per connection, as LockBatch).
+void WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
+  const WriteParams p = WriteParamsOf(batch);
+  db.Run(txn, "sessions_write_mutations", sql::kWriteMutations, p.games, p.seats, p.actions, p.keys,
+         p.notes, p.results, p.notify, pqxx::binarystring(p.bytes), p.expected_games,
+         p.expected_seats, p.expected_actions);
+}
+
+// Queues kWriteMutations on a pipelined transaction: it goes out with the commit.
+void QueueWrite(PipelineTxn& txn, BatchWrite& batch) {
+  WriteParams p = WriteParamsOf(batch);
+  txn.Queue(
+      "sessions_write_mutations", sql::kWriteMutations,
+      {PgParam::Text(std::move(p.games)), PgParam::Text(std::move(p.seats)),
+       PgParam::Text(std::move(p.actions)), PgParam::Text(std::move(p.keys)),
+       PgParam::Text(std::move(p.notes)), PgParam::Text(std::move(p.results)),
+       PgParam::Text(std::move(p.notify)), PgParam::Bytes(std::move(p.bytes)),
+       PgParam::Text(absl::StrCat(p.expected_games)), PgParam::Text(absl::StrCat(p.expected_seats)),
+       PgParam::Text(absl::StrCat(p.expected_actions))});
 }
 
 }  // namespace
@@ -715,21 +783,45 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   CachedSnapshots cached(n);
   for (size_t i = 0; i < n; ++i) cached[i] = snapshots_.Get(updates[i].game_id);
   WrittenSnapshots written(n);
-  const absl::Status status = db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
-    results.assign(n, absl::OkStatus());
-    written.assign(n, std::nullopt);
-    if (first) PARLOR_RETURN_IF_ERROR(first(txn));
-    if (n == 0) return absl::OkStatus();
-    // The locked read and the write are fixed shapes over arrays: one plan each, whatever the
-    // batch's size (re-planning the locked read for a small batch cost more than running it).
-    db_->PlanKeyLookupsOnce(txn);
-    LockedGames locked = ReadLocked(LockBatch(*db_, txn, updates, cached));
+  // Decides the batch on its locked games; what changed goes to `write`.
+  auto decide = [&](LockedGames locked, const std::function<void(BatchWrite&)>& write) {
     BatchWrite batch;
     const size_t changes = DecideBatch(updates, cached, locked, batch, written, results);
     tell_decided();
-    if (changes == 0) return absl::OkStatus();
-    return WriteBatch(*db_, txn, batch);
-  });
+    if (changes > 0) write(batch);
+  };
+  auto start_attempt = [&] {
+    results.assign(n, absl::OkStatus());
+    written.assign(n, std::nullopt);
+  };
+  // The locked read and the write are fixed shapes over arrays: one plan each, whatever the
+  // batch's size (re-planning the locked read for a small batch cost more than running it).
+  // Pipelined, a batch is two round trips: the locked read, then the write with the commit.
+  const absl::Status status =
+      (!first && db_->pipelining())
+          ? db_->TransactPipelined(
+                txn_name,
+                [&](PipelineTxn& txn) -> absl::Status {
+                  start_attempt();
+                  if (n == 0) return absl::OkStatus();
+                  LockParams p = LockParamsOf(updates, cached);
+                  txn.Queue("sessions_lock_games", sql::kLockGamesWithSeats,
+                            {PgParam::Text(std::move(p.ids)), PgParam::Text(std::move(p.accounts)),
+                             PgParam::Text(std::move(p.keys)),
+                             PgParam::Text(std::move(p.cached_versions))});
+                  decide(ReadLocked(txn.Exchange().at(0)),
+                         [&](BatchWrite& batch) { QueueWrite(txn, batch); });
+                  return absl::OkStatus();
+                })
+          : db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
+              start_attempt();
+              if (first) PARLOR_RETURN_IF_ERROR(first(txn));
+              if (n == 0) return absl::OkStatus();
+              db_->PlanKeyLookupsOnce(txn);
+              decide(ReadLocked(LockBatch(*db_, txn, updates, cached)),
+                     [&](BatchWrite& batch) { WriteBatch(*db_, txn, batch); });
+              return absl::OkStatus();
+            });
   tell_decided();
   if (!status.ok()) {
     for (absl::Status& result : results) result = status;

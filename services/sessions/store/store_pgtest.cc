@@ -129,9 +129,15 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
 
 // Two replicas, each with its own snapshot cache, take turns moving in one game: each finds its
 // cached snapshot outdated by the other's moves, so it must use the database's, and the game
-// ends exactly as the engine plays it.
+// ends exactly as the engine plays it. One reaches PostgreSQL itself (a batch is pipelined: the
+// locked read, then the write with the commit), the other goes through a transaction pooler (no
+// prepared statements: plain transactions), so both ways of writing a batch take part.
 TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
-  PgSessionsStore other_store(pool_.get());
+  ASSERT_TRUE(pool_->pipelining());
+  DbPool pooled(DbOptions{.url = db_url(), .max_connections = 2, .prepared_statements = false},
+                nullptr);
+  ASSERT_FALSE(pooled.pipelining());
+  PgSessionsStore other_store(&pooled);
   Sessions other(
       &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   Sessions* replicas[2] = {sessions_.get(), &other};
@@ -172,6 +178,29 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
   absl::StatusOr<const engine::Game*> engine_game = registry_->Find(record->game());
   ASSERT_THAT(engine_game, IsOk());
   EXPECT_THAT((*engine_game)->Replay(*record, true).status(), IsOk());
+}
+
+// A batch's write checks in its own statement that it wrote every game, seat and log entry it was
+// given (its commit goes out with it, unseen by the server): here a log entry of a game whose row
+// the batch lacks. The statement fails and leaves nothing.
+TEST_F(StorePgTest, AWriteThatMissesARowFailsInItsOwnStatementAndLeavesNothing) {
+  const std::string id = CreateBotGame();
+  const std::string entry = absl::StrCat("{\"(", id, ",999,action,player,0,0,,0,1,1)\"}");
+  pqxx::connection c(db_url());
+  try {
+    pqxx::work txn(c);
+    txn.exec_params(sql::kWriteMutations, "{}", "{}", entry, "{}", "{}", "{}", "{}",
+                    pqxx::binarystring(std::string("x")), 1, 0, 1);
+    txn.commit();
+    ADD_FAILURE() << "the write of a batch missing its game's row succeeded";
+  } catch (const pqxx::sql_error& e) {
+    EXPECT_EQ(e.sqlstate(), "XX000");
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("games 0 of 1, seats 0 of 0, log entries 1 of 1"));
+  }
+  EXPECT_EQ(Query(absl::StrCat("SELECT count(*) FROM sessions.actions WHERE game_id = '", id,
+                               "' AND version = 999"))[0][0]
+                .as<int64_t>(),
+            0);
 }
 
 // The rows of a move travel as arrays of composite values: text a client chose (its idempotency
