@@ -123,7 +123,8 @@ class DbPool::PipelineLease {
 
 template <typename Connection, typename ConnectFn>
 absl::StatusOr<std::unique_ptr<Connection>> DbPool::Checkout(
-    std::vector<std::unique_ptr<Connection>>& idle, int& open, int max, const ConnectFn& connect) {
+    std::vector<std::unique_ptr<Connection>>& idle, int& open, int max,
+    std::condition_variable& released, const ConnectFn& connect) {
   std::unique_lock<std::mutex> lock(mu_);
   const auto deadline =
       std::chrono::steady_clock::now() + absl::ToChronoMilliseconds(options_.acquire_timeout);
@@ -143,11 +144,11 @@ absl::StatusOr<std::unique_ptr<Connection>> DbPool::Checkout(
       if (!connection.ok()) {
         --open;
         UpdateGauges();
-        released_.notify_one();
+        released.notify_one();
       }
       return connection;
     }
-    if (released_.wait_until(lock, deadline) == std::cv_status::timeout) {
+    if (released.wait_until(lock, deadline) == std::cv_status::timeout) {
       return WithRetryDelay(
           absl::ResourceExhaustedError(
               absl::StrCat("database busy: all ", max, " connections stayed in use for ",
@@ -158,15 +159,15 @@ absl::StatusOr<std::unique_ptr<Connection>> DbPool::Checkout(
 }
 
 absl::StatusOr<DbPool::Lease> DbPool::Acquire() {
-  absl::StatusOr<std::unique_ptr<pqxx::connection>> connection =
-      Checkout(idle_, open_, options_.max_connections, [this] { return Connect(options_.url); });
+  absl::StatusOr<std::unique_ptr<pqxx::connection>> connection = Checkout(
+      idle_, open_, options_.max_connections, released_, [this] { return Connect(options_.url); });
   if (!connection.ok()) return connection.status();
   return Lease(this, *std::move(connection));
 }
 
 absl::StatusOr<DbPool::PipelineLease> DbPool::AcquirePipeline() {
   absl::StatusOr<std::unique_ptr<PipelineConnection>> connection = Checkout(
-      idle_pipelines_, open_pipelines_, options_.max_pipelined_connections,
+      idle_pipelines_, open_pipelines_, options_.max_pipelined_connections, pipeline_released_,
       [this]() -> absl::StatusOr<std::unique_ptr<PipelineConnection>> {
         try {
           return std::make_unique<PipelineConnection>(
@@ -222,7 +223,7 @@ void DbPool::ReleasePipeline(std::unique_ptr<PipelineConnection> connection, boo
     }
     UpdateGauges();
   }
-  released_.notify_one();
+  pipeline_released_.notify_one();
 }
 
 void DbPool::UpdateGauges() {
@@ -245,6 +246,7 @@ void DbPool::ConnectionLost() {
     UpdateGauges();
   }
   released_.notify_all();
+  pipeline_released_.notify_all();
   dead.clear();  // closes them without holding the lock
   dead_pipelines.clear();
   if (options_.on_connection_lost) options_.on_connection_lost();

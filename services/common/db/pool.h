@@ -192,10 +192,11 @@ class DbPool {
                            const std::function<absl::StatusOr<LeaseT>()>& acquire,
                            const std::function<absl::Status(LeaseT&, bool*)>& attempt);
   // A connection of the kind `idle` holds: an idle one, else a new one (`connect`) while fewer
-  // than `max` of the kind are `open`, else the first one released (until acquire_timeout).
+  // than `max` of the kind are `open`, else the first one `released` (until acquire_timeout).
   template <typename Connection, typename ConnectFn>
   absl::StatusOr<std::unique_ptr<Connection>> Checkout(
-      std::vector<std::unique_ptr<Connection>>& idle, int& open, int max, const ConnectFn& connect);
+      std::vector<std::unique_ptr<Connection>>& idle, int& open, int max,
+      std::condition_variable& released, const ConnectFn& connect);
   absl::StatusOr<PipelineLease> AcquirePipeline();
   void ReleasePipeline(std::unique_ptr<PipelineConnection> connection, bool discard);
   void Release(std::unique_ptr<pqxx::connection> connection, bool discard);
@@ -209,7 +210,8 @@ class DbPool {
   const DbOptions options_;
   Metrics* const metrics_;
   std::mutex mu_;
-  std::condition_variable released_;
+  std::condition_variable released_;           // a plain connection was released
+  std::condition_variable pipeline_released_;  // a pipelined one was
   std::vector<std::unique_ptr<pqxx::connection>> idle_;
   std::vector<std::unique_ptr<PipelineConnection>> idle_pipelines_;
   int open_ = 0;            // idle + in use + being opened

@@ -1,6 +1,9 @@
 #include <atomic>
+#include <optional>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/db/pool.h"
@@ -495,6 +498,44 @@ TEST_F(DbPoolPgTest, PipelinedConnectionsHaveABudgetOfTheirOwn) {
   absl::Status second;
   EXPECT_THAT(pipelined([&] { second = pipelined([] {}); }), IsOk());
   EXPECT_THAT(second, StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("busy")));
+}
+
+// Requests waiting for either kind of connection are woken by a release of their own kind: a
+// plain connection released while a pipelined transaction also waits goes to the plain waiter.
+TEST_F(DbPoolPgTest, EachKindsWaitersGetThatKindsReleasedConnections) {
+  DbPool pool(DbOptions{.url = db_url(),
+                        .max_connections = 1,
+                        .acquire_timeout = absl::Seconds(3),
+                        .max_pipelined_connections = 1},
+              nullptr);
+  absl::Notification pipelined_held, release_pipelined;
+  absl::Status holder_status, waiting_pipelined_status, waiting_plain_status;
+  std::thread holder([&] {
+    holder_status = pool.TransactPipelined("holder", [&](PipelineTxn&) {
+      pipelined_held.Notify();
+      release_pipelined.WaitForNotification();
+      return absl::OkStatus();
+    });
+  });
+  pipelined_held.WaitForNotification();
+  std::optional<absl::StatusOr<DbPool::Lease>> plain(pool.Acquire());
+  ASSERT_THAT(plain->status(), IsOk());
+  std::thread waiting_pipelined([&] {
+    waiting_pipelined_status =
+        pool.TransactPipelined("waiting", [](PipelineTxn&) { return absl::OkStatus(); });
+  });
+  std::thread waiting_plain([&] { waiting_plain_status = pool.Acquire().status(); });
+  absl::SleepFor(absl::Milliseconds(200));  // both are waiting
+  const absl::Time released = absl::Now();
+  plain.reset();
+  waiting_plain.join();
+  EXPECT_THAT(waiting_plain_status, IsOk());
+  EXPECT_LT(absl::Now() - released, absl::Seconds(2));  // woken, not timed out
+  release_pipelined.Notify();
+  holder.join();
+  waiting_pipelined.join();
+  EXPECT_THAT(holder_status, IsOk());
+  EXPECT_THAT(waiting_pipelined_status, IsOk());
 }
 
 // Behind a transaction pooler, or when turned off, there are no pipelined transactions.
