@@ -200,30 +200,28 @@ std::string DbPool::LocalSettings() const {
                       absl::ToInt64Milliseconds(options_.statement_timeout));
 }
 
-void DbPool::Release(std::unique_ptr<pqxx::connection> connection, bool discard) {
+template <typename Connection>
+void DbPool::CheckIn(std::unique_ptr<Connection> connection, bool discard,
+                     std::vector<std::unique_ptr<Connection>>& idle, int& open,
+                     std::condition_variable& released) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (discard || !connection->is_open()) {
-      --open_;
+      --open;
     } else {
-      idle_.push_back(std::move(connection));
+      idle.push_back(std::move(connection));
     }
     UpdateGauges();
   }
-  released_.notify_one();
+  released.notify_one();
+}
+
+void DbPool::Release(std::unique_ptr<pqxx::connection> connection, bool discard) {
+  CheckIn(std::move(connection), discard, idle_, open_, released_);
 }
 
 void DbPool::ReleasePipeline(std::unique_ptr<PipelineConnection> connection, bool discard) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (discard || !connection->is_open()) {
-      --open_pipelines_;
-    } else {
-      idle_pipelines_.push_back(std::move(connection));
-    }
-    UpdateGauges();
-  }
-  pipeline_released_.notify_one();
+  CheckIn(std::move(connection), discard, idle_pipelines_, open_pipelines_, pipeline_released_);
 }
 
 void DbPool::UpdateGauges() {

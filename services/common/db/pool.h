@@ -197,6 +197,12 @@ class DbPool {
   absl::StatusOr<std::unique_ptr<Connection>> Checkout(
       std::vector<std::unique_ptr<Connection>>& idle, int& open, int max,
       std::condition_variable& released, const ConnectFn& connect);
+  // Puts a connection back among `idle` (or closes it: `discard`, or found closed) and wakes one
+  // waiter of its kind.
+  template <typename Connection>
+  void CheckIn(std::unique_ptr<Connection> connection, bool discard,
+               std::vector<std::unique_ptr<Connection>>& idle, int& open,
+               std::condition_variable& released);
   absl::StatusOr<PipelineLease> AcquirePipeline();
   void ReleasePipeline(std::unique_ptr<PipelineConnection> connection, bool discard);
   void Release(std::unique_ptr<pqxx::connection> connection, bool discard);
