@@ -95,7 +95,7 @@ void PipelineTxn::Queue(const std::string& name, const std::string& sql,
 
 std::vector<PgRows> PipelineTxn::Exchange() { return Send(false); }
 
-std::vector<PgRows> PipelineTxn::Commit() { return Send(true); }
+void PipelineTxn::Commit() { Send(true); }
 
 std::vector<PgRows> PipelineTxn::Send(bool end_transaction) {
   PGconn* c = connection_.connection_;

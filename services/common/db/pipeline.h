@@ -65,7 +65,6 @@ class PgRows {
  public:
   explicit PgRows(PGresult* result);
   int size() const;
-  bool empty() const { return size() == 0; }
   PgRow operator[](int row) const { return PgRow(result_.get(), row); }
 
  private:
@@ -98,7 +97,7 @@ class PipelineConnection {
 };
 
 // A transaction on a PipelineConnection. It is the extended protocol's implicit transaction: it
-// begins with the first statement and ends at the Sync that Finish() sends, committed unless a
+// begins with the first statement and ends at the Sync that Commit() sends, committed unless a
 // statement failed; no BEGIN or COMMIT statement, no round trip of its own. Every method throws
 // libpqxx's exceptions (pqxx::sql_error and its kinds by SQLSTATE, pqxx::broken_connection), so
 // DbPool classifies a failure as it does any other; after a throw the connection is not reused.
@@ -114,9 +113,10 @@ class PipelineTxn {
   // (one round trip).
   std::vector<PgRows> Exchange();
 
-  // Sends the queued statements and the end of the transaction, and returns their rows once it
-  // has committed (one round trip). A statement's failure rolls back the whole transaction.
-  std::vector<PgRows> Commit();
+  // Sends the queued statements and the end of the transaction, and returns once it has
+  // committed (one round trip); their rows are not read back. A statement's failure rolls back
+  // the whole transaction (and throws).
+  void Commit();
 
  private:
   std::vector<PgRows> Send(bool end_transaction);

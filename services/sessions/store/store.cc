@@ -145,17 +145,17 @@ class Fields {
   Fields(const PgRow& row) : pipelined_(row) {}  // NOLINT(google-explicit-constructor)
 
   bool IsNull(int column) const {
-    return row_ != nullptr ? (*row_)[column].is_null() : pipelined_->operator[](column).is_null();
+    return row_ != nullptr ? (*row_)[column].is_null() : (*pipelined_)[column].is_null();
   }
   template <typename T>
   T As(int column) const {
     if (row_ != nullptr) return (*row_)[column].as<T>();
-    return pipelined_->operator[](column).as<T>();
+    return (*pipelined_)[column].as<T>();
   }
   // A bytea column's bytes.
   std::string Bytes(int column) const {
     if (row_ != nullptr) return pqxx::binarystring((*row_)[column]).str();
-    return pipelined_->operator[](column).bytes();
+    return (*pipelined_)[column].bytes();
   }
 
  private:
