@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -106,6 +107,7 @@ class Playout {
   absl::Status CheckMessagePath(const State& state, int seat);
   std::vector<std::unique_ptr<google::protobuf::Message>> MalformedMessages();
   absl::Status CheckReplay(const State& state);
+  absl::Status CheckRecordWithoutLog(const State& state);
   absl::Status CheckOutcome(const State& state);
   absl::Status DoForfeit(State& state);
 
@@ -356,6 +358,7 @@ absl::Status Playout::CheckPosition(const State& state) {
     return Fail("the deserialized state has other acting seats");
   }
   ++figures_.round_trips;
+  CONFORMANCE_RETURN_IF_ERROR(CheckRecordWithoutLog(state));
 
   // Refused actions are tried on a clone, which must still equal the state afterwards.
   probe_ = state.Clone();
@@ -845,6 +848,68 @@ absl::Status Playout::CheckEndingInView(const State& state, const Viewer& viewer
                     "; it is ", state.IsForfeited(s));
       }
     }
+  }
+  return absl::OkStatus();
+}
+
+// A record that leaves the log out (State::LogForm::kSetupOnly, how the sessions service stores a
+// game) loads to the same game: the same record again, the same moves counted, the same seats to
+// act, the same outcome and the same views; after the same next action both go on alike; and it
+// refuses to replay, having no log to replay.
+absl::Status Playout::CheckRecordWithoutLog(const State& state) {
+  const engine::v1::GameRecord record = state.Serialize(State::LogForm::kSetupOnly);
+  if (record.log_size() != 1 || record.omitted_entries() != state.NumMoves()) {
+    return Fail("a record without the log holds ", record.log_size(), " entries and leaves out ",
+                record.omitted_entries(), "; want 1 and ", state.NumMoves());
+  }
+  absl::StatusOr<std::unique_ptr<State>> loaded = game_.Deserialize(record);
+  if (!loaded.ok()) {
+    return Fail("Deserialize of a record without the log failed: ", loaded.status().ToString());
+  }
+  State& compact = **loaded;
+  const std::string bytes = DeterministicBytes(record);
+  if (DeterministicBytes(compact.Serialize(State::LogForm::kSetupOnly)) != bytes) {
+    return Fail("a record without the log does not serialize back to itself");
+  }
+  if (compact.NumMoves() != state.NumMoves() || compact.ActingSeats() != state.ActingSeats() ||
+      compact.IsTerminal() != state.IsTerminal() || compact.forfeited() != state.forfeited()) {
+    return Fail("the state loaded from a record without the log counts other moves, acting ",
+                "seats, forfeits or ending");
+  }
+  if (DeterministicBytes(*compact.View(Viewer::All())) !=
+      DeterministicBytes(*state.View(Viewer::All()))) {
+    return Fail("the state loaded from a record without the log shows another view");
+  }
+  if (state.IsTerminal()) {
+    const engine::Outcome want = state.GetOutcome();
+    const engine::Outcome got = compact.GetOutcome();
+    if (got.ranks != want.ranks || got.scores != want.scores || got.reason != want.reason) {
+      return Fail("the state loaded from a record without the log has another outcome");
+    }
+  } else {
+    const int seat = state.ActingSeats().ToVector().front();
+    const Action next = state.LegalActions(seat).front();
+    std::unique_ptr<State> whole = state.Clone();
+    if (!whole->Apply(seat, next).ok() || !compact.Apply(seat, next).ok()) {
+      return Fail("action ", next, " of seat ", seat,
+                  " is refused after a load without the log, or before it");
+    }
+    if (DeterministicBytes(compact.Serialize(State::LogForm::kSetupOnly)) !=
+        DeterministicBytes(whole->Serialize(State::LogForm::kSetupOnly))) {
+      return Fail("after the same action, the game loaded without the log differs");
+    }
+    const std::optional<engine::v1::LogEntry> entry = compact.LogEntryAt(compact.NumMoves());
+    const std::optional<engine::v1::LogEntry> want = whole->LogEntryAt(whole->NumMoves());
+    if (!entry || !want || DeterministicBytes(*entry) != DeterministicBytes(*want)) {
+      return Fail("the entry of the move made after a load without the log differs");
+    }
+  }
+  if (state.NumMoves() > 0 && compact.LogEntryAt(1).has_value()) {
+    return Fail("a state loaded without the log claims to hold the entry of version 1");
+  }
+  if (state.NumMoves() > 0 && game_.Replay(record, /*check_seed=*/false).status().code() !=
+                                  absl::StatusCode::kInvalidArgument) {
+    return Fail("Replay of a record without the log is not refused with INVALID_ARGUMENT");
   }
   return absl::OkStatus();
 }

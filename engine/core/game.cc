@@ -1,6 +1,9 @@
 #include "engine/core/game.h"
 
+#include <algorithm>
 #include <bit>
+#include <cstddef>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/message.h"
@@ -89,9 +92,15 @@ absl::StatusOr<RecordHeader> CheckRecordHeader(const Game& game, const v1::GameR
     return absl::InvalidArgumentError("record: the log must start with the setup entry");
   }
   const int64_t max_moves = game.MaxMoves(record.num_players(), *options);
-  if (record.log_size() - 1 > max_moves) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "record: ", record.log_size() - 1, " moves exceed the game's bound of ", max_moves));
+  if (record.omitted_entries() < 0 || record.omitted_entries() > max_moves) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record: omitted_entries is ", record.omitted_entries(),
+                     "; it must be 0 to the game's bound of ", max_moves, " moves"));
+  }
+  if (record.omitted_entries() + record.log_size() - 1 > max_moves) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("record: ", record.omitted_entries() + record.log_size() - 1,
+                     " moves exceed the game's bound of ", max_moves));
   }
   for (int i = 1; i < record.log_size(); ++i) {
     const v1::LogEntry& e = record.log(i);
@@ -107,6 +116,56 @@ absl::StatusOr<RecordHeader> CheckRecordHeader(const Game& game, const v1::GameR
   return RecordHeader{*std::move(options), *seed};
 }
 
+// The record's forfeits (every forfeiting seat's whole team, in the order the teams forfeited),
+// checked against its log: the forfeit entries it holds must be the last teams to forfeit (all of
+// them when the record leaves no entry out), and a team forfeits once.
+absl::StatusOr<std::vector<int32_t>> CheckForfeits(const State& state,
+                                                   const v1::GameRecord& record) {
+  const int n = record.num_players();
+  std::vector<int32_t> held;
+  SeatSet teams_held;
+  for (int i = 1; i < record.log_size(); ++i) {
+    const v1::LogEntry& e = record.log(i);
+    if (e.kind() != v1::LogEntry::KIND_FORFEIT) continue;
+    const int team = state.TeamOf(e.seat());
+    if (teams_held.Contains(team)) {
+      return absl::InvalidArgumentError(absl::StrCat("record: log entry ", i, " forfeits seat ",
+                                                     e.seat(), ", whose team already forfeited"));
+    }
+    teams_held.Insert(team);
+    for (int s = 0; s < n; ++s) {
+      if (state.TeamOf(s) == team) held.push_back(s);
+    }
+  }
+  const std::vector<int32_t> forfeits(record.forfeits().begin(), record.forfeits().end());
+  const bool matches = record.omitted_entries() == 0
+                           ? forfeits == held
+                           : forfeits.size() >= held.size() &&
+                                 std::equal(held.begin(), held.end(),
+                                            forfeits.end() - static_cast<ptrdiff_t>(held.size()));
+  if (!matches) return absl::InvalidArgumentError("record: the forfeits do not match the log");
+  // The forfeits of entries left out: whole teams (so each team once), no seat twice.
+  SeatSet seen;
+  for (size_t i = 0; i < forfeits.size();) {
+    const int32_t first = forfeits[i];
+    if (first < 0 || first >= n || seen.Contains(first)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("record: forfeits lists seat ", first, " more than once or out of range"));
+    }
+    const int team = state.TeamOf(first);
+    for (int s = 0; s < n; ++s) {
+      if (state.TeamOf(s) != team) continue;
+      if (i >= forfeits.size() || forfeits[i] != s) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "record: forfeits must list the whole team of seat ", first, " in seat order"));
+      }
+      seen.Insert(s);
+      ++i;
+    }
+  }
+  return forfeits;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<State>> Game::Deserialize(const v1::GameRecord& record) const {
@@ -116,27 +175,16 @@ absl::StatusOr<std::unique_ptr<State>> Game::Deserialize(const v1::GameRecord& r
       CreateState(record.num_players(), std::make_shared<const Options>(header->options));
   state->rng_ = CounterRng(header->seed);
   state->rng_draws_ = record.rng_draws();
+  state->omitted_entries_ = record.omitted_entries();
   for (const v1::LogEntry& e : record.log()) {
     state->log_.push_back({e.kind(), e.seat(), e.action(),
                            static_cast<uint32_t>(state->outcomes_.size()),
                            static_cast<uint32_t>(e.outcomes_size())});
     state->outcomes_.insert(state->outcomes_.end(), e.outcomes().begin(), e.outcomes().end());
   }
-  // Forfeits are derived from the log, and the record's summary must agree with it.
-  std::vector<int32_t> forfeits;
-  for (const v1::LogEntry& e : record.log()) {
-    if (e.kind() != v1::LogEntry::KIND_FORFEIT) continue;
-    for (int s = 0; s < record.num_players(); ++s) {
-      if (state->TeamOf(s) == state->TeamOf(e.seat()) && !state->forfeited_.Contains(s)) {
-        state->forfeited_.Insert(s);
-        forfeits.push_back(s);
-      }
-    }
-  }
-  if (!std::equal(forfeits.begin(), forfeits.end(), record.forfeits().begin(),
-                  record.forfeits().end())) {
-    return absl::InvalidArgumentError("record: the forfeits do not match the log");
-  }
+  absl::StatusOr<std::vector<int32_t>> forfeits = CheckForfeits(*state, record);
+  if (!forfeits.ok()) return forfeits.status();
+  for (int32_t s : *forfeits) state->forfeited_.Insert(s);
   // A forfeit ends the game exactly when fewer than two sides are left (State::Forfeit); a flag
   // that disagrees would make a game over with nobody to blame (GetOutcome reads the last
   // forfeit), or a game going on after it ended.
@@ -144,13 +192,13 @@ absl::StatusOr<std::unique_ptr<State>> Game::Deserialize(const v1::GameRecord& r
   for (int s = 0; s < record.num_players(); ++s) {
     if (!state->forfeited_.Contains(s)) live_teams |= uint32_t{1} << state->TeamOf(s);
   }
-  const bool ended_by_forfeit = !forfeits.empty() && std::popcount(live_teams) < 2;
+  const bool ended_by_forfeit = !forfeits->empty() && std::popcount(live_teams) < 2;
   if (record.ended_by_forfeit() != ended_by_forfeit) {
     return absl::InvalidArgumentError(
         absl::StrCat("record: ended_by_forfeit is ", record.ended_by_forfeit() ? "set" : "not set",
                      " but the forfeits ", ended_by_forfeit ? "end" : "do not end", " the game"));
   }
-  state->forfeit_order_ = std::move(forfeits);
+  state->forfeit_order_ = *std::move(forfeits);
   state->ended_by_forfeit_ = ended_by_forfeit;
   if (absl::Status s = state->LoadImpl(record.state()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("record: game state: ", s.message()));
@@ -162,6 +210,11 @@ absl::StatusOr<std::unique_ptr<State>> Game::Replay(const v1::GameRecord& record
                                                     bool check_seed) const {
   absl::StatusOr<RecordHeader> header = CheckRecordHeader(*this, record);
   if (!header.ok()) return header.status();
+  if (record.omitted_entries() != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "record: it leaves out ", record.omitted_entries(),
+        " log entries (omitted_entries); a replay needs the whole log from the setup on"));
+  }
   auto outcomes = std::make_shared<std::vector<int32_t>>();
   for (const v1::LogEntry& e : record.log()) {
     outcomes->insert(outcomes->end(), e.outcomes().begin(), e.outcomes().end());

@@ -243,15 +243,13 @@ Outcome State::GetOutcome() const {
     rule_ranks = RanksImpl();
     outcome.reason = EndReasonImpl();
   }
-  // The k-th forfeit event (log order) of each seat's team; later forfeits rank above earlier.
+  // The k-th forfeit event of each seat's team; later forfeits rank above earlier. A forfeit puts
+  // its seat's whole team into forfeit_order_ at once, so each event is a run of one team there.
   std::vector<int> forfeit_event(num_players_, -1);
-  int event = 0;
-  for (const LogEntry& e : log_) {
-    if (e.kind != v1::LogEntry::KIND_FORFEIT) continue;
-    for (int s = 0; s < num_players_; ++s) {
-      if (TeamOf(s) == TeamOf(e.seat) && forfeit_event[s] < 0) forfeit_event[s] = event;
-    }
-    ++event;
+  int event = -1;
+  for (size_t i = 0; i < forfeit_order_.size(); ++i) {
+    if (i == 0 || TeamOf(forfeit_order_[i]) != TeamOf(forfeit_order_[i - 1])) ++event;
+    forfeit_event[forfeit_order_[i]] = event;
   }
   using Key = std::tuple<int, int, int>;
   std::vector<Key> keys(num_players_);
@@ -327,13 +325,32 @@ std::unique_ptr<State> State::ResampleHidden(int observer, Rng& rng) const {
 
 std::unique_ptr<State> State::Clone() const { return CloneImpl(); }
 
-v1::GameRecord State::Serialize() const {
+v1::GameRecord State::Serialize(LogForm form) const {
   v1::GameRecord record;
-  SerializeInto(&record);
+  SerializeInto(&record, form);
   return record;
 }
 
-void State::SerializeInto(v1::GameRecord* out) const {
+std::optional<v1::LogEntry> State::LogEntryAt(int64_t version) const {
+  // log_[0] is the setup (version 0), and log_[i] for i >= 1 is version omitted_entries_ + i.
+  int64_t index = 0;
+  if (version > omitted_entries_) {
+    index = version - omitted_entries_;
+  } else if (version != 0) {
+    return std::nullopt;  // left out of the record this state was loaded from, or negative
+  }
+  if (index >= static_cast<int64_t>(log_.size())) return std::nullopt;
+  const LogEntry& e = log_[static_cast<size_t>(index)];
+  v1::LogEntry out;
+  out.set_kind(e.kind);
+  out.set_seat(e.seat);
+  out.set_action(e.action);
+  out.mutable_outcomes()->Add(outcomes_.begin() + e.outcomes_begin,
+                              outcomes_.begin() + e.outcomes_begin + e.outcomes_count);
+  return out;
+}
+
+void State::SerializeInto(v1::GameRecord* out, LogForm form) const {
   v1::GameRecord& record = *out;
   record.Clear();
   record.set_game(game_->name());
@@ -341,7 +358,9 @@ void State::SerializeInto(v1::GameRecord* out) const {
   for (const auto& [name, value] : options_->values()) (*record.mutable_options())[name] = value;
   record.set_seed(std::string(rng_.seed().AsBytes()));
   record.set_rng_draws(rng_draws_);
-  for (const LogEntry& e : log_) {
+  const size_t entries = form == LogForm::kSetupOnly ? 1 : log_.size();
+  for (size_t i = 0; i < entries; ++i) {
+    const LogEntry& e = log_[i];
     v1::LogEntry* out = record.add_log();
     out->set_kind(e.kind);
     out->set_seat(e.seat);
@@ -349,6 +368,7 @@ void State::SerializeInto(v1::GameRecord* out) const {
     out->mutable_outcomes()->Add(outcomes_.begin() + e.outcomes_begin,
                                  outcomes_.begin() + e.outcomes_begin + e.outcomes_count);
   }
+  record.set_omitted_entries(form == LogForm::kSetupOnly ? NumMoves() : omitted_entries_);
   for (int32_t s : forfeit_order_) record.add_forfeits(s);
   record.set_ended_by_forfeit(ended_by_forfeit_);
   SaveImpl(record.mutable_state());

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -177,14 +178,27 @@ class State {
 
   std::unique_ptr<State> Clone() const;
 
-  // The full record: options, seed, log and the game's snapshot.
-  v1::GameRecord Serialize() const;
+  // Which entries of the log a record carries besides the setup's.
+  enum class LogForm {
+    // Every entry this state holds: the whole log, unless the state was loaded from a record that
+    // left entries out (it then holds only those made since).
+    kHeld,
+    // None (GameRecord.omitted_entries): for a store that keeps every entry on its own, so that
+    // the record's size, and the cost of writing it, do not grow with the game.
+    kSetupOnly,
+  };
+
+  // The record: options, seed, the log in `form` and the game's snapshot.
+  v1::GameRecord Serialize(LogForm form = LogForm::kHeld) const;
   // Serialize into `record` (which may live on an arena: a record holds an entry per move).
-  void SerializeInto(v1::GameRecord* record) const;
+  void SerializeInto(v1::GameRecord* record, LogForm form = LogForm::kHeld) const;
   std::string SerializeToString() const;  // deterministic bytes, for equality checks
 
   // Number of log entries after the setup (actions and forfeits).
-  int64_t NumMoves() const { return static_cast<int64_t>(log_.size()) - 1; }
+  int64_t NumMoves() const { return omitted_entries_ + static_cast<int64_t>(log_.size()) - 1; }
+  // The log entry of `version` (0 is the setup; version v is the v-th move), if this state holds
+  // it: every entry but those its record left out.
+  std::optional<v1::LogEntry> LogEntryAt(int64_t version) const;
   const Seed& seed() const { return rng_.seed(); }
   uint64_t rng_draws() const { return rng_draws_; }
 
@@ -250,7 +264,9 @@ class State {
   std::shared_ptr<const Options> options_;
   CounterRng rng_;
   uint64_t rng_draws_ = 0;
+  // The setup's entry, then the moves after the first omitted_entries_.
   std::vector<LogEntry> log_;
+  int64_t omitted_entries_ = 0;
   std::vector<int32_t> outcomes_;
   SeatSet forfeited_;
   std::vector<int32_t> forfeit_order_;

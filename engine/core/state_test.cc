@@ -6,12 +6,14 @@
 #include "engine/conformance/fake_game.h"
 #include "engine/core/game.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/wrappers.pb.h"
 #include "gtest/gtest.h"
 
 namespace parlor::engine {
 namespace {
 
+using google::protobuf::util::MessageDifferencer;
 using testing::ElementsAre;
 using testing::HasSubstr;
 
@@ -294,6 +296,104 @@ TEST_F(StateTest, ForfeitsAndTheirOrderSurviveSerialization) {
   EXPECT_EQ((*loaded)->GetOutcome().ranks, s->GetOutcome().ranks);
   EXPECT_EQ(s->GetOutcome().ranks[3], 4);
   EXPECT_EQ(s->GetOutcome().ranks[1], 3);
+}
+
+TEST_F(StateTest, ARecordWithoutTheLogCountsTheMovesItLeavesOutAndGoesOnAlike) {
+  std::unique_ptr<State> s = New(3, {}, 5);
+  Play(*s, 4, 3);
+  const v1::GameRecord record = s->Serialize(State::LogForm::kSetupOnly);
+  EXPECT_EQ(record.log_size(), 1) << "the setup's entry only";
+  EXPECT_EQ(record.omitted_entries(), 4);
+  absl::StatusOr<std::unique_ptr<State>> loaded = game_->Deserialize(record);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ((*loaded)->NumMoves(), 4);
+  EXPECT_EQ((*loaded)->Scores(), s->Scores());
+  // The fifth move, made on both: the same record, and the loaded state holds its entry (the
+  // sessions service stores it as the game's fifth log row) but not the first four.
+  const int seat = s->ActingSeats().ToVector()[0];
+  ASSERT_TRUE(s->Apply(seat, 3).ok());
+  ASSERT_TRUE((*loaded)->Apply(seat, 3).ok());
+  EXPECT_TRUE(MessageDifferencer::Equals((*loaded)->Serialize(State::LogForm::kSetupOnly),
+                                         s->Serialize(State::LogForm::kSetupOnly)));
+  ASSERT_TRUE((*loaded)->LogEntryAt(5).has_value());
+  EXPECT_TRUE(MessageDifferencer::Equals(*(*loaded)->LogEntryAt(5), *s->LogEntryAt(5)));
+  EXPECT_EQ((*loaded)->LogEntryAt(0)->kind(), v1::LogEntry::KIND_SETUP);
+  EXPECT_FALSE((*loaded)->LogEntryAt(4).has_value()) << "left out of the record it came from";
+  EXPECT_FALSE((*loaded)->LogEntryAt(6).has_value()) << "not made yet";
+  // Serialized as held, it says which entries it lacks: the first four.
+  const v1::GameRecord held = (*loaded)->Serialize();
+  EXPECT_EQ(held.omitted_entries(), 4);
+  EXPECT_EQ(held.log_size(), 2);
+  absl::StatusOr<std::unique_ptr<State>> again = game_->Deserialize(held);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ((*again)->NumMoves(), 5);
+}
+
+TEST_F(StateTest, ARecordWithoutTheLogDoesNotReplay) {
+  std::unique_ptr<State> s = New(2);
+  Play(*s, 3);
+  const absl::Status replayed =
+      game_->Replay(s->Serialize(State::LogForm::kSetupOnly), false).status();
+  EXPECT_EQ(replayed.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(replayed.message(), HasSubstr("leaves out 3 log entries"));
+  // With nothing made yet there is nothing to leave out: the setup alone replays.
+  EXPECT_TRUE(game_->Replay(New(2)->Serialize(State::LogForm::kSetupOnly), false).ok());
+}
+
+TEST_F(StateTest, ForfeitsLeftOutOfTheLogKeepTheirOrderAndRanks) {
+  std::unique_ptr<State> s = New(4);
+  ASSERT_TRUE(s->Forfeit(3).ok());
+  Play(*s, 2);
+  ASSERT_TRUE(s->Forfeit(1).ok());
+  absl::StatusOr<std::unique_ptr<State>> loaded =
+      game_->Deserialize(s->Serialize(State::LogForm::kSetupOnly));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_TRUE((*loaded)->IsForfeited(3));
+  EXPECT_TRUE((*loaded)->IsForfeited(1));
+  Play(**loaded, 40);
+  Play(*s, 40);
+  ASSERT_TRUE(s->IsTerminal());
+  EXPECT_EQ((*loaded)->GetOutcome().ranks, s->GetOutcome().ranks)
+      << "the later forfeit (seat 1) ranks above the earlier (seat 3)";
+}
+
+TEST_F(StateTest, ARecordWithoutTheLogIsCheckedAsStrictly) {
+  std::unique_ptr<State> s = New(4, {{"teams", "true"}});
+  Play(*s, 2);
+  ASSERT_TRUE(s->Forfeit(2).ok());  // seats 0 and 2, one team: the game is over
+  const v1::GameRecord good = s->Serialize(State::LogForm::kSetupOnly);
+  ASSERT_THAT(good.forfeits(), ElementsAre(0, 2));
+  ASSERT_TRUE(game_->Deserialize(good).ok());
+  auto refusal = [&](auto damage) {
+    v1::GameRecord bad = good;
+    damage(bad);
+    return game_->Deserialize(bad).status();
+  };
+  EXPECT_EQ(refusal([](v1::GameRecord& r) { r.set_omitted_entries(-1); }).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refusal([](v1::GameRecord& r) { r.set_omitted_entries(1000000); }).message(),
+              HasSubstr("omitted_entries"));
+  // Forfeits the log no longer shows must still be whole teams, each once, in seat order.
+  EXPECT_THAT(refusal([](v1::GameRecord& r) { r.mutable_forfeits()->RemoveLast(); }).message(),
+              HasSubstr("whole team"));
+  EXPECT_THAT(
+      refusal([](v1::GameRecord& r) { r.mutable_forfeits()->SwapElements(0, 1); }).message(),
+      HasSubstr("whole team"));
+  EXPECT_THAT(refusal([](v1::GameRecord& r) {
+                r.add_forfeits(0);
+                r.add_forfeits(2);
+              }).message(),
+              HasSubstr("more than once"));
+  EXPECT_THAT(refusal([](v1::GameRecord& r) { r.set_forfeits(0, 9); }).message(),
+              HasSubstr("out of range"));
+  // A forfeit entry it holds must be the last team to forfeit.
+  EXPECT_THAT(refusal([](v1::GameRecord& r) {
+                r.set_omitted_entries(r.omitted_entries() - 1);
+                v1::LogEntry* forfeit = r.add_log();
+                forfeit->set_kind(v1::LogEntry::KIND_FORFEIT);
+                forfeit->set_seat(1);
+              }).message(),
+              HasSubstr("do not match the log"));
 }
 
 }  // namespace

@@ -166,6 +166,10 @@ void AddLimitFlags(Flags& flags, SessionsConfig* config) {
             {.min = 0, .max = 64});
   flags.Int("group_commit_max_batch", &config->group_commit_max_batch,
             "SubmitAction group commit: most moves in one transaction", {.min = 1, .max = 1000});
+  flags.Bool("snapshot_with_log", &config->snapshot_with_log,
+             "store each game's whole log in its snapshot, as servers before the snapshot "
+             "without the log did and need: set it while replicas of such a version still run "
+             "(by default the snapshot holds the setup only and the log lives in the log rows)");
   flags.Int("auto_moves_per_request", &config->auto_moves_per_request,
             "most computer moves one request (or one sweep of a game) plays; the sweeper plays "
             "the rest in the background",
@@ -279,6 +283,7 @@ absl::StatusOr<Sessions::Options> DomainOptions(ServiceHost& host, const Session
   options.idempotency_key_retention = config.idempotency_key_retention;
   options.rematch_offer_ttl = config.rematch_offer_ttl;
   options.nudge_period = config.nudge_period;
+  options.snapshot_with_log = config.snapshot_with_log;
   if (config.group_commit_threads > 0) {
     // Set once the domain (which owns the metrics) exists; the committer commits nothing before.
     std::atomic<SessionsMetrics*>* batch_metrics = &h.batch_metrics;

@@ -43,6 +43,9 @@ struct SessionsConfig {
   // transaction) and the most moves in one transaction.
   int group_commit_threads = 2;
   int group_commit_max_batch = 64;
+  // Sessions::Options::snapshot_with_log: the whole log in each snapshot (a rollout from a
+  // version that needs it).
+  bool snapshot_with_log = false;
   // Automatic play per request (Sessions::Options::auto_moves_per_request / auto_play_budget).
   int auto_moves_per_request = 100;
   absl::Duration auto_play_budget = absl::Milliseconds(250);

@@ -410,7 +410,17 @@ TEST_F(SessionsApiPgTest, ASpectatorWatchesAPublicGameWithTheSpectatorView) {
           txn.exec_params1("SELECT snapshot FROM sessions.games WHERE game_id = $1::uuid",
                            open.game_id())[0])
           .str();
-  auto record = ParseRecord(snapshot);
+  // The snapshot leaves the log out: its entries are the game's log rows.
+  std::vector<std::string> entries;
+  for (const pqxx::row& r : txn.exec_params(
+           "SELECT entry FROM sessions.actions WHERE game_id = $1::uuid AND version > 0 "
+           "ORDER BY version",
+           open.game_id())) {
+    entries.push_back(pqxx::binarystring(r[0]).str());
+  }
+  auto parsed = ParseRecord(snapshot);
+  ASSERT_TRUE(parsed.ok());
+  auto record = WithLogEntries(*parsed, entries);
   ASSERT_TRUE(record.ok());
   auto states = StatesBetween(game, *record, 0, static_cast<int64_t>(seen.size()) - 1);
   ASSERT_TRUE(states.ok()) << states.status();

@@ -333,6 +333,7 @@ class SessionsHiddenInfoPgTest : public SessionsServerPgTest {
     StartSessions(TestSessionsConfig("hidden-info-page-secret"));
   }
 
+  // The stored record, made whole with the game's log rows (the snapshot leaves the log out).
   engine::v1::GameRecord StoredRecord(const std::string& game_id) {
     pqxx::connection connection(db_url());
     pqxx::read_transaction txn(connection);
@@ -340,7 +341,17 @@ class SessionsHiddenInfoPgTest : public SessionsServerPgTest {
         txn.exec_params1("SELECT snapshot FROM sessions.games WHERE game_id = $1", game_id);
     absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(pqxx::binarystring(row[0]).str());
     EXPECT_TRUE(record.ok()) << record.status();
-    return record.value_or(engine::v1::GameRecord());
+    std::vector<std::string> entries;
+    for (const pqxx::row& r :
+         txn.exec_params("SELECT entry FROM sessions.actions WHERE game_id = $1 AND version > 0 "
+                         "ORDER BY version",
+                         game_id)) {
+      entries.push_back(pqxx::binarystring(r[0]).str());
+    }
+    absl::StatusOr<engine::v1::GameRecord> whole =
+        WithLogEntries(record.value_or(engine::v1::GameRecord()), entries);
+    EXPECT_TRUE(whole.ok()) << whole.status();
+    return whole.value_or(engine::v1::GameRecord());
   }
 
   engine::Registry registry_ = engine::AllGames();

@@ -37,6 +37,20 @@ absl::StatusOr<engine::v1::GameRecord> ParseRecord(const std::string& snapshot) 
   return record;
 }
 
+absl::StatusOr<engine::v1::GameRecord> WithLogEntries(engine::v1::GameRecord record,
+                                                      const std::vector<std::string>& entries) {
+  if (record.log_size() == 0) return absl::DataLossError("game record has no setup entry");
+  record.mutable_log()->DeleteSubrange(1, record.log_size() - 1);
+  record.set_omitted_entries(0);
+  for (const std::string& entry : entries) {
+    if (!record.add_log()->ParseFromString(entry)) {
+      return absl::DataLossError(
+          absl::StrCat("log entry ", record.log_size() - 1, " does not parse"));
+    }
+  }
+  return record;
+}
+
 absl::StatusOr<std::unique_ptr<engine::State>> LoadState(const engine::Game& game,
                                                          const std::string& snapshot) {
   // On an arena: a record holds a message per move, and freeing them one by one was a large
@@ -73,6 +87,10 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> StatesBetween(
     int64_t to_version) {
   std::vector<std::unique_ptr<engine::State>> out;
   if (record.log_size() == 0) return absl::DataLossError("game record has no setup entry");
+  if (record.omitted_entries() != 0) {
+    return absl::InternalError(absl::StrCat("the game record leaves out ", record.omitted_entries(),
+                                            " log entries; put them back (WithLogEntries) first"));
+  }
   engine::v1::GameRecord setup_only = record;
   setup_only.mutable_log()->DeleteSubrange(1, record.log_size() - 1);
   setup_only.clear_forfeits();

@@ -23,6 +23,14 @@ google::protobuf::Any PackAny(const google::protobuf::Message& message);
 // Parses a stored snapshot (engine GameRecord bytes). DATA_LOSS for damaged bytes.
 absl::StatusOr<engine::v1::GameRecord> ParseRecord(const std::string& snapshot);
 
+// `record` with the log entries it leaves out (GameRecord.omitted_entries) put back: the setup's
+// entry, then `entries` (the LogEntry bytes of versions 1, 2, ... in order: the game's log rows)
+// in place of those it held. Its state and forfeits stay its own, so it is whole again when
+// `entries` runs to its version, and good for a replay to any version it reaches either way.
+// DATA_LOSS for an entry that does not parse.
+absl::StatusOr<engine::v1::GameRecord> WithLogEntries(engine::v1::GameRecord record,
+                                                      const std::vector<std::string>& entries);
+
 // Loads the state a stored snapshot holds.
 absl::StatusOr<std::unique_ptr<engine::State>> LoadState(const engine::Game& game,
                                                          const std::string& snapshot);

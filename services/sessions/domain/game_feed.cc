@@ -55,15 +55,15 @@ absl::Status GameFeed::ReadHead() {
     PARLOR_ASSIGN_OR_RETURN(game_, sessions_->FindGame(row.game));
   }
   if (!started_) {
-    // The setup and every version up to the watcher's, from the stored record, parsed once.
-    PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
-    row.snapshot.clear();
-    if (record.log_size() == 0) return absl::DataLossError("game record has no setup entry");
+    // The setup and every version up to the watcher's, from the stored record and log rows.
     if (last_version_ < 0) last_version_ = row.version - 1;
     if (last_version_ > row.version) {
       return absl::OutOfRangeError(absl::StrCat(
           "after_version ", last_version_, " is beyond the game's current version ", row.version));
     }
+    PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record,
+                            sessions_->RecordThrough(row, last_version_));
+    row.snapshot.clear();
     google::protobuf::RepeatedPtrField<engine::v1::LogEntry> log;
     log.Swap(record.mutable_log());
     *record.add_log() = log.Get(0);

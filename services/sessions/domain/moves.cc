@@ -1,6 +1,7 @@
 #include "services/sessions/domain/moves.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -35,6 +36,7 @@ struct Change {
   bool paced = false;
   // The state before the change's last action or forfeit, to describe that move in pushes.
   std::unique_ptr<engine::State> before_last;
+  engine::State::LogForm snapshot_log = engine::State::LogForm::kSetupOnly;
 };
 
 Change StartChange(const DecisionContext& ctx, const GameRow& locked,
@@ -45,6 +47,7 @@ Change StartChange(const DecisionContext& ctx, const GameRow& locked,
   c.state = std::move(state);
   c.now = ctx.now;
   c.after = locked;
+  c.snapshot_log = ctx.snapshot_log;
   return c;
 }
 
@@ -238,18 +241,19 @@ NotificationRow Note(const GameRow& g, const SeatRow& s, absl::string_view kind,
   return n;
 }
 
-// The snapshot after the change and the entries of the versions it added (log index = version),
-// from one serialization of the record (it holds the whole log, so this is the costly part). On
-// an arena: the record holds a message per move, and freeing them one by one was a large part
-// of a move's CPU.
+// The snapshot after the change, and the entries of the versions it added. The snapshot leaves
+// the log out (its entries are the game's log rows), so neither its size nor the cost of
+// writing it grows with the game. On an arena: a record with the whole log holds a message per
+// move, and freeing them one by one was a large part of a move's CPU.
 void SerializeChange(Change& c) {
   google::protobuf::Arena arena;
   auto* record = google::protobuf::Arena::CreateMessage<engine::v1::GameRecord>(&arena);
-  c.state->SerializeInto(record);
+  c.state->SerializeInto(record, c.snapshot_log);
   c.after.snapshot = record->SerializeAsString();
   for (LogRow& row : c.log) {
-    if (row.entry.empty() && row.version >= 0 && row.version < record->log_size()) {
-      row.entry = record->log(static_cast<int>(row.version)).SerializeAsString();
+    if (!row.entry.empty()) continue;
+    if (std::optional<engine::v1::LogEntry> entry = c.state->LogEntryAt(row.version)) {
+      row.entry = entry->SerializeAsString();
     }
   }
 }

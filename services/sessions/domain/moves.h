@@ -39,6 +39,9 @@ struct DecisionContext {
   const engine::Game* game = nullptr;
   absl::Time now;
   AutoPlayLimits limits;
+  // What the stored snapshot carries of the log: only the setup's entry (the others are the
+  // game's log rows), or every entry (Sessions::Options::snapshot_with_log).
+  engine::State::LogForm snapshot_log = engine::State::LogForm::kSetupOnly;
 };
 
 // A decided state change: the rows to write, and the engine state it leaves (to keep loaded

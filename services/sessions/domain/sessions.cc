@@ -174,8 +174,10 @@ absl::StatusOr<const engine::Game*> Sessions::FindGame(absl::string_view name) c
 }
 
 DecisionContext Sessions::Context(const engine::Game* game) const {
-  return DecisionContext{
-      game, clock_(), AutoPlayLimits{options_.auto_moves_per_request, options_.auto_play_budget}};
+  return DecisionContext{game, clock_(),
+                         AutoPlayLimits{options_.auto_moves_per_request, options_.auto_play_budget},
+                         options_.snapshot_with_log ? engine::State::LogForm::kHeld
+                                                    : engine::State::LogForm::kSetupOnly};
 }
 
 absl::StatusOr<std::unique_ptr<engine::State>> Sessions::LockedState(const engine::Game& game,
@@ -184,6 +186,27 @@ absl::StatusOr<std::unique_ptr<engine::State>> Sessions::LockedState(const engin
     return loaded->Clone();
   }
   return LoadState(game, locked.snapshot);
+}
+
+absl::StatusOr<engine::v1::GameRecord> Sessions::RecordThrough(const GameRow& row,
+                                                               int64_t to_version) {
+  PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
+  if (record.omitted_entries() == 0) return record;
+  to_version = std::min(to_version, row.version);
+  std::vector<std::string> entries;
+  if (to_version > 0) {
+    PARLOR_ASSIGN_OR_RETURN(std::vector<LogRow> rows,
+                            store_->GetLog(row.game_id, 1, static_cast<int>(to_version)));
+    for (LogRow& logged : rows) {
+      if (logged.version != static_cast<int64_t>(entries.size()) + 1) break;
+      entries.push_back(std::move(logged.entry));
+    }
+    if (static_cast<int64_t>(entries.size()) != to_version) {
+      return absl::DataLossError(absl::StrCat("game ", row.game_id, " has log rows up to version ",
+                                              entries.size(), ", not ", to_version));
+    }
+  }
+  return WithLogEntries(std::move(record), entries);
 }
 
 absl::StatusOr<GameSummary> Sessions::Summary(const GameRow& row, int my_seat) const {
@@ -698,7 +721,7 @@ absl::StatusOr<History> Sessions::GetHistory(const std::string& account_id,
   if (query.from_version > row.version) return out;
   const int64_t to = std::min<int64_t>(row.version, query.from_version + page_size - 1);
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
-  PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
+  PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, RecordThrough(row, to));
   const int64_t first = std::max<int64_t>(0, query.from_version - 1);
   PARLOR_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<engine::State>> states,
                           StatesBetween(*game, record, first, to));

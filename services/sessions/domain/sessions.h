@@ -83,6 +83,10 @@ class Sessions {
     // How many games' newest engine states to keep loaded (0: load every time from the
     // snapshot).
     size_t state_cache_entries = 5000;
+    // Each stored snapshot carries the game's whole log, as the servers before the snapshot
+    // without the log wrote and need: set while replicas of such a version still run. Otherwise
+    // it carries the setup's entry only, and the log is read from the game's log rows.
+    bool snapshot_with_log = false;
     // Automatic play (computer seats, forfeited seats) inside one request or sweep of one game:
     // at most this many moves and about this much time (whichever comes first; at least one
     // move). What remains is left to the sweeper, which continues it in the background (the
@@ -240,6 +244,10 @@ class Sessions {
   absl::StatusOr<std::unique_ptr<engine::State>> LockedState(const engine::Game& game,
                                                              const GameRow& locked);
   absl::StatusOr<GameSummary> Summary(const GameRow& row, int my_seat) const;
+  // The game's stored record with its log from the setup through `to_version` (at most the row's
+  // version), for a replay: the snapshot leaves the log out (or holds it, if an earlier server
+  // wrote it), and the entries it leaves out are read from the game's log rows.
+  absl::StatusOr<engine::v1::GameRecord> RecordThrough(const GameRow& row, int64_t to_version);
   // Table talk helpers (domain/table.cc).
   absl::StatusOr<PgTableStore*> TableStore() const;
   // Drops the messages whose sender the reader blocked.

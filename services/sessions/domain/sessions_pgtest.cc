@@ -85,6 +85,26 @@ class SessionsPgTest : public parlor::testing::PgTest {
 
   const engine::Game& FirstGame() { return *registry_->games().front(); }
 
+  // The game's stored record made whole with its log rows (the snapshot leaves the log out), and
+  // the stored version.
+  absl::StatusOr<engine::v1::GameRecord> WholeRecord(const std::string& game_id,
+                                                     int64_t* version = nullptr) {
+    pqxx::connection c(db_url());
+    pqxx::read_transaction txn(c);
+    pqxx::row row = txn.exec_params1(
+        "SELECT snapshot, version FROM sessions.games WHERE game_id = $1::uuid", game_id);
+    if (version != nullptr) *version = row[1].as<int64_t>();
+    absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(pqxx::binarystring(row[0]).str());
+    if (!record.ok()) return record.status();
+    std::vector<std::string> entries;
+    for (const pqxx::row& r : txn.exec_params("SELECT entry FROM sessions.actions WHERE game_id = "
+                                              "$1::uuid AND version > 0 ORDER BY version",
+                                              game_id)) {
+      entries.push_back(pqxx::binarystring(r[0]).str());
+    }
+    return WithLogEntries(*std::move(record), entries);
+  }
+
   v1::CreateGameRequest TwoPlayerRequest(const engine::Game& game, const std::string& match_id,
                                          bool ranked = false) {
     v1::CreateGameRequest r;
@@ -248,9 +268,7 @@ TEST_F(SessionsPgTest, EveryRegisteredGamePlaysToTheEndAndItsSeedVerifiesTheLog)
     EXPECT_EQ(state.game().outcome().ranks_size(), game->info().min_players);
     EXPECT_TRUE(state.legal_actions().empty());
     // The stored record replays with every die and deal checked against the revealed seed.
-    auto row = store_->GetGame(created.game_id());
-    ASSERT_THAT(row, IsOk());
-    auto record = ParseRecord(row->snapshot);
+    auto record = WholeRecord(created.game_id());
     ASSERT_THAT(record, IsOk());
     EXPECT_THAT(game->Replay(*record, /*check_seed=*/true), IsOk());
     // One log row per version, and one result outbox row.
@@ -564,15 +582,10 @@ TEST_F(SessionsPgTest, GroupCommitUnderConcurrentPlayLosesAndDoublesNothing) {
     EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM sessions.idempotency_keys WHERE game_id = '",
                                  ids[g], "'")),
               acknowledged[g]);
-    pqxx::connection c(db_url());
-    pqxx::read_transaction txn(c);
-    pqxx::row row =
-        txn.exec1(absl::StrCat("SELECT snapshot, version FROM sessions.games WHERE "
-                               "game_id = '",
-                               ids[g], "'"));
-    absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(pqxx::binarystring(row[0]).str());
+    int64_t version = 0;
+    absl::StatusOr<engine::v1::GameRecord> record = WholeRecord(ids[g], &version);
     ASSERT_THAT(record, IsOk());
-    EXPECT_EQ(record->log_size(), row[1].as<int>() + 1);
+    EXPECT_EQ(record->log_size(), version + 1);
     EXPECT_THAT(FirstGame().Replay(*record, true).status(), IsOk());
   }
   EXPECT_EQ(committer.stats().changes,
@@ -1207,7 +1220,7 @@ TEST_F(SessionsPgTest, PublicGamesShowSpectatorsTheSpectatorViewAndPrivateOnesRe
     history.set_game_id(open.game_id());
     v1::GetHistoryResponse events;
     ASSERT_THAT(calls::GetHistory(*sessions_, kStranger, history, &events), IsOk());
-    auto record = ParseRecord(row->snapshot);
+    auto record = WholeRecord(open.game_id());
     ASSERT_THAT(record, IsOk());
     auto states = StatesBetween(*game, *record, 0, row->version);
     ASSERT_THAT(states, IsOk());
@@ -1377,9 +1390,7 @@ TEST_F(SessionsPgTest, AGameTheComputerPlaysToItsEndWritesOneResultRow) {
     EXPECT_EQ(Count("SELECT count(*) FROM sessions.seats" + where + " AND status = 'finished'"),
               game->info().min_players);
     // The stored record replays with the revealed seed.
-    auto row = store_->GetGame(id);
-    ASSERT_THAT(row, IsOk());
-    auto record = ParseRecord(row->snapshot);
+    auto record = WholeRecord(id);
     ASSERT_THAT(record, IsOk());
     EXPECT_THAT(game->Replay(*record, /*check_seed=*/true), IsOk());
   }
@@ -2111,7 +2122,7 @@ TEST_F(SessionsPgTest, TheComputersSealedCardIsNoBetterThanChanceToGuessAndRecom
     ASSERT_EQ(state.game().status(), v1::GAME_STATUS_FINISHED);
     absl::StatusOr<GameRow> row = store_->GetGame(id);
     ASSERT_THAT(row, IsOk());
-    absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(row->snapshot);
+    absl::StatusOr<engine::v1::GameRecord> record = WholeRecord(id);
     ASSERT_THAT(record, IsOk());
     absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> states =
         StatesBetween(pico, *record, 0, row->version);

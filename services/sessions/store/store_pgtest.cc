@@ -2,6 +2,7 @@
 // are exactly the engine's.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -63,6 +64,33 @@ class StorePgTest : public parlor::testing::PgTest {
     return txn.exec(sql);
   }
 
+  // The game's stored snapshot, which leaves the log out, and that record made whole again with
+  // the game's log rows.
+  struct StoredRecord {
+    engine::v1::GameRecord snapshot;
+    engine::v1::GameRecord whole;
+    int64_t version = 0;
+  };
+  StoredRecord Stored(const std::string& id) {
+    const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
+    StoredRecord out;
+    pqxx::result row = Query("SELECT snapshot, version FROM sessions.games" + where);
+    absl::StatusOr<engine::v1::GameRecord> snapshot =
+        ParseRecord(pqxx::binarystring(row[0][0]).str());
+    EXPECT_THAT(snapshot, IsOk());
+    out.snapshot = snapshot.value_or(engine::v1::GameRecord());
+    out.version = row[0][1].as<int64_t>();
+    std::vector<std::string> entries;
+    for (const pqxx::row& r : Query("SELECT entry FROM sessions.actions" + where +
+                                    " AND version > 0 ORDER BY version")) {
+      entries.push_back(pqxx::binarystring(r[0]).str());
+    }
+    absl::StatusOr<engine::v1::GameRecord> whole = WithLogEntries(out.snapshot, entries);
+    EXPECT_THAT(whole, IsOk());
+    out.whole = whole.value_or(engine::v1::GameRecord());
+    return out;
+  }
+
   std::unique_ptr<DbPool> pool_;
   std::unique_ptr<PgSessionsStore> store_;
   std::unique_ptr<engine::Registry> registry_;
@@ -112,19 +140,80 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
   EXPECT_EQ(Query("SELECT count(*) FROM sessions.seats" + where + " AND status <> 'finished'")[0][0]
                 .as<int64_t>(),
             0);
-  // Every logged entry is the engine's own entry of that version.
-  pqxx::result snapshot = Query("SELECT snapshot FROM sessions.games" + where);
-  absl::StatusOr<engine::v1::GameRecord> record =
-      ParseRecord(pqxx::binarystring(snapshot[0][0]).str());
-  ASSERT_THAT(record, IsOk());
-  pqxx::result log =
-      Query("SELECT version, entry FROM sessions.actions" + where + " ORDER BY version");
-  ASSERT_EQ(static_cast<int>(log.size()), record->log_size());
-  for (const pqxx::row& row : log) {
-    const int version = row[0].as<int>();
-    EXPECT_EQ(pqxx::binarystring(row[1]).str(), record->log(version).SerializeAsString())
-        << "version " << version;
+  // The snapshot holds the setup's entry only, and the log rows are the engine's own entries of
+  // their versions: with them put back, the record replays (every die and deal checked against
+  // the seed) to the stored state.
+  const StoredRecord stored = Stored(id);
+  EXPECT_EQ(stored.snapshot.log_size(), 1);
+  EXPECT_EQ(stored.snapshot.omitted_entries(), stored.version);
+  ASSERT_EQ(stored.whole.log_size(), stored.version + 1);
+  absl::StatusOr<const engine::Game*> engine_game = registry_->Find(stored.snapshot.game());
+  ASSERT_THAT(engine_game, IsOk());
+  absl::StatusOr<std::unique_ptr<engine::State>> replayed =
+      (*engine_game)->Replay(stored.whole, /*check_seed=*/true);
+  ASSERT_THAT(replayed, IsOk());
+  EXPECT_EQ(Deterministic((*replayed)->Serialize(engine::State::LogForm::kSetupOnly)),
+            Deterministic(stored.snapshot));
+}
+
+// A snapshot that a server before the snapshot without the log wrote (the whole log in it, as
+// --snapshot_with_log still writes) goes on under one that leaves it out, and the other way
+// round: each reads what the other wrote, and the history replays across both.
+TEST_F(StorePgTest, SnapshotsWithAndWithoutTheLogContinueEachOther) {
+  Sessions::Options with_log;
+  with_log.snapshot_with_log = true;
+  with_log.state_cache_entries = 0;
+  Sessions::Options without_log;
+  without_log.state_cache_entries = 0;
+  Sessions writes_log(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, with_log);
+  Sessions leaves_log_out(
+      store_.get(), registry_.get(), [this] { return now_.load(); }, without_log);
+  Sessions* replicas[2] = {&writes_log, &leaves_log_out};
+  const std::string id = CreateBotGame("mixed");
+  v1::GetGameRequest get;
+  get.set_game_id(id);
+  v1::GetGameResponse state;
+  ASSERT_THAT(calls::GetGame(writes_log, kAlice, get, &state), IsOk());
+  v1::Game game = state.game();
+  google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
+  for (int moves = 0; game.status() != v1::GAME_STATUS_FINISHED && moves < 2000; ++moves) {
+    Sessions& replica = *replicas[(moves / 3) % 2];
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(id);
+    submit.set_expected_version(game.version());
+    submit.set_idempotency_key(absl::StrCat("m", moves));
+    *submit.mutable_action() = legal[static_cast<int>(moves % legal.size())];
+    v1::SubmitActionResponse answer;
+    ASSERT_THAT(calls::SubmitAction(replica, kAlice, submit, &answer), IsOk()) << "move " << moves;
+    game = answer.game();
+    legal = answer.legal_actions();
+    const StoredRecord stored = Stored(id);
+    if (&replica == &writes_log) {
+      // What it read may have left entries out; it writes back all it holds, and says which not.
+      EXPECT_EQ(stored.snapshot.omitted_entries() + stored.snapshot.log_size() - 1, stored.version);
+    } else {
+      EXPECT_EQ(stored.snapshot.log_size(), 1);
+      EXPECT_EQ(stored.snapshot.omitted_entries(), stored.version);
+    }
+    // The history of every version replays from either kind of snapshot.
+    v1::GetHistoryRequest history;
+    history.set_game_id(id);
+    history.set_from_version(std::max<int64_t>(0, game.version() - 2));
+    v1::GetHistoryResponse page;
+    ASSERT_THAT(calls::GetHistory(leaves_log_out, kAlice, history, &page), IsOk());
+    ASSERT_FALSE(page.events().empty());
+    EXPECT_EQ(page.events(page.events_size() - 1).version(), game.version());
+    if (game.status() != v1::GAME_STATUS_FINISHED) {  // then the history shows everything
+      EXPECT_EQ(page.events(page.events_size() - 1).view().SerializeAsString(),
+                answer.view().SerializeAsString());
+    }
   }
+  ASSERT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
+  const StoredRecord stored = Stored(id);
+  absl::StatusOr<const engine::Game*> engine_game = registry_->Find(stored.snapshot.game());
+  ASSERT_THAT(engine_game, IsOk());
+  EXPECT_THAT((*engine_game)->Replay(stored.whole, true).status(), IsOk());
 }
 
 // Two replicas, each with its own snapshot cache, take turns moving in one game: each finds its
@@ -169,15 +258,11 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
     legal = answer.legal_actions();
   }
   ASSERT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
-  const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
-  pqxx::result snapshot = Query("SELECT snapshot, version FROM sessions.games" + where);
-  absl::StatusOr<engine::v1::GameRecord> record =
-      ParseRecord(pqxx::binarystring(snapshot[0][0]).str());
-  ASSERT_THAT(record, IsOk());
-  EXPECT_EQ(record->log_size(), snapshot[0][1].as<int>() + 1);
-  absl::StatusOr<const engine::Game*> engine_game = registry_->Find(record->game());
+  const StoredRecord stored = Stored(id);
+  EXPECT_EQ(stored.whole.log_size(), stored.version + 1);
+  absl::StatusOr<const engine::Game*> engine_game = registry_->Find(stored.snapshot.game());
   ASSERT_THAT(engine_game, IsOk());
-  EXPECT_THAT((*engine_game)->Replay(*record, true).status(), IsOk());
+  EXPECT_THAT((*engine_game)->Replay(stored.whole, true).status(), IsOk());
 }
 
 // A batch's write checks in its own statement that it wrote every game, seat and log entry it was
