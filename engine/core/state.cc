@@ -340,14 +340,17 @@ std::optional<v1::LogEntry> State::LogEntryAt(int64_t version) const {
     return std::nullopt;  // left out of the record this state was loaded from, or negative
   }
   if (index >= static_cast<int64_t>(log_.size())) return std::nullopt;
-  const LogEntry& e = log_[static_cast<size_t>(index)];
   v1::LogEntry out;
-  out.set_kind(e.kind);
-  out.set_seat(e.seat);
-  out.set_action(e.action);
-  out.mutable_outcomes()->Add(outcomes_.begin() + e.outcomes_begin,
-                              outcomes_.begin() + e.outcomes_begin + e.outcomes_count);
+  WriteEntry(log_[static_cast<size_t>(index)], &out);
   return out;
+}
+
+void State::WriteEntry(const LogEntry& e, v1::LogEntry* out) const {
+  out->set_kind(e.kind);
+  out->set_seat(e.seat);
+  out->set_action(e.action);
+  out->mutable_outcomes()->Add(outcomes_.begin() + e.outcomes_begin,
+                               outcomes_.begin() + e.outcomes_begin + e.outcomes_count);
 }
 
 void State::SerializeInto(v1::GameRecord* out, LogForm form) const {
@@ -359,15 +362,7 @@ void State::SerializeInto(v1::GameRecord* out, LogForm form) const {
   record.set_seed(std::string(rng_.seed().AsBytes()));
   record.set_rng_draws(rng_draws_);
   const size_t entries = form == LogForm::kSetupOnly ? 1 : log_.size();
-  for (size_t i = 0; i < entries; ++i) {
-    const LogEntry& e = log_[i];
-    v1::LogEntry* out = record.add_log();
-    out->set_kind(e.kind);
-    out->set_seat(e.seat);
-    out->set_action(e.action);
-    out->mutable_outcomes()->Add(outcomes_.begin() + e.outcomes_begin,
-                                 outcomes_.begin() + e.outcomes_begin + e.outcomes_count);
-  }
+  for (size_t i = 0; i < entries; ++i) WriteEntry(log_[i], record.add_log());
   record.set_omitted_entries(form == LogForm::kSetupOnly ? NumMoves() : omitted_entries_);
   for (int32_t s : forfeit_order_) record.add_forfeits(s);
   record.set_ended_by_forfeit(ended_by_forfeit_);

@@ -256,6 +256,7 @@ class State {
     uint32_t outcomes_count;
   };
 
+  void WriteEntry(const LogEntry& entry, v1::LogEntry* out) const;
   int NextOutcome(int lo, int hi);  // draws or takes the next forced outcome in [lo, hi]
   void RecordOutcome(int32_t value);
 

@@ -191,6 +191,7 @@ absl::StatusOr<std::unique_ptr<engine::State>> Sessions::LockedState(const engin
 absl::StatusOr<engine::v1::GameRecord> Sessions::RecordThrough(const GameRow& row,
                                                                int64_t to_version) {
   PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
+  if (record.log_size() == 0) return absl::DataLossError("game record has no setup entry");
   if (record.omitted_entries() == 0) return record;
   to_version = std::min(to_version, row.version);
   std::vector<std::string> entries;
