@@ -64,6 +64,20 @@ class StorePgTest : public parlor::testing::PgTest {
     return txn.exec(sql);
   }
 
+  // Alice's move `n` in `game` on `replica`: the n-th of the legal actions (round the list), under
+  // the key `key_prefix` + n.
+  static absl::Status SubmitNth(
+      Sessions& replica, const v1::Game& game,
+      const google::protobuf::RepeatedPtrField<google::protobuf::Any>& legal, int n,
+      const std::string& key_prefix, v1::SubmitActionResponse* answer) {
+    v1::SubmitActionRequest submit;
+    submit.set_game_id(game.game_id());
+    submit.set_expected_version(game.version());
+    submit.set_idempotency_key(absl::StrCat(key_prefix, n));
+    *submit.mutable_action() = legal[n % legal.size()];
+    return calls::SubmitAction(replica, kAlice, submit, answer);
+  }
+
   // The game's stored snapshot, which leaves the log out, and that record made whole again with
   // the game's log rows.
   struct StoredRecord {
@@ -179,13 +193,8 @@ TEST_F(StorePgTest, SnapshotsWithAndWithoutTheLogContinueEachOther) {
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
   for (int moves = 0; game.status() != v1::GAME_STATUS_FINISHED && moves < 2000; ++moves) {
     Sessions& replica = *replicas[(moves / 3) % 2];
-    v1::SubmitActionRequest submit;
-    submit.set_game_id(id);
-    submit.set_expected_version(game.version());
-    submit.set_idempotency_key(absl::StrCat("m", moves));
-    *submit.mutable_action() = legal[static_cast<int>(moves % legal.size())];
     v1::SubmitActionResponse answer;
-    ASSERT_THAT(calls::SubmitAction(replica, kAlice, submit, &answer), IsOk()) << "move " << moves;
+    ASSERT_THAT(SubmitNth(replica, game, legal, moves, "m", &answer), IsOk()) << "move " << moves;
     game = answer.game();
     legal = answer.legal_actions();
     const StoredRecord stored = Stored(id);
@@ -242,13 +251,8 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
     ASSERT_FALSE(legal.empty());
     // Each replica moves twice in a row, so that it also uses its own fresh cache entry.
     Sessions& replica = *replicas[(moves / 2) % 2];
-    v1::SubmitActionRequest submit;
-    submit.set_game_id(id);
-    submit.set_expected_version(game.version());
-    submit.set_idempotency_key(absl::StrCat("k", moves));
-    *submit.mutable_action() = legal[static_cast<int>(moves % legal.size())];
     v1::SubmitActionResponse answer;
-    ASSERT_THAT(calls::SubmitAction(replica, kAlice, submit, &answer), IsOk()) << "move " << moves;
+    ASSERT_THAT(SubmitNth(replica, game, legal, moves, "k", &answer), IsOk()) << "move " << moves;
     // The other replica's GetGame agrees with the answer, whatever it has cached.
     v1::GetGameResponse seen;
     ASSERT_THAT(calls::GetGame(*replicas[1 - (moves / 2) % 2], kAlice, get, &seen), IsOk());
