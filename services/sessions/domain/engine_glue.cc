@@ -88,7 +88,7 @@ absl::StatusOr<std::vector<std::unique_ptr<engine::State>>> StatesBetween(
   std::vector<std::unique_ptr<engine::State>> out;
   if (record.log_size() == 0) return absl::DataLossError("game record has no setup entry");
   if (record.omitted_entries() != 0) {
-    return absl::InternalError(absl::StrCat("the game record leaves out ", record.omitted_entries(),
+    return absl::DataLossError(absl::StrCat("the game record leaves out ", record.omitted_entries(),
                                             " log entries; put them back (WithLogEntries) first"));
   }
   engine::v1::GameRecord setup_only = record;
