@@ -123,6 +123,26 @@ std::vector<SeatRow> BotGameSeats(const std::string& account_id,
   return seats;
 }
 
+// `record` (which leaves its log out) with the entries of versions 1..to_version put back from
+// the game's log rows `rows` (in version order; rows before version 1 are skipped).
+absl::StatusOr<engine::v1::GameRecord> WithLogRows(engine::v1::GameRecord record,
+                                                   const std::vector<LogRow>& rows,
+                                                   int64_t to_version, absl::string_view game_id) {
+  std::vector<std::string> entries;
+  for (const LogRow& logged : rows) {
+    if (logged.version < 1) continue;
+    if (logged.version != static_cast<int64_t>(entries.size()) + 1 || logged.version > to_version) {
+      break;
+    }
+    entries.push_back(logged.entry);
+  }
+  if (static_cast<int64_t>(entries.size()) != std::max<int64_t>(to_version, 0)) {
+    return absl::DataLossError(absl::StrCat("game ", game_id, " has log rows up to version ",
+                                            entries.size(), ", not ", to_version));
+  }
+  return WithLogEntries(std::move(record), entries);
+}
+
 }  // namespace
 
 std::optional<StaleVersionDetail> StaleVersionOf(const absl::Status& status) {
@@ -194,20 +214,11 @@ absl::StatusOr<engine::v1::GameRecord> Sessions::RecordThrough(const GameRow& ro
   if (record.log_size() == 0) return absl::DataLossError("game record has no setup entry");
   if (record.omitted_entries() == 0) return record;
   to_version = std::min(to_version, row.version);
-  std::vector<std::string> entries;
+  std::vector<LogRow> rows;
   if (to_version > 0) {
-    PARLOR_ASSIGN_OR_RETURN(std::vector<LogRow> rows,
-                            store_->GetLog(row.game_id, 1, static_cast<int>(to_version)));
-    for (LogRow& logged : rows) {
-      if (logged.version != static_cast<int64_t>(entries.size()) + 1) break;
-      entries.push_back(std::move(logged.entry));
-    }
-    if (static_cast<int64_t>(entries.size()) != to_version) {
-      return absl::DataLossError(absl::StrCat("game ", row.game_id, " has log rows up to version ",
-                                              entries.size(), ", not ", to_version));
-    }
+    PARLOR_ASSIGN_OR_RETURN(rows, store_->GetLog(row.game_id, 1, static_cast<int>(to_version)));
   }
-  return WithLogEntries(std::move(record), entries);
+  return WithLogRows(std::move(record), rows, to_version, row.game_id);
 }
 
 absl::StatusOr<GameSummary> Sessions::Summary(const GameRow& row, int my_seat) const {
@@ -722,16 +733,24 @@ absl::StatusOr<History> Sessions::GetHistory(const std::string& account_id,
   if (query.from_version > row.version) return out;
   const int64_t to = std::min<int64_t>(row.version, query.from_version + page_size - 1);
   PARLOR_ASSIGN_OR_RETURN(const engine::Game* game, FindGame(row.game));
-  PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, RecordThrough(row, to));
+  PARLOR_ASSIGN_OR_RETURN(engine::v1::GameRecord record, ParseRecord(row.snapshot));
+  // A snapshot without the log needs the entries from version 1 for the replay: the page's rows
+  // are read with them, in one read.
+  const int64_t read_from =
+      record.omitted_entries() == 0 ? query.from_version : std::min<int64_t>(query.from_version, 1);
+  PARLOR_ASSIGN_OR_RETURN(
+      std::vector<LogRow> log,
+      store_->GetLog(query.game_id, read_from, static_cast<int>(to - read_from + 1)));
+  if (record.omitted_entries() != 0) {
+    PARLOR_ASSIGN_OR_RETURN(record, WithLogRows(std::move(record), log, to, query.game_id));
+  }
   const int64_t first = std::max<int64_t>(0, query.from_version - 1);
   PARLOR_ASSIGN_OR_RETURN(std::vector<std::unique_ptr<engine::State>> states,
                           StatesBetween(*game, record, first, to));
-  PARLOR_ASSIGN_OR_RETURN(std::vector<LogRow> log,
-                          store_->GetLog(query.game_id, query.from_version,
-                                         static_cast<int>(to - query.from_version + 1)));
   const engine::Viewer viewer = ViewerFor(seat, row.finished);
   for (const LogRow& entry : log) {
     const int64_t v = entry.version;
+    if (v < query.from_version) continue;  // read for the replay only
     if (v - first >= static_cast<int64_t>(states.size())) break;
     HistoryEvent& event = out.events.emplace_back();
     event.version = v;
