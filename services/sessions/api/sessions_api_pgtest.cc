@@ -16,11 +16,11 @@
 #include "google/protobuf/unknown_field_set.h"
 #include "gtest/gtest.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
-#include "pqxx/pqxx"
 #include "services/common/core/token.h"
 #include "services/common/testing/test_server.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/sessions_server.h"
+#include "services/sessions/testing/stored_record.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -403,26 +403,10 @@ TEST_F(SessionsApiPgTest, ASpectatorWatchesAPublicGameWithTheSpectatorView) {
   reader->Finish();
 
   // The engine's spectator view of each version, rebuilt from the stored record.
-  pqxx::connection c(db_url());
-  pqxx::read_transaction txn(c);
-  const std::string snapshot =
-      pqxx::binarystring(
-          txn.exec_params1("SELECT snapshot FROM sessions.games WHERE game_id = $1::uuid",
-                           open.game_id())[0])
-          .str();
-  // The snapshot leaves the log out: its entries are the game's log rows.
-  std::vector<std::string> entries;
-  for (const pqxx::row& r : txn.exec_params(
-           "SELECT entry FROM sessions.actions WHERE game_id = $1::uuid AND version > 0 "
-           "ORDER BY version",
-           open.game_id())) {
-    entries.push_back(pqxx::binarystring(r[0]).str());
-  }
-  auto parsed = ParseRecord(snapshot);
-  ASSERT_TRUE(parsed.ok());
-  auto record = WithLogEntries(*parsed, entries);
-  ASSERT_TRUE(record.ok());
-  auto states = StatesBetween(game, *record, 0, static_cast<int64_t>(seen.size()) - 1);
+  absl::StatusOr<parlor::testing::StoredGameRecord> stored =
+      parlor::testing::ReadStoredGameRecord(db_url(), open.game_id());
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  auto states = StatesBetween(game, stored->whole, 0, static_cast<int64_t>(seen.size()) - 1);
   ASSERT_TRUE(states.ok()) << states.status();
   for (size_t v = 0; v < seen.size(); ++v) {
     SCOPED_TRACE(v);

@@ -36,11 +36,11 @@
 #include "google/protobuf/reflection.h"
 #include "gtest/gtest.h"
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
-#include "pqxx/pqxx"
 #include "services/common/testing/test_server.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/sessions_server.h"
 #include "services/sessions/testing/sessions_test_server.h"
+#include "services/sessions/testing/stored_record.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -335,23 +335,10 @@ class SessionsHiddenInfoPgTest : public SessionsServerPgTest {
 
   // The stored record, made whole with the game's log rows (the snapshot leaves the log out).
   engine::v1::GameRecord StoredRecord(const std::string& game_id) {
-    pqxx::connection connection(db_url());
-    pqxx::read_transaction txn(connection);
-    pqxx::row row =
-        txn.exec_params1("SELECT snapshot FROM sessions.games WHERE game_id = $1", game_id);
-    absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(pqxx::binarystring(row[0]).str());
-    EXPECT_TRUE(record.ok()) << record.status();
-    std::vector<std::string> entries;
-    for (const pqxx::row& r :
-         txn.exec_params("SELECT entry FROM sessions.actions WHERE game_id = $1 AND version > 0 "
-                         "ORDER BY version",
-                         game_id)) {
-      entries.push_back(pqxx::binarystring(r[0]).str());
-    }
-    absl::StatusOr<engine::v1::GameRecord> whole =
-        WithLogEntries(record.value_or(engine::v1::GameRecord()), entries);
-    EXPECT_TRUE(whole.ok()) << whole.status();
-    return whole.value_or(engine::v1::GameRecord());
+    absl::StatusOr<parlor::testing::StoredGameRecord> stored =
+        parlor::testing::ReadStoredGameRecord(db_url(), game_id);
+    EXPECT_TRUE(stored.ok()) << stored.status();
+    return stored.ok() ? std::move(stored->whole) : engine::v1::GameRecord();
   }
 
   engine::Registry registry_ = engine::AllGames();

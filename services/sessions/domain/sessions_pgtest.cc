@@ -31,6 +31,7 @@
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/store/sql.h"
 #include "services/sessions/store/store.h"
+#include "services/sessions/testing/stored_record.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -89,20 +90,11 @@ class SessionsPgTest : public parlor::testing::PgTest {
   // the stored version.
   absl::StatusOr<engine::v1::GameRecord> WholeRecord(const std::string& game_id,
                                                      int64_t* version = nullptr) {
-    pqxx::connection c(db_url());
-    pqxx::read_transaction txn(c);
-    pqxx::row row = txn.exec_params1(
-        "SELECT snapshot, version FROM sessions.games WHERE game_id = $1::uuid", game_id);
-    if (version != nullptr) *version = row[1].as<int64_t>();
-    absl::StatusOr<engine::v1::GameRecord> record = ParseRecord(pqxx::binarystring(row[0]).str());
-    if (!record.ok()) return record.status();
-    std::vector<std::string> entries;
-    for (const pqxx::row& r : txn.exec_params("SELECT entry FROM sessions.actions WHERE game_id = "
-                                              "$1::uuid AND version > 0 ORDER BY version",
-                                              game_id)) {
-      entries.push_back(pqxx::binarystring(r[0]).str());
-    }
-    return WithLogEntries(*std::move(record), entries);
+    absl::StatusOr<parlor::testing::StoredGameRecord> stored =
+        parlor::testing::ReadStoredGameRecord(db_url(), game_id);
+    if (!stored.ok()) return stored.status();
+    if (version != nullptr) *version = stored->version;
+    return std::move(stored->whole);
   }
 
   v1::CreateGameRequest TwoPlayerRequest(const engine::Game& game, const std::string& match_id,

@@ -23,6 +23,7 @@
 #include "services/sessions/domain/sessions.h"
 #include "services/sessions/store/sql.h"
 #include "services/sessions/store/store.h"
+#include "services/sessions/testing/stored_record.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::sessions {
@@ -80,29 +81,11 @@ class StorePgTest : public parlor::testing::PgTest {
 
   // The game's stored snapshot, which leaves the log out, and that record made whole again with
   // the game's log rows.
-  struct StoredRecord {
-    engine::v1::GameRecord snapshot;
-    engine::v1::GameRecord whole;
-    int64_t version = 0;
-  };
-  StoredRecord Stored(const std::string& id) {
-    const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
-    StoredRecord out;
-    pqxx::result row = Query("SELECT snapshot, version FROM sessions.games" + where);
-    absl::StatusOr<engine::v1::GameRecord> snapshot =
-        ParseRecord(pqxx::binarystring(row[0][0]).str());
-    EXPECT_THAT(snapshot, IsOk());
-    out.snapshot = snapshot.value_or(engine::v1::GameRecord());
-    out.version = row[0][1].as<int64_t>();
-    std::vector<std::string> entries;
-    for (const pqxx::row& r : Query("SELECT entry FROM sessions.actions" + where +
-                                    " AND version > 0 ORDER BY version")) {
-      entries.push_back(pqxx::binarystring(r[0]).str());
-    }
-    absl::StatusOr<engine::v1::GameRecord> whole = WithLogEntries(out.snapshot, entries);
-    EXPECT_THAT(whole, IsOk());
-    out.whole = whole.value_or(engine::v1::GameRecord());
-    return out;
+  parlor::testing::StoredGameRecord Stored(const std::string& id) {
+    absl::StatusOr<parlor::testing::StoredGameRecord> stored =
+        parlor::testing::ReadStoredGameRecord(db_url(), id);
+    EXPECT_THAT(stored, IsOk());
+    return stored.value_or(parlor::testing::StoredGameRecord());
   }
 
   std::unique_ptr<DbPool> pool_;
@@ -157,7 +140,7 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
   // The snapshot holds the setup's entry only, and the log rows are the engine's own entries of
   // their versions: with them put back, the record replays (every die and deal checked against
   // the seed) to the stored state.
-  const StoredRecord stored = Stored(id);
+  const parlor::testing::StoredGameRecord stored = Stored(id);
   EXPECT_EQ(stored.snapshot.log_size(), 1);
   EXPECT_EQ(stored.snapshot.omitted_entries(), stored.version);
   ASSERT_EQ(stored.whole.log_size(), stored.version + 1);
@@ -197,7 +180,7 @@ TEST_F(StorePgTest, SnapshotsWithAndWithoutTheLogContinueEachOther) {
     ASSERT_THAT(SubmitNth(replica, game, legal, moves, "m", &answer), IsOk()) << "move " << moves;
     game = answer.game();
     legal = answer.legal_actions();
-    const StoredRecord stored = Stored(id);
+    const parlor::testing::StoredGameRecord stored = Stored(id);
     if (&replica == &writes_log) {
       // What it read may have left entries out; it writes back all it holds, and says which not.
       EXPECT_EQ(stored.snapshot.omitted_entries() + stored.snapshot.log_size() - 1, stored.version);
@@ -219,7 +202,7 @@ TEST_F(StorePgTest, SnapshotsWithAndWithoutTheLogContinueEachOther) {
     }
   }
   ASSERT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
-  const StoredRecord stored = Stored(id);
+  const parlor::testing::StoredGameRecord stored = Stored(id);
   absl::StatusOr<const engine::Game*> engine_game = registry_->Find(stored.snapshot.game());
   ASSERT_THAT(engine_game, IsOk());
   EXPECT_THAT((*engine_game)->Replay(stored.whole, true).status(), IsOk());
@@ -262,7 +245,7 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
     legal = answer.legal_actions();
   }
   ASSERT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
-  const StoredRecord stored = Stored(id);
+  const parlor::testing::StoredGameRecord stored = Stored(id);
   EXPECT_EQ(stored.whole.log_size(), stored.version + 1);
   absl::StatusOr<const engine::Game*> engine_game = registry_->Find(stored.snapshot.game());
   ASSERT_THAT(engine_game, IsOk());
