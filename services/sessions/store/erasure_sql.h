@@ -17,10 +17,14 @@ inline constexpr char kRecordForgotten[] =
     "INSERT INTO sessions.forgotten_accounts (account_id, sequence, forget_time) "
     "VALUES ($1::uuid, $2, now()) ON CONFLICT (account_id) DO NOTHING";
 
-// $1 account, $2 the name it carries now.
+// $1 account, $2 the name it carries now. The renamed seats' games rows are written again as
+// they are: a server holding a game row it wrote itself trusts it while the stored games row
+// still carries that write's transaction id (GameRowCache), and a seat is part of that row.
 inline constexpr char kRenameSeats[] =
-    "UPDATE sessions.seats SET display_name = $2 WHERE account_id = $1::uuid "
-    "AND display_name <> $2";
+    "WITH renamed AS (UPDATE sessions.seats SET display_name = $2 WHERE account_id = $1::uuid "
+    "AND display_name <> $2 RETURNING game_id) "
+    "UPDATE sessions.games SET updated_at = updated_at "
+    "WHERE game_id IN (SELECT game_id FROM renamed)";
 
 inline constexpr char kForgetVacation[] =
     "DELETE FROM sessions.vacations WHERE account_id = $1::uuid";

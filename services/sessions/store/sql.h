@@ -91,11 +91,16 @@ inline constexpr char kAccountUsage[] =
 inline constexpr char kSelectGame[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS " FROM sessions.games g WHERE g.game_id = $1::uuid";
 
+// The stamp of a games row: the id of the transaction that wrote it (its 32-bit `xmin`) and the
+// game's version (GameRowCache).
+#define PARLOR_SESSIONS_GAME_STAMP "g.xmin::text::bigint, g.version"
+
 // GetGame in one statement (one snapshot, one round trip): the game row, with the snapshot left
-// out when the row is at version $2 (SnapshotCache), and its seats, a row per seat.
+// out when the row is at version $2 (SnapshotCache), and its seats, a row per seat; then the
+// row's stamp.
 inline constexpr char kSelectGameWithSeatsUnlessCached[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
-        "$2") ", " PARLOR_SESSIONS_SEAT_COLUMNS
+        "$2") ", " PARLOR_SESSIONS_SEAT_COLUMNS ", " PARLOR_SESSIONS_GAME_STAMP
               " FROM sessions.games g JOIN sessions.seats s ON s.game_id = g.game_id "
               "WHERE g.game_id = $1::uuid ORDER BY s.seat";
 
@@ -104,12 +109,24 @@ inline constexpr char kSelectGameWithSeatsUnlessCached[] =
 // instead of a second query.
 inline constexpr char kSelectGameWithSeatsSeenBy[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
-        "$2") ", " PARLOR_SESSIONS_SEAT_COLUMNS
+        "$2") ", " PARLOR_SESSIONS_SEAT_COLUMNS ", " PARLOR_SESSIONS_GAME_STAMP
               ", coalesce(v.version, -1) FROM sessions.games g "
               "JOIN sessions.seats s ON s.game_id = g.game_id "
               "LEFT JOIN sessions.seen_versions v ON v.account_id = $3::uuid "
               "AND v.game_id = g.game_id "
               "WHERE g.game_id = $1::uuid ORDER BY s.seat";
+
+// Only the stamp, when the server holds the row its own write stamped (GameRowCache): an index
+// lookup and two numbers instead of the row and its seats.
+inline constexpr char kSelectGameStamp[] =
+    "SELECT " PARLOR_SESSIONS_GAME_STAMP " FROM sessions.games g WHERE g.game_id = $1::uuid";
+
+// The stamp and the version account $2 last marked seen (-1 when none).
+inline constexpr char kSelectGameStampSeenBy[] =
+    "SELECT " PARLOR_SESSIONS_GAME_STAMP
+    ", coalesce(v.version, -1) FROM sessions.games g "
+    "LEFT JOIN sessions.seen_versions v ON v.account_id = $2::uuid AND v.game_id = g.game_id "
+    "WHERE g.game_id = $1::uuid";
 
 // Several games by id ($1 uuid[] text), in the order of the ids; an id of no game has no row.
 inline constexpr char kSelectGames[] =
@@ -135,10 +152,12 @@ inline constexpr char kSelectSeatsOfGames[] =
 // seat out twice). Seat rows are written only under their game row's lock. The snapshot is left
 // out when the row is at the version whose snapshot the server holds (SnapshotCache). The stored
 // answer is looked up by its whole key (the LATERAL ... LIMIT 1 keeps the planner from joining
-// on game_id alone and filtering every key of the game, one heap row per earlier move).
+// on game_id alone and filtering every key of the game, one heap row per earlier move). Each row
+// ends with the transaction's id (FOR UPDATE has given it one): every row the batch writes will
+// carry it as its `xmin` (GameRowCache).
 inline constexpr char kLockGamesWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
     "r.cached") ", " PARLOR_SESSIONS_SEAT_COLUMNS
-                ", k.request_hash, coalesce(k.version, -1), k.response "
+                ", k.request_hash, coalesce(k.version, -1), k.response, txid_current() "
                 "FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[]) "
                 "AS r(game_id, account, key, cached) "
                 "JOIN sessions.games g ON g.game_id = r.game_id "

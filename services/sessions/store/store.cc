@@ -1,5 +1,6 @@
 #include "services/sessions/store/store.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -230,6 +231,30 @@ bool SameSeatState(const SeatRow& a, const SeatRow& b) {
          a.paused_until == b.paused_until && a.timeouts_in_a_row == b.timeouts_in_a_row;
 }
 
+// `g` as the database stores what a batch writes of it, and a read returns it: times to the
+// microsecond (RecordArray writes them so), no outcome while the game runs, seats in seat order.
+GameRow AsStored(GameRow g) {
+  auto micros = [](std::optional<absl::Time>& t) {
+    if (t) t = absl::FromUnixMicros(absl::ToUnixMicros(*t));
+  };
+  g.created_at = absl::FromUnixMicros(absl::ToUnixMicros(g.created_at));
+  g.updated_at = absl::FromUnixMicros(absl::ToUnixMicros(g.updated_at));
+  micros(g.deadline);
+  if (!g.finished) {
+    g.ranks.clear();
+    g.scores.clear();
+  }
+  std::sort(g.seats.begin(), g.seats.end(),
+            [](const SeatRow& a, const SeatRow& b) { return a.seat < b.seat; });
+  for (SeatRow& s : g.seats) {
+    micros(s.turn_started_at);
+    micros(s.deadline);
+    micros(s.vacation_until);
+    micros(s.paused_until);
+  }
+  return g;
+}
+
 // The seats of every game of `games` (one game, or a page of a listing), in one statement.
 void ReadSeatsOf(pqxx::work& txn, absl::Span<GameRow> games) {
   if (games.empty()) return;
@@ -347,18 +372,41 @@ absl::StatusOr<GameRow> PgSessionsStore::ReadGameWithSeats(absl::string_view gam
                                                            int64_t* seen) {
   GameRow result;
   const std::string id(game_id);
+  const std::optional<GameRowCache::Entry> own = rows_.ToCheck(id);
   const std::optional<SnapshotCache::Entry> cached = snapshots_.Get(id);
   const int64_t cached_version = cached ? cached->version : int64_t{-1};
+  const std::string account = seen_by ? std::string(*seen_by) : std::string();
   absl::Status status = db_->Read("sessions.get_game", [&](pqxx::nontransaction& txn) {
-    pqxx::result rows =
-        seen_by ? db_->Run(txn, "sessions_get_game_seen_by", sql::kSelectGameWithSeatsSeenBy, id,
-                           cached_version, std::string(*seen_by))
-                : db_->Run(txn, "sessions_get_game", sql::kSelectGameWithSeatsUnlessCached, id,
-                           cached_version);
+    if (own) {
+      // The row this server's own write left, unless the stored row's stamp says otherwise.
+      pqxx::result stamp =
+          seen_by ? db_->Run(txn, "sessions_get_game_stamp_seen_by", sql::kSelectGameStampSeenBy,
+                             id, account)
+                  : db_->Run(txn, "sessions_get_game_stamp", sql::kSelectGameStamp, id);
+      if (stamp.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
+      const auto xid = stamp[0][0].as<int64_t>();
+      const auto version = stamp[0][1].as<int64_t>();
+      if (xid == GameRowCache::Xid(own->txid) && version == own->row->version) {
+        result = *own->row;
+        if (seen_by) *seen = stamp[0][2].as<int64_t>();
+        reads_.stamp_matched.fetch_add(1, std::memory_order_relaxed);
+        return absl::OkStatus();
+      }
+      rows_.Saw(id, static_cast<uint32_t>(xid), version);
+      reads_.stamp_missed.fetch_add(1, std::memory_order_relaxed);
+    }
+    pqxx::result rows = seen_by
+                            ? db_->Run(txn, "sessions_get_game_seen_by",
+                                       sql::kSelectGameWithSeatsSeenBy, id, cached_version, account)
+                            : db_->Run(txn, "sessions_get_game",
+                                       sql::kSelectGameWithSeatsUnlessCached, id, cached_version);
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no game with id ", id));
     result = ReadGame(rows[0]);
     for (const pqxx::row& r : rows) result.seats.push_back(ReadSeat(r, kGameColumns));
-    if (seen_by) *seen = rows[0][kGameColumns + kSeatColumns].as<int64_t>();
+    constexpr int kStamp = kGameColumns + kSeatColumns;
+    rows_.Saw(id, static_cast<uint32_t>(rows[0][kStamp].as<int64_t>()), result.version);
+    if (seen_by) *seen = rows[0][kStamp + 2].as<int64_t>();
+    reads_.whole.fetch_add(1, std::memory_order_relaxed);
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
@@ -597,8 +645,8 @@ struct BatchWrite {
 };
 
 using CachedSnapshots = std::vector<std::optional<SnapshotCache::Entry>>;
-// The snapshot (version, bytes) each update of a batch wrote, to cache once it has committed.
-using WrittenSnapshots = std::vector<std::optional<std::pair<int64_t, std::string>>>;
+// The game row each update of a batch wrote, to cache once it has committed.
+using WrittenRows = std::vector<std::optional<GameRow>>;
 
 // A game of a batch as kLockGamesWithSeats read it, locked for the transaction.
 struct LockedGame {
@@ -647,13 +695,14 @@ pqxx::result LockBatch(DbPool& db, pqxx::work& txn,
 // kLockGamesWithSeats' rows (a row per seat, the game's columns repeated) as one LockedGame per
 // game; `rows` is a pqxx::result or PgRows.
 template <typename Rows>
-LockedGames ReadLocked(const Rows& rows) {
+LockedGames ReadLocked(const Rows& rows, uint64_t* txid) {
   constexpr int kKeyColumns = kGameColumns + kSeatColumns;
   LockedGames locked;
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     const auto row = rows[i];
     const Fields r(row);
     auto [it, inserted] = locked.try_emplace(r.As<std::string>(0));
+    if (i == 0) *txid = static_cast<uint64_t>(r.As<int64_t>(kKeyColumns + 3));
     if (inserted) {
       it->second.game = ReadGame(r);
       it->second.snapshot_left_out = r.IsNull(8);
@@ -689,7 +738,7 @@ absl::StatusOr<LockedGame*> TakeLocked(LockedGames& locked, const std::string& g
 // `written`; each refusal goes to its `results` entry. Returns how many updates changed a game.
 size_t DecideBatch(const std::vector<PgSessionsStore::GameUpdate>& updates,
                    const CachedSnapshots& cached, LockedGames& locked, BatchWrite& batch,
-                   WrittenSnapshots& written, std::vector<absl::Status>& results) {
+                   WrittenRows& written, std::vector<absl::Status>& results) {
   size_t changes = 0;
   for (size_t i = 0; i < updates.size(); ++i) {
     const PgSessionsStore::GameUpdate& u = updates[i];
@@ -707,7 +756,7 @@ size_t DecideBatch(const std::vector<PgSessionsStore::GameUpdate>& updates,
     if (!decided->has_value()) continue;
     const Mutation& m = **decided;
     batch.Add((*l)->game, m, u.key);
-    written[i].emplace(m.after.version, m.after.snapshot);
+    written[i].emplace(AsStored(m.after));
     ++changes;
   }
   return changes;
@@ -782,7 +831,8 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   results.assign(n, absl::OkStatus());
   CachedSnapshots cached(n);
   for (size_t i = 0; i < n; ++i) cached[i] = snapshots_.Get(updates[i].game_id);
-  WrittenSnapshots written(n);
+  WrittenRows written(n);
+  uint64_t txid = 0;
   // Decides the batch on its locked games; what changed goes to `write`.
   auto decide = [&](LockedGames locked, const std::function<void(BatchWrite&)>& write) {
     BatchWrite batch;
@@ -809,7 +859,7 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
                             {PgParam::Text(std::move(p.ids)), PgParam::Text(std::move(p.accounts)),
                              PgParam::Text(std::move(p.keys)),
                              PgParam::Text(std::move(p.cached_versions))});
-                  decide(ReadLocked(txn.Exchange().at(0)),
+                  decide(ReadLocked(txn.Exchange().at(0), &txid),
                          [&](BatchWrite& batch) { QueueWrite(txn, batch); });
                   return absl::OkStatus();
                 })
@@ -818,7 +868,7 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
               if (first) PARLOR_RETURN_IF_ERROR(first(txn));
               if (n == 0) return absl::OkStatus();
               db_->PlanKeyLookupsOnce(txn);
-              decide(ReadLocked(LockBatch(*db_, txn, updates, cached)),
+              decide(ReadLocked(LockBatch(*db_, txn, updates, cached), &txid),
                      [&](BatchWrite& batch) { WriteBatch(*db_, txn, batch); });
               return absl::OkStatus();
             });
@@ -830,8 +880,9 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   // Only what committed is cached.
   for (size_t i = 0; i < n; ++i) {
     if (results[i].ok() && written[i]) {
-      snapshots_.Put(updates[i].game_id, written[i]->first,
-                     std::make_shared<const std::string>(std::move(written[i]->second)));
+      snapshots_.Put(updates[i].game_id, written[i]->version,
+                     std::make_shared<const std::string>(written[i]->snapshot));
+      rows_.Put(updates[i].game_id, txid, std::make_shared<const GameRow>(std::move(*written[i])));
     }
   }
   return absl::OkStatus();

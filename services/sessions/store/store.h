@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_SESSIONS_STORE_STORE_H_
 #define PARLOR_SERVICES_SESSIONS_STORE_STORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -13,6 +14,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "services/common/db/pool.h"
+#include "services/sessions/store/game_row_cache.h"
 #include "services/sessions/store/rows.h"
 #include "services/sessions/store/sessions_store.h"
 #include "services/sessions/store/versioned_cache.h"
@@ -24,9 +26,10 @@ namespace parlor::sessions {
 // (worker pool only) and returns absl::Status; no libpqxx exception escapes.
 class PgSessionsStore : public SessionsStore {
  public:
-  // `snapshot_cache_entries`: how many games' newest snapshots to keep in memory (0: none).
+  // `snapshot_cache_entries`: how many games' newest snapshots, and rows as this server last
+  // wrote them, to keep in memory (0: none).
   explicit PgSessionsStore(DbPool* db, size_t snapshot_cache_entries = kDefaultSnapshotCacheEntries)
-      : db_(db), snapshots_(snapshot_cache_entries) {}
+      : db_(db), snapshots_(snapshot_cache_entries), rows_(snapshot_cache_entries) {}
 
   static constexpr size_t kDefaultSnapshotCacheEntries = 5000;
 
@@ -110,6 +113,17 @@ class PgSessionsStore : public SessionsStore {
 
   DbPool& db() { return *db_; }
 
+  // How GetGame's reads went (GameRowCache): the stamp matched this server's own write, the
+  // stamp did not match (the whole row was read after it), or the whole row was read at once.
+  struct GameReads {
+    int64_t stamp_matched = 0;
+    int64_t stamp_missed = 0;
+    int64_t whole = 0;
+  };
+  GameReads game_reads() const {
+    return GameReads{reads_.stamp_matched.load(), reads_.stamp_missed.load(), reads_.whole.load()};
+  }
+
  private:
   // GetGame's one statement; with `seen_by`, also that account's seen version into `seen`.
   absl::StatusOr<GameRow> ReadGameWithSeats(absl::string_view game_id,
@@ -125,6 +139,12 @@ class PgSessionsStore : public SessionsStore {
 
   DbPool* db_;
   SnapshotCache snapshots_;
+  GameRowCache rows_;
+  struct {
+    std::atomic<int64_t> stamp_matched{0};
+    std::atomic<int64_t> stamp_missed{0};
+    std::atomic<int64_t> whole{0};
+  } reads_;
 };
 
 // The name the rest of the service knew the PostgreSQL store by.

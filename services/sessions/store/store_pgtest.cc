@@ -21,6 +21,7 @@
 #include "services/sessions/api/calls.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/sessions.h"
+#include "services/sessions/store/erasure_sql.h"
 #include "services/sessions/store/sql.h"
 #include "services/sessions/store/store.h"
 #include "services/sessions/testing/stored_record.h"
@@ -250,6 +251,159 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
   absl::StatusOr<const engine::Game*> engine_game = registry_->Find(stored.snapshot.game());
   ASSERT_THAT(engine_game, IsOk());
   EXPECT_THAT((*engine_game)->Replay(stored.whole, true).status(), IsOk());
+}
+
+// Every column of two game rows and their seats.
+void ExpectSameRow(const GameRow& a, const GameRow& b, const std::string& where) {
+  SCOPED_TRACE(where);
+  EXPECT_EQ(a.game_id, b.game_id);
+  EXPECT_EQ(a.game, b.game);
+  EXPECT_EQ(a.match_id, b.match_id);
+  EXPECT_EQ(a.ranked, b.ranked);
+  EXPECT_EQ(a.finished, b.finished);
+  EXPECT_EQ(a.version, b.version);
+  EXPECT_EQ(a.num_players, b.num_players);
+  EXPECT_EQ(a.options, b.options);
+  EXPECT_EQ(a.snapshot, b.snapshot);
+  EXPECT_EQ(a.seed_commitment, b.seed_commitment);
+  EXPECT_EQ(a.acting_seats, b.acting_seats);
+  EXPECT_EQ(a.time_control.kind, b.time_control.kind);
+  EXPECT_EQ(a.time_control.per_move_s, b.time_control.per_move_s);
+  EXPECT_EQ(a.time_control.bank_initial_s, b.time_control.bank_initial_s);
+  EXPECT_EQ(a.time_control.bank_increment_s, b.time_control.bank_increment_s);
+  EXPECT_EQ(a.time_control.vacation_days, b.time_control.vacation_days);
+  EXPECT_EQ(a.deadline, b.deadline);
+  EXPECT_EQ(a.ranks, b.ranks);
+  EXPECT_EQ(a.scores, b.scores);
+  EXPECT_EQ(a.end_reason, b.end_reason);
+  EXPECT_EQ(a.created_at, b.created_at);
+  EXPECT_EQ(a.updated_at, b.updated_at);
+  EXPECT_EQ(a.is_public, b.is_public);
+  ASSERT_EQ(a.seats.size(), b.seats.size());
+  for (size_t i = 0; i < a.seats.size(); ++i) {
+    const SeatRow& x = a.seats[i];
+    const SeatRow& y = b.seats[i];
+    SCOPED_TRACE(absl::StrCat("seat ", i));
+    EXPECT_EQ(x.seat, y.seat);
+    EXPECT_EQ(x.account_id, y.account_id);
+    EXPECT_EQ(x.bot, y.bot);
+    EXPECT_EQ(x.display_name, y.display_name);
+    EXPECT_EQ(x.team, y.team);
+    EXPECT_EQ(x.forfeited, y.forfeited);
+    EXPECT_EQ(x.my_turn, y.my_turn);
+    EXPECT_EQ(x.turn_started_at, y.turn_started_at);
+    EXPECT_EQ(x.deadline, y.deadline);
+    EXPECT_EQ(x.reminders_sent, y.reminders_sent);
+    EXPECT_EQ(x.time_bank_ms, y.time_bank_ms);
+    EXPECT_EQ(x.vacation_used_ms, y.vacation_used_ms);
+    EXPECT_EQ(x.vacation_until, y.vacation_until);
+    EXPECT_EQ(x.paused_until, y.paused_until);
+    EXPECT_EQ(x.timeouts_in_a_row, y.timeouts_in_a_row);
+  }
+}
+
+// After each of this server's own moves, GetGame asks the database only for the games row's
+// stamp and answers with the row the move wrote, which is exactly the stored row (as a store
+// holding nothing reads it whole), seats, clocks and the end of the game included. The clock
+// here has nanoseconds, which the database does not keep.
+TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStoredRow) {
+  now_ = absl::FromUnixNanos(1'800'000'000'123'456'789);
+  v1::CreateBotGameRequest create;
+  create.set_request_id("stamp");
+  create.set_game(registry_->games().front()->name());
+  create.set_num_players(2);
+  create.set_bot("random");
+  create.mutable_time_control()->mutable_time_bank()->mutable_initial()->set_seconds(86400);
+  create.mutable_time_control()->mutable_time_bank()->mutable_increment()->set_seconds(3600);
+  v1::CreateBotGameResponse created;
+  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
+  const std::string id = created.game().game_id();
+  PgSessionsStore holds_nothing(pool_.get(), 0);
+  v1::GetGameRequest get;
+  get.set_game_id(id);
+  v1::GetGameResponse state;
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
+  v1::Game game = state.game();
+  google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
+  int moves = 0;
+  for (; game.status() != v1::GAME_STATUS_FINISHED && moves < 2000; ++moves) {
+    now_ = now_.load() + absl::Nanoseconds(1'234'567'891);
+    v1::SubmitActionResponse answer;
+    ASSERT_THAT(SubmitNth(*sessions_, game, legal, moves, "s", &answer), IsOk()) << moves;
+    const PgSessionsStore::GameReads before = store_->game_reads();
+    int64_t seen = -2, seen_whole = -2;
+    absl::StatusOr<GameRow> read = store_->GetGameSeenBy(id, kAlice, &seen);
+    absl::StatusOr<GameRow> whole = holds_nothing.GetGameSeenBy(id, kAlice, &seen_whole);
+    ASSERT_THAT(read, IsOk());
+    ASSERT_THAT(whole, IsOk());
+    EXPECT_EQ(store_->game_reads().stamp_matched, before.stamp_matched + 1) << moves;
+    EXPECT_EQ(store_->game_reads().whole, before.whole) << moves;
+    EXPECT_EQ(seen, seen_whole);
+    ExpectSameRow(*read, *whole, absl::StrCat("after move ", moves));
+    absl::StatusOr<GameRow> plain = store_->GetGame(id);
+    ASSERT_THAT(plain, IsOk());
+    ExpectSameRow(*plain, *whole, absl::StrCat("plain read after move ", moves));
+    game = answer.game();
+    legal = answer.legal_actions();
+  }
+  ASSERT_EQ(game.status(), v1::GAME_STATUS_FINISHED);
+}
+
+// A seat renamed by an account's erasure, and a game another replica moved in: the stamp no
+// longer matches the row this server wrote, and GetGame reads the stored row whole; after a miss
+// the game is read whole at once, until a read finds the row of this server's write again.
+TEST_F(StorePgTest, ARowWrittenElsewhereSinceThisServersWriteIsReadWhole) {
+  DbPool other_pool(DbOptions{.url = db_url(), .max_connections = 1}, nullptr);
+  PgSessionsStore other_store(&other_pool);
+  Sessions other(
+      &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
+  const std::string id = CreateBotGame("elsewhere");
+  v1::GetGameRequest get;
+  get.set_game_id(id);
+  v1::GetGameResponse state;
+  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
+  v1::SubmitActionResponse answer;
+  ASSERT_THAT(SubmitNth(*sessions_, state.game(), state.legal_actions(), 0, "e", &answer), IsOk());
+  ASSERT_NE(answer.game().status(), v1::GAME_STATUS_FINISHED);
+
+  // The erasure of Alice's account renames her seat (and only that).
+  {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    txn.exec_params0(sql::kRenameSeats, kAlice, "Deleted player");
+    txn.commit();
+  }
+  PgSessionsStore::GameReads before = store_->game_reads();
+  absl::StatusOr<GameRow> read = store_->GetGame(id);
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->seats[0].display_name, "Deleted player");
+  EXPECT_EQ(store_->game_reads().stamp_missed, before.stamp_missed + 1);
+  EXPECT_EQ(store_->game_reads().whole, before.whole + 1);
+
+  // This server moves again, then the other replica: the stamp is not even asked for until a
+  // whole read finds this server's row again.
+  ASSERT_THAT(SubmitNth(*sessions_, answer.game(), answer.legal_actions(), 1, "e", &answer),
+              IsOk());
+  before = store_->game_reads();
+  read = store_->GetGame(id);
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->version, answer.game().version());
+  EXPECT_EQ(store_->game_reads().stamp_missed, before.stamp_missed);
+  EXPECT_EQ(store_->game_reads().whole, before.whole + 1);
+  before = store_->game_reads();
+  ASSERT_THAT(store_->GetGame(id), IsOk());
+  EXPECT_EQ(store_->game_reads().stamp_matched, before.stamp_matched + 1);
+
+  ASSERT_THAT(SubmitNth(other, answer.game(), answer.legal_actions(), 2, "e", &answer), IsOk());
+  before = store_->game_reads();
+  read = store_->GetGame(id);
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->version, answer.game().version());
+  PgSessionsStore holds_nothing(pool_.get(), 0);
+  absl::StatusOr<GameRow> whole = holds_nothing.GetGame(id);
+  ASSERT_THAT(whole, IsOk());
+  ExpectSameRow(*read, *whole, "after the other replica's move");
+  EXPECT_EQ(store_->game_reads().stamp_missed, before.stamp_missed + 1);
 }
 
 // A batch's write checks in its own statement that it wrote every game, seat and log entry it was
