@@ -33,6 +33,7 @@ absl::Status AccountErasureStore::Erase(const DeletedAccount& deleted) {
     const std::string& id = deleted.account_id;
     txn.exec_params0(sql::kRecordForgotten, id, deleted.sequence);
     if (!deleted.display_name.empty()) {
+      txn.exec_params(sql::kLockGamesToRename, id, deleted.display_name);
       txn.exec_params0(sql::kRenameSeats, id, deleted.display_name);
       if (!deleted.former_display_name.empty()) {
         txn.exec_params0(sql::kRenameInPushes, deleted.former_display_name, deleted.display_name);

@@ -17,6 +17,14 @@ inline constexpr char kRecordForgotten[] =
     "INSERT INTO sessions.forgotten_accounts (account_id, sequence, forget_time) "
     "VALUES ($1::uuid, $2, now()) ON CONFLICT (account_id) DO NOTHING";
 
+// The games rows of the seats kRenameSeats will rename ($1 account, $2 the name it carries now),
+// locked in game id order before any seat, as every batch of moves locks them
+// (kLockGamesWithSeats): the erasure and a batch then never wait for each other in a cycle.
+inline constexpr char kLockGamesToRename[] =
+    "SELECT g.game_id FROM sessions.games g WHERE g.game_id IN (SELECT s.game_id FROM "
+    "sessions.seats s WHERE s.account_id = $1::uuid AND s.display_name <> $2) "
+    "ORDER BY g.game_id FOR UPDATE";
+
 // $1 account, $2 the name it carries now. The renamed seats' games rows are written again as
 // they are: a server holding a game row it wrote itself trusts it while the stored games row
 // still carries that write's transaction id (GameRowCache), and a seat is part of that row.

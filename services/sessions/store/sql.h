@@ -145,27 +145,34 @@ inline constexpr char kSelectSeatsOfGames[] =
 // (kWriteMutations).
 //
 // The locked read: for each requested game ($1 ids, $2 accounts, $3 keys, $4 cached snapshot
-// versions, -1 for none), the game row, its seats and the stored answer. Rows are locked in game
-// id order, so concurrent batches cannot deadlock. The seats are locked too: a caller that waited
-// for a game row's lock gets the newest game row, and only rows it locks are re-read at their
-// newest version, so seats left unlocked could predate the game row (two sweepers timing one
-// seat out twice). Seat rows are written only under their game row's lock. The snapshot is left
+// versions, -1 for none; $5 and $6 the stamp, xmin and version, of the row this server's own
+// write left, -1 for none), the game row's id and stamp, the game row and its seats, and the
+// stored answer. Rows are locked in game id order, so concurrent batches cannot deadlock. The
+// seats are locked too: a caller that waited for a game row's lock gets the newest game row, and
+// only rows it locks are re-read at their newest version, so seats left unlocked could predate
+// the game row (two sweepers timing one seat out twice). Seat rows are written only under their
+// game row's lock. The game and seat columns are NULL when the games row carries the stamp the
+// server gave (GameRowCache: the row it holds is the stored one), and the snapshot alone is left
 // out when the row is at the version whose snapshot the server holds (SnapshotCache). The stored
 // answer is looked up by its whole key (the LATERAL ... LIMIT 1 keeps the planner from joining
 // on game_id alone and filtering every key of the game, one heap row per earlier move). Each row
 // ends with the transaction's id (FOR UPDATE has given it one): every row the batch writes will
-// carry it as its `xmin` (GameRowCache).
-inline constexpr char kLockGamesWithSeats[] = "SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
-    "r.cached") ", " PARLOR_SESSIONS_SEAT_COLUMNS
-                ", k.request_hash, coalesce(k.version, -1), k.response, txid_current() "
-                "FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[]) "
-                "AS r(game_id, account, key, cached) "
-                "JOIN sessions.games g ON g.game_id = r.game_id "
-                "JOIN sessions.seats s ON s.game_id = g.game_id "
-                "LEFT JOIN LATERAL (SELECT k.request_hash, k.version, k.response "
-                "FROM sessions.idempotency_keys k WHERE k.game_id = g.game_id "
-                "AND k.account_id = NULLIF(r.account, '')::uuid AND k.key = r.key LIMIT 1) k "
-                "ON true ORDER BY g.game_id, s.seat FOR UPDATE OF g, s";
+// carry it as its `xmin`.
+inline constexpr char kLockGamesWithSeats[] =
+    "SELECT g.game_id::text, " PARLOR_SESSIONS_GAME_STAMP
+    ", w.*, k.request_hash, coalesce(k.version, -1), k.response, txid_current() "
+    "FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[]) "
+    "AS r(game_id, account, key, cached, stamp, stamp_version) "
+    "JOIN sessions.games g ON g.game_id = r.game_id "
+    "JOIN sessions.seats s ON s.game_id = g.game_id "
+    "LEFT JOIN LATERAL (SELECT " PARLOR_SESSIONS_GAME_COLUMNS_UNLESS_CACHED(
+        "r.cached") ", " PARLOR_SESSIONS_SEAT_COLUMNS
+                    " WHERE g.xmin::text::bigint <> r.stamp OR g.version <> r.stamp_version) w "
+                    "ON true "
+                    "LEFT JOIN LATERAL (SELECT k.request_hash, k.version, k.response "
+                    "FROM sessions.idempotency_keys k WHERE k.game_id = g.game_id "
+                    "AND k.account_id = NULLIF(r.account, '')::uuid AND k.key = r.key LIMIT 1) k "
+                    "ON true ORDER BY g.game_id, s.seat FOR UPDATE OF g, s";
 
 // Every write of a batch of state changes (UpdateGames; UpdateGame is a batch of one), in one
 // statement. Each parameter is one table's new rows, as an array of the composite types that

@@ -164,34 +164,35 @@ class Fields {
   std::optional<PgRow> pipelined_;
 };
 
-// PARLOR_SESSIONS_GAME_COLUMNS.
-GameRow ReadGame(const Fields& r) {
+// PARLOR_SESSIONS_GAME_COLUMNS, starting at column `first`.
+GameRow ReadGame(const Fields& r, int first = 0) {
   GameRow g;
-  g.game_id = r.As<std::string>(0);
-  g.game = r.As<std::string>(1);
-  g.match_id = r.As<std::string>(2);
-  g.ranked = r.As<bool>(3);
-  g.finished = r.As<std::string>(4) == "finished";
-  g.version = r.As<int64_t>(5);
-  g.num_players = r.As<int>(6);
-  g.options = ParseOptionsJson(r.As<std::string>(7));
+  g.game_id = r.As<std::string>(first + 0);
+  g.game = r.As<std::string>(first + 1);
+  g.match_id = r.As<std::string>(first + 2);
+  g.ranked = r.As<bool>(first + 3);
+  g.finished = r.As<std::string>(first + 4) == "finished";
+  g.version = r.As<int64_t>(first + 5);
+  g.num_players = r.As<int>(first + 6);
+  g.options = ParseOptionsJson(r.As<std::string>(first + 7));
   // NULL: the caller holds this version's snapshot (SnapshotCache).
-  if (!r.IsNull(8)) g.snapshot = r.Bytes(8);
-  g.seed_commitment = r.As<std::string>(9);
-  g.acting_seats = static_cast<uint32_t>(r.As<int64_t>(10));
-  g.time_control.kind = r.As<std::string>(11) == "time_bank" ? TimeControlRow::Kind::kTimeBank
-                                                             : TimeControlRow::Kind::kPerMove;
-  g.time_control.per_move_s = r.As<int64_t>(12);
-  g.time_control.bank_initial_s = r.As<int64_t>(13);
-  g.time_control.bank_increment_s = r.As<int64_t>(14);
-  g.time_control.vacation_days = r.As<int>(15);
-  g.deadline = TimeOrNull(r.As<int64_t>(16));
-  g.ranks = ParseList<int>(r.As<std::string>(17));
-  g.scores = ParseList<int64_t>(r.As<std::string>(18));
-  g.end_reason = r.As<std::string>(19);
-  g.created_at = absl::FromUnixMicros(r.As<int64_t>(20));
-  g.updated_at = absl::FromUnixMicros(r.As<int64_t>(21));
-  g.is_public = r.As<bool>(22);
+  if (!r.IsNull(first + 8)) g.snapshot = r.Bytes(first + 8);
+  g.seed_commitment = r.As<std::string>(first + 9);
+  g.acting_seats = static_cast<uint32_t>(r.As<int64_t>(first + 10));
+  g.time_control.kind = r.As<std::string>(first + 11) == "time_bank"
+                            ? TimeControlRow::Kind::kTimeBank
+                            : TimeControlRow::Kind::kPerMove;
+  g.time_control.per_move_s = r.As<int64_t>(first + 12);
+  g.time_control.bank_initial_s = r.As<int64_t>(first + 13);
+  g.time_control.bank_increment_s = r.As<int64_t>(first + 14);
+  g.time_control.vacation_days = r.As<int>(first + 15);
+  g.deadline = TimeOrNull(r.As<int64_t>(first + 16));
+  g.ranks = ParseList<int>(r.As<std::string>(first + 17));
+  g.scores = ParseList<int64_t>(r.As<std::string>(first + 18));
+  g.end_reason = r.As<std::string>(first + 19);
+  g.created_at = absl::FromUnixMicros(r.As<int64_t>(first + 20));
+  g.updated_at = absl::FromUnixMicros(r.As<int64_t>(first + 21));
+  g.is_public = r.As<bool>(first + 22);
   return g;
 }
 
@@ -655,30 +656,40 @@ struct LockedGame {
   std::optional<StoredAnswer> stored;
   // The database left the snapshot out: this server holds that version's (CachedSnapshots).
   bool snapshot_left_out = false;
+  // The database left the row and seats out: the row is the one this server holds (OwnRows).
+  bool held = false;
   // An update of the batch has taken it (a game appears at most once in a batch).
   bool taken = false;
 };
 using LockedGames = absl::flat_hash_map<std::string, LockedGame>;
 
+// The row this server's own write left of each game of a batch, when it is worth checking
+// (GameRowCache::ToCheck).
+using OwnRows = std::vector<std::optional<GameRowCache::Entry>>;
+
 // The parameters of kLockGamesWithSeats for a batch: its games, the accounts and keys of their
-// idempotency keys, and the snapshot version this server holds of each.
+// idempotency keys, the snapshot version this server holds of each, and the stamp of the row it
+// holds.
 struct LockParams {
-  std::string ids, accounts, keys, cached_versions;
+  std::string ids, accounts, keys, cached_versions, stamps, stamp_versions;
 };
 
 LockParams LockParamsOf(const std::vector<PgSessionsStore::GameUpdate>& updates,
-                        const CachedSnapshots& cached) {
+                        const CachedSnapshots& cached, const OwnRows& own) {
   std::vector<std::string> ids, accounts, keys;
-  std::vector<int64_t> cached_versions;
+  std::vector<int64_t> cached_versions, stamps, stamp_versions;
   for (size_t i = 0; i < updates.size(); ++i) {
     const PgSessionsStore::GameUpdate& u = updates[i];
     ids.push_back(u.game_id);
     accounts.push_back(u.key ? u.key->account_id : std::string());
     keys.push_back(u.key ? u.key->key : std::string());
     cached_versions.push_back(cached[i] ? cached[i]->version : int64_t{-1});
+    stamps.push_back(own[i] ? int64_t{GameRowCache::Xid(own[i]->txid)} : int64_t{-1});
+    stamp_versions.push_back(own[i] ? own[i]->row->version : int64_t{-1});
   }
-  return LockParams{PgTextArray(ids), PgTextArray(accounts), PgTextArray(keys),
-                    PgIntArray(cached_versions)};
+  return LockParams{PgTextArray(ids),   PgTextArray(accounts),
+                    PgTextArray(keys),  PgIntArray(cached_versions),
+                    PgIntArray(stamps), PgIntArray(stamp_versions)};
 }
 
 // One round trip to read the batch's games, their seats and the stored answers. The statement
@@ -686,32 +697,47 @@ LockParams LockParamsOf(const std::vector<PgSessionsStore::GameUpdate>& updates,
 // server planning it on every batch (unless behind a pooler: Run()).
 pqxx::result LockBatch(DbPool& db, pqxx::work& txn,
                        const std::vector<PgSessionsStore::GameUpdate>& updates,
-                       const CachedSnapshots& cached) {
-  const LockParams p = LockParamsOf(updates, cached);
+                       const CachedSnapshots& cached, const OwnRows& own) {
+  const LockParams p = LockParamsOf(updates, cached, own);
   return db.Run(txn, "sessions_lock_games", sql::kLockGamesWithSeats, p.ids, p.accounts, p.keys,
-                p.cached_versions);
+                p.cached_versions, p.stamps, p.stamp_versions);
 }
 
 // kLockGamesWithSeats' rows (a row per seat, the game's columns repeated) as one LockedGame per
-// game; `rows` is a pqxx::result or PgRows.
+// game; `rows` is a pqxx::result or PgRows. A game whose row and seat columns are NULL is the
+// row this server holds (`own`, by game id): the stored row carries its stamp. Tells `rows_` the
+// stamps it saw, and `txid` the transaction's id.
 template <typename Rows>
-LockedGames ReadLocked(const Rows& rows, uint64_t* txid) {
-  constexpr int kKeyColumns = kGameColumns + kSeatColumns;
+LockedGames ReadLocked(const Rows& rows,
+                       const absl::flat_hash_map<std::string, const GameRow*>& own,
+                       GameRowCache& held_rows, uint64_t* txid) {
+  constexpr int kStampColumns = 3;  // the game id, the row's xmin and version
+  constexpr int kKeyColumns = kStampColumns + kGameColumns + kSeatColumns;
   LockedGames locked;
   for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
     const auto row = rows[i];
     const Fields r(row);
     auto [it, inserted] = locked.try_emplace(r.As<std::string>(0));
+    LockedGame& l = it->second;
     if (i == 0) *txid = static_cast<uint64_t>(r.As<int64_t>(kKeyColumns + 3));
+    const bool held = r.IsNull(kStampColumns);
     if (inserted) {
-      it->second.game = ReadGame(r);
-      it->second.snapshot_left_out = r.IsNull(8);
+      l.held = held;
+      if (held) {
+        auto found = own.find(it->first);
+        // The database matched the stamp the batch gave, so the server gave one for this game.
+        if (found != own.end()) l.game = *found->second;
+      } else {
+        held_rows.Saw(it->first, static_cast<uint32_t>(r.As<int64_t>(1)), r.As<int64_t>(2));
+        l.game = ReadGame(r, kStampColumns);
+        l.snapshot_left_out = r.IsNull(kStampColumns + 8);
+      }
       if (r.As<int64_t>(kKeyColumns + 1) >= 0) {
-        it->second.stored = StoredAnswer{r.Bytes(kKeyColumns), r.As<int64_t>(kKeyColumns + 1),
-                                         r.Bytes(kKeyColumns + 2)};
+        l.stored = StoredAnswer{r.Bytes(kKeyColumns), r.As<int64_t>(kKeyColumns + 1),
+                                r.Bytes(kKeyColumns + 2)};
       }
     }
-    it->second.game.seats.push_back(ReadSeat(r, kGameColumns));
+    if (!held) l.game.seats.push_back(ReadSeat(r, kStampColumns + kGameColumns));
   }
   return locked;
 }
@@ -725,6 +751,9 @@ absl::StatusOr<LockedGame*> TakeLocked(LockedGames& locked, const std::string& g
   LockedGame& l = it->second;
   if (l.taken) return absl::InternalError("a game appeared twice in one batch of changes");
   l.taken = true;
+  if (l.game.game_id.empty()) {
+    return absl::InternalError("the database matched the stamp of a row this server does not hold");
+  }
   if (l.snapshot_left_out) {
     if (!cached || cached->version != l.game.version) {
       return absl::InternalError("the database left out a snapshot this server does not hold");
@@ -831,10 +860,19 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   results.assign(n, absl::OkStatus());
   CachedSnapshots cached(n);
   for (size_t i = 0; i < n; ++i) cached[i] = snapshots_.Get(updates[i].game_id);
+  OwnRows own(n);
+  absl::flat_hash_map<std::string, const GameRow*> own_by_id;
+  for (size_t i = 0; i < n; ++i) {
+    own[i] = rows_.ToCheck(updates[i].game_id);
+    if (own[i]) own_by_id.emplace(updates[i].game_id, own[i]->row.get());
+  }
   WrittenRows written(n);
   uint64_t txid = 0;
   // Decides the batch on its locked games; what changed goes to `write`.
   auto decide = [&](LockedGames locked, const std::function<void(BatchWrite&)>& write) {
+    for (const auto& [id, l] : locked) {
+      (l.held ? reads_.locked_held : reads_.locked_whole).fetch_add(1, std::memory_order_relaxed);
+    }
     BatchWrite batch;
     const size_t changes = DecideBatch(updates, cached, locked, batch, written, results);
     tell_decided();
@@ -854,12 +892,14 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
                 [&](PipelineTxn& txn) -> absl::Status {
                   start_attempt();
                   if (n == 0) return absl::OkStatus();
-                  LockParams p = LockParamsOf(updates, cached);
+                  LockParams p = LockParamsOf(updates, cached, own);
                   txn.Queue("sessions_lock_games", sql::kLockGamesWithSeats,
                             {PgParam::Text(std::move(p.ids)), PgParam::Text(std::move(p.accounts)),
                              PgParam::Text(std::move(p.keys)),
-                             PgParam::Text(std::move(p.cached_versions))});
-                  decide(ReadLocked(txn.Exchange().at(0), &txid),
+                             PgParam::Text(std::move(p.cached_versions)),
+                             PgParam::Text(std::move(p.stamps)),
+                             PgParam::Text(std::move(p.stamp_versions))});
+                  decide(ReadLocked(txn.Exchange().at(0), own_by_id, rows_, &txid),
                          [&](BatchWrite& batch) { QueueWrite(txn, batch); });
                   return absl::OkStatus();
                 })
@@ -868,8 +908,9 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
               if (first) PARLOR_RETURN_IF_ERROR(first(txn));
               if (n == 0) return absl::OkStatus();
               db_->PlanKeyLookupsOnce(txn);
-              decide(ReadLocked(LockBatch(*db_, txn, updates, cached), &txid),
-                     [&](BatchWrite& batch) { WriteBatch(*db_, txn, batch); });
+              decide(
+                  ReadLocked(LockBatch(*db_, txn, updates, cached, own), own_by_id, rows_, &txid),
+                  [&](BatchWrite& batch) { WriteBatch(*db_, txn, batch); });
               return absl::OkStatus();
             });
   tell_decided();

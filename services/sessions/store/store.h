@@ -113,15 +113,20 @@ class PgSessionsStore : public SessionsStore {
 
   DbPool& db() { return *db_; }
 
-  // How GetGame's reads went (GameRowCache): the stamp matched this server's own write, the
-  // stamp did not match (the whole row was read after it), or the whole row was read at once.
+  // How reads of game rows went (GameRowCache). GetGame's: the stamp matched this server's own
+  // write, the stamp did not match (the whole row was read after it), or the whole row was read
+  // at once. A batch's locked read, per game: the row held was the stored one, or the database
+  // sent the row.
   struct GameReads {
     int64_t stamp_matched = 0;
     int64_t stamp_missed = 0;
     int64_t whole = 0;
+    int64_t locked_held = 0;
+    int64_t locked_whole = 0;
   };
   GameReads game_reads() const {
-    return GameReads{reads_.stamp_matched.load(), reads_.stamp_missed.load(), reads_.whole.load()};
+    return GameReads{reads_.stamp_matched.load(), reads_.stamp_missed.load(), reads_.whole.load(),
+                     reads_.locked_held.load(), reads_.locked_whole.load()};
   }
 
  private:
@@ -144,6 +149,8 @@ class PgSessionsStore : public SessionsStore {
     std::atomic<int64_t> stamp_matched{0};
     std::atomic<int64_t> stamp_missed{0};
     std::atomic<int64_t> whole{0};
+    std::atomic<int64_t> locked_held{0};
+    std::atomic<int64_t> locked_whole{0};
   } reads_;
 };
 

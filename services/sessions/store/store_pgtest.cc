@@ -304,8 +304,9 @@ void ExpectSameRow(const GameRow& a, const GameRow& b, const std::string& where)
 
 // After each of this server's own moves, GetGame asks the database only for the games row's
 // stamp and answers with the row the move wrote, which is exactly the stored row (as a store
-// holding nothing reads it whole), seats, clocks and the end of the game included. The clock
-// here has nanoseconds, which the database does not keep.
+// holding nothing reads it whole), seats, clocks and the end of the game included; the next
+// move's locked read leaves the row out too and decides on the row held. The clock here has
+// nanoseconds, which the database does not keep.
 TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStoredRow) {
   now_ = absl::FromUnixNanos(1'800'000'000'123'456'789);
   v1::CreateBotGameRequest create;
@@ -329,8 +330,12 @@ TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStored
   for (; game.status() != v1::GAME_STATUS_FINISHED && moves < 2000; ++moves) {
     now_ = now_.load() + absl::Nanoseconds(1'234'567'891);
     v1::SubmitActionResponse answer;
+    PgSessionsStore::GameReads before = store_->game_reads();
     ASSERT_THAT(SubmitNth(*sessions_, game, legal, moves, "s", &answer), IsOk()) << moves;
-    const PgSessionsStore::GameReads before = store_->game_reads();
+    // The move's locked read, too, took the row this server's previous move left (the first
+    // move's is the row creation left, which this server read whole).
+    EXPECT_EQ(store_->game_reads().locked_held, before.locked_held + (moves > 0 ? 1 : 0)) << moves;
+    before = store_->game_reads();
     int64_t seen = -2, seen_whole = -2;
     absl::StatusOr<GameRow> read = store_->GetGameSeenBy(id, kAlice, &seen);
     absl::StatusOr<GameRow> whole = holds_nothing.GetGameSeenBy(id, kAlice, &seen_whole);
