@@ -701,27 +701,41 @@ TEST_F(TableTalkPgTest, MyTurnFirstReadsAPageOfFinishedGamesNotEveryOne) {
     Finished({alice_, bob_});
   }
   pqxx::connection connection(db_url());
-  // The seats of games that ended left dead entries in the index of games in progress, which
-  // VACUUM (autovacuum, in a running system) removes.
-  pqxx::nontransaction(connection).exec0("VACUUM sessions.seats");
-  pqxx::work txn(connection);
-  txn.exec0("SET LOCAL enable_seqscan = off");
   const std::string seat_entries_read =
       "SELECT sum(pg_stat_get_xact_tuples_returned(indexrelid))::bigint FROM pg_index "
       "WHERE indrelid = 'sessions.seats'::regclass";
   constexpr int kPage = 3;
-  std::pair<int64_t, std::string> cursor;
-  for (const bool first_page : {true, false}) {
-    SCOPED_TRACE(first_page ? "first page" : "a later page");
-    const int64_t before = txn.exec1(seat_entries_read)[0].as<int64_t>();
-    const pqxx::result page = txn.exec_params(
-        table_sql::kListMyGamesByTurn, alice_.id, 0, !first_page, cursor.first,
-        first_page ? std::string("00000000-0000-0000-0000-000000000000") : cursor.second, kPage);
-    ASSERT_EQ(page.size(), static_cast<size_t>(kPage));
+  // The most seat index entries either page read.
+  auto most_entries_a_page_reads = [&]() -> int64_t {
+    pqxx::work txn(connection);
+    txn.exec0("SET LOCAL enable_seqscan = off");
+    int64_t most = 0;
+    std::pair<int64_t, std::string> cursor;
+    for (const bool first_page : {true, false}) {
+      const int64_t before = txn.exec1(seat_entries_read)[0].as<int64_t>();
+      const pqxx::result page = txn.exec_params(
+          table_sql::kListMyGamesByTurn, alice_.id, 0, !first_page, cursor.first,
+          first_page ? std::string("00000000-0000-0000-0000-000000000000") : cursor.second, kPage);
+      EXPECT_EQ(page.size(), static_cast<size_t>(kPage));
+      if (page.size() != static_cast<size_t>(kPage)) return -1;
+      most = std::max(most, txn.exec1(seat_entries_read)[0].as<int64_t>() - before);
+      cursor = {page.back()[0].as<int64_t>(), page.back()[1].as<std::string>()};
+    }
+    return most;
+  };
+  // The seats of games that ended left dead entries in the index of games in progress, which
+  // VACUUM (autovacuum, in a running system) removes. A VACUUM passes over a heap page that
+  // another backend has pinned at that moment (the service's own background reads), leaving its
+  // dead rows' entries for the next one, so it may take more than one.
+  int64_t most = -1;
+  for (int vacuums = 0; vacuums < 5; ++vacuums) {
+    pqxx::nontransaction(connection).exec0("VACUUM sessions.seats");
+    most = most_entries_a_page_reads();
     // One game in progress, a page of finished ones, and the entry that shows the page is full.
-    EXPECT_LE(txn.exec1(seat_entries_read)[0].as<int64_t>() - before, 1 + kPage + 2);
-    cursor = {page.back()[0].as<int64_t>(), page.back()[1].as<std::string>()};
+    if (most >= 0 && most <= 1 + kPage + 2) break;
   }
+  EXPECT_GE(most, 0);
+  EXPECT_LE(most, 1 + kPage + 2);
 }
 
 }  // namespace
