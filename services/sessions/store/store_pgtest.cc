@@ -48,16 +48,30 @@ class StorePgTest : public parlor::testing::PgTest {
         store_.get(), registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   }
 
-  // Alice's game of the first game against the computer (request `request_id`); its id.
-  std::string CreateBotGame(const std::string& request_id = "r1") {
+  // Alice's game of the first game against the computer (request `request_id`, under
+  // `time_control` when it has a kind); its id.
+  std::string CreateBotGame(const std::string& request_id = "r1",
+                            const v1::TimeControl& time_control = v1::TimeControl()) {
     v1::CreateBotGameRequest create;
     create.set_request_id(request_id);
     create.set_game(registry_->games().front()->name());
     create.set_num_players(2);
     create.set_bot("random");
+    if (time_control.kind_case() != v1::TimeControl::KIND_NOT_SET) {
+      *create.mutable_time_control() = time_control;
+    }
     v1::CreateBotGameResponse created;
     EXPECT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
     return created.game().game_id();
+  }
+
+  // Alice's GetGame of `id` through `replica`.
+  static v1::GetGameResponse Read(Sessions& replica, const std::string& id) {
+    v1::GetGameRequest get;
+    get.set_game_id(id);
+    v1::GetGameResponse state;
+    EXPECT_THAT(calls::GetGame(replica, kAlice, get, &state), IsOk());
+    return state;
   }
 
   pqxx::result Query(const std::string& sql) {
@@ -100,10 +114,7 @@ TEST_F(StorePgTest, AGameAgainstTheComputerRewritesOnlyTheSeatsItsMovesChange) {
   const std::string id = CreateBotGame();
   const std::string where = absl::StrCat(" WHERE game_id = '", id, "'");
   const int64_t created_at = absl::ToUnixMicros(now_.load());
-  v1::GetGameRequest get;
-  get.set_game_id(id);
-  v1::GetGameResponse state;
-  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
+  const v1::GetGameResponse state = Read(*sessions_, id);
   v1::Game game = state.game();
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
   int moves = 0;
@@ -169,10 +180,7 @@ TEST_F(StorePgTest, SnapshotsWithAndWithoutTheLogContinueEachOther) {
       store_.get(), registry_.get(), [this] { return now_.load(); }, without_log);
   Sessions* replicas[2] = {&writes_log, &leaves_log_out};
   const std::string id = CreateBotGame("mixed");
-  v1::GetGameRequest get;
-  get.set_game_id(id);
-  v1::GetGameResponse state;
-  ASSERT_THAT(calls::GetGame(writes_log, kAlice, get, &state), IsOk());
+  const v1::GetGameResponse state = Read(writes_log, id);
   v1::Game game = state.game();
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
   for (int moves = 0; game.status() != v1::GAME_STATUS_FINISHED && moves < 2000; ++moves) {
@@ -224,10 +232,7 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
       &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   Sessions* replicas[2] = {sessions_.get(), &other};
   const std::string id = CreateBotGame("r2");
-  v1::GetGameRequest get;
-  get.set_game_id(id);
-  v1::GetGameResponse state;
-  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
+  const v1::GetGameResponse state = Read(*sessions_, id);
   v1::Game game = state.game();
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
   int moves = 0;
@@ -238,8 +243,7 @@ TEST_F(StorePgTest, ReplicasTakingTurnsNeverUseAnOutdatedCachedSnapshot) {
     v1::SubmitActionResponse answer;
     ASSERT_THAT(SubmitNth(replica, game, legal, moves, "k", &answer), IsOk()) << "move " << moves;
     // The other replica's GetGame agrees with the answer, whatever it has cached.
-    v1::GetGameResponse seen;
-    ASSERT_THAT(calls::GetGame(*replicas[1 - (moves / 2) % 2], kAlice, get, &seen), IsOk());
+    const v1::GetGameResponse seen = Read(*replicas[1 - (moves / 2) % 2], id);
     EXPECT_EQ(seen.game().version(), answer.game().version());
     EXPECT_EQ(seen.view().SerializeAsString(), answer.view().SerializeAsString());
     game = answer.game();
@@ -309,21 +313,12 @@ void ExpectSameRow(const GameRow& a, const GameRow& b, const std::string& where)
 // nanoseconds, which the database does not keep.
 TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStoredRow) {
   now_ = absl::FromUnixNanos(1'800'000'000'123'456'789);
-  v1::CreateBotGameRequest create;
-  create.set_request_id("stamp");
-  create.set_game(registry_->games().front()->name());
-  create.set_num_players(2);
-  create.set_bot("random");
-  create.mutable_time_control()->mutable_time_bank()->mutable_initial()->set_seconds(86400);
-  create.mutable_time_control()->mutable_time_bank()->mutable_increment()->set_seconds(3600);
-  v1::CreateBotGameResponse created;
-  ASSERT_THAT(calls::CreateBotGame(*sessions_, kAlice, create, &created), IsOk());
-  const std::string id = created.game().game_id();
+  v1::TimeControl time_bank;
+  time_bank.mutable_time_bank()->mutable_initial()->set_seconds(86400);
+  time_bank.mutable_time_bank()->mutable_increment()->set_seconds(3600);
+  const std::string id = CreateBotGame("stamp", time_bank);
   PgSessionsStore holds_nothing(pool_.get(), 0);
-  v1::GetGameRequest get;
-  get.set_game_id(id);
-  v1::GetGameResponse state;
-  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
+  const v1::GetGameResponse state = Read(*sessions_, id);
   v1::Game game = state.game();
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
   int moves = 0;
@@ -363,10 +358,7 @@ TEST_F(StorePgTest, ARowWrittenElsewhereSinceThisServersWriteIsReadWhole) {
   Sessions other(
       &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   const std::string id = CreateBotGame("elsewhere");
-  v1::GetGameRequest get;
-  get.set_game_id(id);
-  v1::GetGameResponse state;
-  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
+  const v1::GetGameResponse state = Read(*sessions_, id);
   v1::SubmitActionResponse answer;
   ASSERT_THAT(SubmitNth(*sessions_, state.game(), state.legal_actions(), 0, "e", &answer), IsOk());
   ASSERT_NE(answer.game().status(), v1::GAME_STATUS_FINISHED);
@@ -439,10 +431,7 @@ TEST_F(StorePgTest, AWriteThatMissesARowFailsInItsOwnStatementAndLeavesNothing) 
 // under that key gets the first answer.
 TEST_F(StorePgTest, AKeyWithEveryQuotingCharacterIsStoredExactlyAndAnswersItsRetry) {
   const std::string id = CreateBotGame();
-  v1::GetGameRequest get;
-  get.set_game_id(id);
-  v1::GetGameResponse state;
-  ASSERT_THAT(calls::GetGame(*sessions_, kAlice, get, &state), IsOk());
+  const v1::GetGameResponse state = Read(*sessions_, id);
   ASSERT_FALSE(state.legal_actions().empty());
   const std::string key = "q\"uo\\te,(a){b} \"\" NULL \xc3\xa9";
   v1::SubmitActionRequest submit;
