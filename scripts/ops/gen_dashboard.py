@@ -45,6 +45,11 @@ ROWS = [
            "changes/s {{instance}}")], 8),
         ("Deadline timeouts per second", "ops",
          [(f"sum by (game, policy) (rate(parlor_sessions_timeouts_total[{R}]))", "{{game}} {{policy}}")], 8),
+        # A replica that wrote a game last reads only its stamp; "whole" reads are games another
+        # replica wrote (or just created ones). Mostly whole reads: moves of a game are spread
+        # over replicas.
+        ("Game rows read per second: by the stamp or whole", "ops",
+         [(f"sum by (read, how) (rate(parlor_sessions_game_reads_total[{R}]))", "{{read}} {{how}}")], 8),
     ]),
     ("Matchmaking", [
         ("Queue depth by game", "short",

@@ -30,7 +30,7 @@
 namespace parlor::sessions {
 namespace {
 
-// The games and outbox gauges, from the store at `now`.
+// The games and outbox gauges, and the store's counts of game reads, from the store at `now`.
 void RefreshGauges(SessionsMetrics& metrics, GameStore& store, OutboxStore& outbox,
                    const engine::Registry& games, absl::Time now) {
   absl::StatusOr<std::map<std::string, int64_t>> counts = store.CountGamesInProgress();
@@ -40,6 +40,9 @@ void RefreshGauges(SessionsMetrics& metrics, GameStore& store, OutboxStore& outb
       metrics.SetGames(game->name(), "active", it == counts->end() ? 0 : it->second);
     }
   }
+  const PgSessionsStore::GameReads reads = store.game_reads();
+  metrics.SetGameReads(reads.stamp_matched, reads.stamp_missed, reads.whole, reads.locked_held,
+                       reads.locked_whole);
   absl::StatusOr<OutboxStore::Health> health = outbox.GetHealth();
   if (health.ok()) {
     for (const auto& [kind, backlog] :

@@ -26,6 +26,7 @@
 namespace parlor::sessions {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using v1::SessionsInternalService;
 using v1::SessionsService;
@@ -508,6 +509,12 @@ TEST_F(SessionsApiPgTest, DeadlinesWithAnInjectedClockAndTheMetrics) {
                                  "\",policy=\"bot\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_watch_streams"));
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_outbox_pending"));
+  // The sweep's locked read found no row of this replica's own write (it only created the game).
+  EXPECT_THAT(metrics, ContainsRegex("parlor_sessions_game_reads_total[{]how=\"whole\","
+                                     "read=\"locked\"[}] [1-9]"));
+  EXPECT_THAT(
+      metrics,
+      HasSubstr("parlor_sessions_game_reads_total{how=\"stamp_matched\",read=\"get_game\"}"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "services/sessions/domain/sessions_metrics.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace parlor::sessions {
 namespace {
@@ -115,6 +116,19 @@ void SessionsMetrics::BuildOutboxMetrics(prometheus::Registry& registry) {
                      .Help("Moves committed together in one SubmitAction group commit transaction")
                      .Register(registry)
                      .Add({}, prometheus::Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128});
+  game_reads_ = &prometheus::BuildCounter()
+                     .Name("parlor_sessions_game_reads_total")
+                     .Help(
+                         "Game rows read: by GetGame (read=\"get_game\"), through the stamp of "
+                         "this replica's own write or whole; by a batch's locked read "
+                         "(read=\"locked\"), the row held or sent whole")
+                     .Register(registry);
+  for (const auto& [read, how] :
+       {std::pair{"get_game", "stamp_matched"}, std::pair{"get_game", "stamp_missed"},
+        std::pair{"get_game", "whole"}, std::pair{"locked", "held"},
+        std::pair{"locked", "whole"}}) {
+    game_reads_->Add({{"read", read}, {"how", how}});
+  }
 }
 
 void SessionsMetrics::DeclareGames(const std::vector<std::string>& games) {
@@ -156,6 +170,21 @@ void SessionsMetrics::QuotaRefused(absl::string_view quota) {
 
 void SessionsMetrics::GroupCommitted(size_t moves) {
   if (batch_size_ != nullptr) batch_size_->Observe(static_cast<double>(moves));
+}
+
+void SessionsMetrics::SetGameReads(int64_t get_stamp_matched, int64_t get_stamp_missed,
+                                   int64_t get_whole, int64_t locked_held, int64_t locked_whole) {
+  if (game_reads_ == nullptr) return;
+  auto raise = [&](const char* read, const char* how, int64_t total) {
+    prometheus::Counter& counter = game_reads_->Add({{"read", read}, {"how", how}});
+    const double missing = static_cast<double>(total) - counter.Value();
+    if (missing > 0) counter.Increment(missing);
+  };
+  raise("get_game", "stamp_matched", get_stamp_matched);
+  raise("get_game", "stamp_missed", get_stamp_missed);
+  raise("get_game", "whole", get_whole);
+  raise("locked", "held", locked_held);
+  raise("locked", "whole", locked_whole);
 }
 
 void SessionsMetrics::StreamsChanged(int delta) {

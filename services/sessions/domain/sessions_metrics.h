@@ -25,6 +25,9 @@ namespace parlor::sessions {
 //   parlor_sessions_timeouts_total{game,policy}              deadlines passed: bot / forfeit
 //   parlor_sessions_quota_refused_total{quota}               CreateBotGame quota refusals
 //   parlor_sessions_group_commit_batch_size                  moves per group commit
+//   parlor_sessions_game_reads_total{read,how}               game rows read (gauge loop):
+//       read="get_game", how="stamp_matched"|"stamp_missed"|"whole"; read="locked",
+//       how="held"|"whole" (PgSessionsStore::GameReads)
 //   parlor_sessions_watch_streams                            open watch streams
 //   parlor_sessions_watch_refused_total{reason}              streams refused at open
 //   parlor_sessions_watch_ended_total{reason}                streams the server ended early
@@ -54,6 +57,10 @@ class SessionsMetrics {
   // quota: "active_games", "games_per_hour" or "actions_per_day".
   void QuotaRefused(absl::string_view quota);
   void GroupCommitted(size_t moves);
+  // The store's running totals of game reads (PgSessionsStore::game_reads()): each counter is
+  // raised to its total.
+  void SetGameReads(int64_t get_stamp_matched, int64_t get_stamp_missed, int64_t get_whole,
+                    int64_t locked_held, int64_t locked_whole);
 
   void StreamsChanged(int delta);
   void WatchRefused(absl::string_view reason);
@@ -94,6 +101,7 @@ class SessionsMetrics {
   prometheus::Family<prometheus::Counter>* notifications_delivered_ = nullptr;
   prometheus::Family<prometheus::Counter>* quota_refused_ = nullptr;
   prometheus::Histogram* batch_size_ = nullptr;
+  prometheus::Family<prometheus::Counter>* game_reads_ = nullptr;
 };
 
 }  // namespace parlor::sessions
