@@ -509,8 +509,8 @@ TEST_F(SessionsApiPgTest, DeadlinesWithAnInjectedClockAndTheMetrics) {
                                  "\",policy=\"bot\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_watch_streams"));
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_outbox_pending"));
-  // The sweep's locked read found no row of this replica's own write (it only created the game).
-  EXPECT_THAT(metrics, ContainsRegex("parlor_sessions_game_reads_total[{]how=\"whole\","
+  // The sweep's locked read decided on the row the game's creation left on this replica.
+  EXPECT_THAT(metrics, ContainsRegex("parlor_sessions_game_reads_total[{]how=\"held\","
                                      "read=\"locked\"[}] [1-9]"));
   EXPECT_THAT(
       metrics,

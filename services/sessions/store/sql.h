@@ -39,7 +39,8 @@ namespace parlor::sessions::sql {
   "s.timeouts_in_a_row"
 
 // A new game, as it is after its set-up and any computer moves made at once: it may already
-// have ended ($18 = 'finished', with the outcome in $19..$21).
+// have ended ($18 = 'finished', with the outcome in $19..$21). Returns the transaction's id, the
+// stamp of the rows it writes (GameRowCache).
 inline constexpr char kInsertGame[] =
     "INSERT INTO sessions.games (game_id, game, match_id, ranked, status, version, num_players, "
     "options, snapshot, seed_commitment, acting_seats, tc_kind, tc_per_move_s, tc_bank_initial_s, "
@@ -52,7 +53,7 @@ inline constexpr char kInsertGame[] =
     "sessions.from_us($16), sessions.from_us($16), "
     "$17, NULLIF($19, '')::integer[], NULLIF($20, '')::bigint[], NULLIF($21, ''), "
     "CASE WHEN $18 = 'finished' THEN sessions.from_us($16) END, "
-    "sessions.from_us(NULLIF($23::bigint, -1)), $22)";
+    "sessions.from_us(NULLIF($23::bigint, -1)), $22) RETURNING txid_current()";
 
 inline constexpr char kInsertSeat[] =
     "INSERT INTO sessions.seats (game_id, seat, account_id, bot, display_name, team, status, "

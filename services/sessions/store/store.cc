@@ -256,6 +256,25 @@ GameRow AsStored(GameRow g) {
   return g;
 }
 
+// `g` as CreateGame's statements store it: as AsStored, and also updated when created, only the
+// time control's own fields, and the seat columns the insert leaves at their defaults.
+GameRow AsCreated(GameRow g) {
+  g.updated_at = g.created_at;
+  TimeControlRow& tc = g.time_control;
+  if (tc.kind == TimeControlRow::Kind::kPerMove) {
+    tc.bank_initial_s = 0;
+    tc.bank_increment_s = 0;
+  } else {
+    tc.per_move_s = 0;
+  }
+  for (SeatRow& s : g.seats) {
+    s.forfeited = false;
+    s.reminders_sent = 0;
+    s.timeouts_in_a_row = 0;
+  }
+  return AsStored(std::move(g));
+}
+
 // The seats of every game of `games` (one game, or a page of a listing), in one statement.
 void ReadSeatsOf(pqxx::work& txn, absl::Span<GameRow> games) {
   if (games.empty()) return;
@@ -285,6 +304,7 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
                                                     absl::string_view match_key, bool* created) {
   GameRow result;
   *created = false;
+  uint64_t txid = 0;
   const std::string key(match_key);
   absl::Status status = db_->Transact("sessions.create_game", [&](pqxx::work& txn) -> absl::Status {
     const GameRow& g = game.game;
@@ -310,17 +330,18 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
     }
     const TimeControlRow& tc = g.time_control;
     const char* status = g.finished ? "finished" : "active";
-    db_->Run(txn, "sessions_insert_game", sql::kInsertGame, g.game_id, g.game, g.match_id, g.ranked,
-             g.num_players, OptionsJson(g.options), pqxx::binarystring(g.snapshot),
-             g.seed_commitment, static_cast<int64_t>(g.acting_seats),
-             tc.kind == TimeControlRow::Kind::kTimeBank ? "time_bank" : "per_move",
-             tc.kind == TimeControlRow::Kind::kPerMove ? tc.per_move_s : 0,
-             tc.kind == TimeControlRow::Kind::kTimeBank ? tc.bank_initial_s : 0,
-             tc.bank_increment_s, tc.vacation_days, MicrosOrZero(g.deadline), Micros(now),
-             g.is_public ? "public" : "private", status,
-             g.finished ? PgIntArray(g.ranks) : std::string(),
-             g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version,
-             WakeMicros(g).value_or(-1));
+    const pqxx::result inserted = db_->Run(
+        txn, "sessions_insert_game", sql::kInsertGame, g.game_id, g.game, g.match_id, g.ranked,
+        g.num_players, OptionsJson(g.options), pqxx::binarystring(g.snapshot), g.seed_commitment,
+        static_cast<int64_t>(g.acting_seats),
+        tc.kind == TimeControlRow::Kind::kTimeBank ? "time_bank" : "per_move",
+        tc.kind == TimeControlRow::Kind::kPerMove ? tc.per_move_s : 0,
+        tc.kind == TimeControlRow::Kind::kTimeBank ? tc.bank_initial_s : 0, tc.bank_increment_s,
+        tc.vacation_days, MicrosOrZero(g.deadline), Micros(now), g.is_public ? "public" : "private",
+        status, g.finished ? PgIntArray(g.ranks) : std::string(),
+        g.finished ? PgIntArray(g.scores) : std::string(), g.end_reason, g.version,
+        WakeMicros(g).value_or(-1));
+    txid = static_cast<uint64_t>(inserted.at(0).at(0).as<int64_t>());
     for (const SeatRow& s : g.seats) {
       db_->Run(txn, "sessions_insert_seat", sql::kInsertSeat, g.game_id, s.seat, s.account_id,
                s.bot, s.display_name, s.team, s.my_turn, MicrosOrZero(s.turn_started_at),
@@ -339,6 +360,7 @@ absl::StatusOr<GameRow> PgSessionsStore::CreateGame(const NewGame& game,
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
+  if (*created) rows_.Put(result.game_id, txid, std::make_shared<const GameRow>(AsCreated(result)));
   return result;
 }
 

@@ -318,6 +318,16 @@ TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStored
   time_bank.mutable_time_bank()->mutable_increment()->set_seconds(3600);
   const std::string id = CreateBotGame("stamp", time_bank);
   PgSessionsStore holds_nothing(pool_.get(), 0);
+  // The game's creation left its row too.
+  {
+    const PgSessionsStore::GameReads before = store_->game_reads();
+    absl::StatusOr<GameRow> read = store_->GetGame(id);
+    absl::StatusOr<GameRow> whole = holds_nothing.GetGame(id);
+    ASSERT_THAT(read, IsOk());
+    ASSERT_THAT(whole, IsOk());
+    EXPECT_EQ(store_->game_reads().stamp_matched, before.stamp_matched + 1);
+    ExpectSameRow(*read, *whole, "after the creation");
+  }
   const v1::GetGameResponse state = Read(*sessions_, id);
   v1::Game game = state.game();
   google::protobuf::RepeatedPtrField<google::protobuf::Any> legal = state.legal_actions();
@@ -327,9 +337,8 @@ TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStored
     v1::SubmitActionResponse answer;
     PgSessionsStore::GameReads before = store_->game_reads();
     ASSERT_THAT(SubmitNth(*sessions_, game, legal, moves, "s", &answer), IsOk()) << moves;
-    // The move's locked read, too, took the row this server's previous move left (the first
-    // move's is the row creation left, which this server read whole).
-    EXPECT_EQ(store_->game_reads().locked_held, before.locked_held + (moves > 0 ? 1 : 0)) << moves;
+    // The move's locked read, too, took the row this server's creation or previous move left.
+    EXPECT_EQ(store_->game_reads().locked_held, before.locked_held + 1) << moves;
     before = store_->game_reads();
     int64_t seen = -2, seen_whole = -2;
     absl::StatusOr<GameRow> read = store_->GetGameSeenBy(id, kAlice, &seen);
