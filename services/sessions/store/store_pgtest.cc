@@ -367,6 +367,15 @@ TEST_F(StorePgTest, ARowWrittenElsewhereSinceThisServersWriteIsReadWhole) {
   Sessions other(
       &other_store, registry_.get(), [this] { return now_.load(); }, Sessions::Options{});
   const std::string id = CreateBotGame("elsewhere");
+  // A game with the default time control (per move) is held as stored from its creation too.
+  {
+    PgSessionsStore holds_nothing(pool_.get(), 0);
+    absl::StatusOr<GameRow> held = store_->GetGame(id);
+    absl::StatusOr<GameRow> whole = holds_nothing.GetGame(id);
+    ASSERT_THAT(held, IsOk());
+    ASSERT_THAT(whole, IsOk());
+    ExpectSameRow(*held, *whole, "a per-move game after its creation");
+  }
   const v1::GetGameResponse state = Read(*sessions_, id);
   v1::SubmitActionResponse answer;
   ASSERT_THAT(SubmitNth(*sessions_, state.game(), state.legal_actions(), 0, "e", &answer), IsOk());
