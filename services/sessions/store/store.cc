@@ -943,9 +943,11 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   // Only what committed is cached.
   for (size_t i = 0; i < n; ++i) {
     if (results[i].ok() && written[i]) {
-      snapshots_.Put(updates[i].game_id, written[i]->version,
-                     std::make_shared<const std::string>(written[i]->snapshot));
-      rows_.Put(updates[i].game_id, txid, std::make_shared<const GameRow>(std::move(*written[i])));
+      auto row = std::make_shared<const GameRow>(std::move(*written[i]));
+      // The snapshot cache shares the row's snapshot bytes (an aliasing pointer) instead of a copy.
+      snapshots_.Put(updates[i].game_id, row->version,
+                     std::shared_ptr<const std::string>(row, &row->snapshot));
+      rows_.Put(updates[i].game_id, txid, std::move(row));
     }
   }
   return absl::OkStatus();
