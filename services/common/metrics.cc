@@ -195,11 +195,36 @@ absl::Status Metrics::StartExposer(absl::string_view host, int port) {
 }
 
 void Metrics::RecordRpc(absl::string_view full_method, const char* code, double seconds) {
-  auto [service, method] = SplitMethod(full_method);
-  rpc_requests_->Add({{"service", service}, {"method", method}, {"code", code}}).Increment();
+  prometheus::Counter* requests = nullptr;
+  prometheus::Histogram* duration = nullptr;
+  {
+    absl::MutexLock lock(&rpc_series_mu_);
+    RpcSeries& series = SeriesOf(full_method);
+    duration = series.duration;
+    auto it = series.requests_by_code.find(code);
+    if (it == series.requests_by_code.end()) {
+      auto [service, method] = SplitMethod(full_method);
+      it = series.requests_by_code
+               .emplace(code, &rpc_requests_->Add(
+                                  {{"service", service}, {"method", method}, {"code", code}}))
+               .first;
+    }
+    requests = it->second;
+  }
+  // A family never removes a series, so the pointers stay valid; the series are thread-safe.
+  requests->Increment();
+  duration->Observe(seconds);
+}
+
+Metrics::RpcSeries& Metrics::SeriesOf(absl::string_view full_method) {
+  auto it = rpc_series_.find(full_method);
+  if (it != rpc_series_.end()) return it->second;
   static const prometheus::Histogram::BucketBoundaries kBuckets = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
-  rpc_duration_->Add({{"service", service}, {"method", method}}, kBuckets).Observe(seconds);
+  auto [service, method] = SplitMethod(full_method);
+  RpcSeries& series = rpc_series_[full_method];
+  series.duration = &rpc_duration_->Add({{"service", service}, {"method", method}}, kBuckets);
+  return series;
 }
 
 void Metrics::DeclareService(absl::string_view full_service_name) {

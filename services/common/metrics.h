@@ -4,8 +4,11 @@
 #include <memory>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/support/server_interceptor.h"
 #include "prometheus/collectable.h"
 #include "prometheus/counter.h"
@@ -63,6 +66,15 @@ class Metrics {
   std::unique_ptr<prometheus::Exposer> exposer_;
   prometheus::Family<prometheus::Counter>* rpc_requests_;
   prometheus::Family<prometheus::Histogram>* rpc_duration_;
+  // A method's series, found once: Family::Add builds and hashes the label map under the
+  // family's lock on every call, several microseconds of each RPC's CPU.
+  struct RpcSeries {
+    prometheus::Histogram* duration = nullptr;
+    absl::flat_hash_map<std::string, prometheus::Counter*> requests_by_code;
+  };
+  RpcSeries& SeriesOf(absl::string_view full_method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(rpc_series_mu_);
+  absl::Mutex rpc_series_mu_;
+  absl::flat_hash_map<std::string, RpcSeries> rpc_series_ ABSL_GUARDED_BY(rpc_series_mu_);
   prometheus::Family<prometheus::Counter>* db_transactions_;
   prometheus::Gauge* db_idle_;
   prometheus::Gauge* db_in_use_;

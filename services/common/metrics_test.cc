@@ -29,6 +29,26 @@ TEST(MetricsTest, RecordsRpcsByServiceMethodAndCode) {
   EXPECT_THAT(text, HasSubstr("parlor_db_connections{state=\"in_use\"} 0"));
 }
 
+// The series a method's first call finds are kept for its later calls: each call still counts
+// under its own method and code.
+TEST(MetricsTest, LaterCallsCountInTheirOwnMethodsAndCodes) {
+  Metrics metrics("test", "1.2.3");
+  for (int i = 0; i < 3; ++i) {
+    metrics.RecordRpc("/grpc.health.v1.Health/Check", "OK", 0.001);
+    metrics.RecordRpc("/parlor.accounts.v1.AccountsService/GetMe", i == 2 ? "INTERNAL" : "OK",
+                      0.002);
+  }
+  const std::string text = metrics.Serialize();
+  EXPECT_THAT(text, HasSubstr("parlor_rpc_requests_total{code=\"OK\",method=\"Check\","
+                              "service=\"grpc.health.v1.Health\"} 3"));
+  EXPECT_THAT(text, HasSubstr("parlor_rpc_requests_total{code=\"OK\",method=\"GetMe\","
+                              "service=\"parlor.accounts.v1.AccountsService\"} 2"));
+  EXPECT_THAT(text, HasSubstr("parlor_rpc_requests_total{code=\"INTERNAL\",method=\"GetMe\","
+                              "service=\"parlor.accounts.v1.AccountsService\"} 1"));
+  EXPECT_THAT(text, HasSubstr("parlor_rpc_duration_seconds_count{method=\"Check\","
+                              "service=\"grpc.health.v1.Health\"} 3"));
+}
+
 // The process_* metrics describe this very process: its own open descriptors and memory.
 TEST(MetricsTest, ProcessMetricsDescribeThisProcess) {
   Metrics metrics("test", "1.2.3");

@@ -121,6 +121,10 @@ struct CallContext {
   const std::string& account_id() const { return caller->subject; }
 };
 
+// A new request id for a call that brought none: 12 URL-safe characters (72 random bits). It
+// only ties log lines and answers together, so it is not drawn from a secret-grade generator.
+std::string NewRequestId();
+
 // Runs unary RPC bodies on the service's worker pool and finishes the reactor from there, so
 // PostgreSQL work never blocks a gRPC thread. It also sets the request id (from `x-request-id`
 // metadata, or a new one, echoed to the client), checks the credential and the caller's rate

@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
@@ -31,6 +33,18 @@ auth::Claims Player(const std::string& account, const std::string& device,
 
 std::string Scrape(prometheus::Registry& registry) {
   return prometheus::TextSerializer().Serialize(registry.Collect());
+}
+
+TEST(RequestIdTest, NewIdsAreTwelveUrlSafeCharactersAndDoNotRepeat) {
+  absl::flat_hash_set<std::string> seen;
+  for (int i = 0; i < 10000; ++i) {
+    const std::string id = NewRequestId();
+    ASSERT_EQ(id.size(), 12u) << id;
+    for (char c : id) {
+      EXPECT_TRUE(absl::ascii_isalnum(c) || c == '-' || c == '_') << id;
+    }
+    EXPECT_TRUE(seen.insert(id).second) << "repeated: " << id;
+  }
 }
 
 TEST(CallLimiterTest, PlayerCallsAreLimitedPerDeviceAndPerAccount) {
