@@ -42,7 +42,7 @@ void RefreshGauges(SessionsMetrics& metrics, GameStore& store, OutboxStore& outb
   }
   const PgSessionsStore::GameReads reads = store.game_reads();
   metrics.SetGameReads(reads.stamp_matched, reads.stamp_missed, reads.whole, reads.locked_held,
-                       reads.locked_whole);
+                       reads.locked_whole, reads.unlocked_written, reads.unlocked_retried);
   absl::StatusOr<OutboxStore::Health> health = outbox.GetHealth();
   if (health.ok()) {
     for (const auto& [kind, backlog] :

@@ -95,7 +95,10 @@ void PipelineTxn::Queue(const std::string& name, const std::string& sql,
 
 std::vector<PgRows> PipelineTxn::Exchange() { return Send(false); }
 
-void PipelineTxn::Commit() { Send(true); }
+void PipelineTxn::Commit() {
+  const std::vector<PgRows> rows = Send(true);
+  if (committed_) committed_(rows);
+}
 
 std::vector<PgRows> PipelineTxn::Send(bool end_transaction) {
   PGconn* c = connection_.connection_;

@@ -1,6 +1,7 @@
 #ifndef PARLOR_SERVICES_COMMON_DB_PIPELINE_H_
 #define PARLOR_SERVICES_COMMON_DB_PIPELINE_H_
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -114,9 +115,14 @@ class PipelineTxn {
   std::vector<PgRows> Exchange();
 
   // Sends the queued statements and the end of the transaction, and returns once it has
-  // committed (one round trip); their rows are not read back. A statement's failure rolls back
-  // the whole transaction (and throws).
+  // committed (one round trip); their rows go to the OnCommitted callback, if any. A statement's
+  // failure rolls back the whole transaction (and throws).
   void Commit();
+
+  // Called by Commit() with the rows of the statements it sent, once the transaction committed.
+  void OnCommitted(std::function<void(const std::vector<PgRows>&)> committed) {
+    committed_ = std::move(committed);
+  }
 
  private:
   std::vector<PgRows> Send(bool end_transaction);
@@ -125,6 +131,7 @@ class PipelineTxn {
   PipelineConnection& connection_;
   // The names of the queued statements (empty: a Prepare), in order.
   std::vector<std::string> queued_;
+  std::function<void(const std::vector<PgRows>&)> committed_;
 };
 
 }  // namespace parlor

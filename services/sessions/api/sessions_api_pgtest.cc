@@ -509,9 +509,9 @@ TEST_F(SessionsApiPgTest, DeadlinesWithAnInjectedClockAndTheMetrics) {
                                  "\",policy=\"bot\"} 1"));
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_watch_streams"));
   EXPECT_THAT(metrics, HasSubstr("parlor_sessions_outbox_pending"));
-  // The sweep's locked read decided on the row the game's creation left on this replica.
-  EXPECT_THAT(metrics, ContainsRegex("parlor_sessions_game_reads_total[{]how=\"held\","
-                                     "read=\"locked\"[}] [1-9]"));
+  // The sweep decided on the row the game's creation left on this replica, without a locked read.
+  EXPECT_THAT(metrics, ContainsRegex("parlor_sessions_game_reads_total[{]how=\"written\","
+                                     "read=\"unlocked\"[}] [1-9]"));
   EXPECT_THAT(
       metrics,
       HasSubstr("parlor_sessions_game_reads_total{how=\"stamp_matched\",read=\"get_game\"}"));

@@ -121,12 +121,14 @@ void SessionsMetrics::BuildOutboxMetrics(prometheus::Registry& registry) {
                      .Help(
                          "Game rows read: by GetGame (read=\"get_game\"), through the stamp of "
                          "this replica's own write or whole; by a batch's locked read "
-                         "(read=\"locked\"), the row held or sent whole")
+                         "(read=\"locked\"), the row held or sent whole; games a batch wrote "
+                         "without a locked read (read=\"unlocked\", how=\"written\") and "
+                         "batches decided again on the locked rows (how=\"retried\")")
                      .Register(registry);
   for (const auto& [read, how] :
        {std::pair{"get_game", "stamp_matched"}, std::pair{"get_game", "stamp_missed"},
-        std::pair{"get_game", "whole"}, std::pair{"locked", "held"},
-        std::pair{"locked", "whole"}}) {
+        std::pair{"get_game", "whole"}, std::pair{"locked", "held"}, std::pair{"locked", "whole"},
+        std::pair{"unlocked", "written"}, std::pair{"unlocked", "retried"}}) {
     game_reads_->Add({{"read", read}, {"how", how}});
   }
 }
@@ -173,7 +175,8 @@ void SessionsMetrics::GroupCommitted(size_t moves) {
 }
 
 void SessionsMetrics::SetGameReads(int64_t get_stamp_matched, int64_t get_stamp_missed,
-                                   int64_t get_whole, int64_t locked_held, int64_t locked_whole) {
+                                   int64_t get_whole, int64_t locked_held, int64_t locked_whole,
+                                   int64_t unlocked_written, int64_t unlocked_retried) {
   if (game_reads_ == nullptr) return;
   auto raise = [&](const char* read, const char* how, int64_t total) {
     prometheus::Counter& counter = game_reads_->Add({{"read", read}, {"how", how}});
@@ -185,6 +188,8 @@ void SessionsMetrics::SetGameReads(int64_t get_stamp_matched, int64_t get_stamp_
   raise("get_game", "whole", get_whole);
   raise("locked", "held", locked_held);
   raise("locked", "whole", locked_whole);
+  raise("unlocked", "written", unlocked_written);
+  raise("unlocked", "retried", unlocked_retried);
 }
 
 void SessionsMetrics::StreamsChanged(int delta) {

@@ -60,7 +60,8 @@ class SessionsMetrics {
   // The store's running totals of game reads (PgSessionsStore::game_reads()): each counter is
   // raised to its total.
   void SetGameReads(int64_t get_stamp_matched, int64_t get_stamp_missed, int64_t get_whole,
-                    int64_t locked_held, int64_t locked_whole);
+                    int64_t locked_held, int64_t locked_whole, int64_t unlocked_written,
+                    int64_t unlocked_retried);
 
   void StreamsChanged(int delta);
   void WatchRefused(absl::string_view reason);

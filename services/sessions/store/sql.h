@@ -189,6 +189,12 @@ inline constexpr char kWriteMutations[] = R"sql(
 -- $6 sessions.result_write[]       results of games that ended, for ratings
 -- $7 text[]                        NOTIFY payloads (the streams' wake-up), sent at commit
 -- $8 bytea                         every byte string of the batch, back to back
+-- $9, $10, $11, $15                how many games, seats, log entries and keys it must write
+-- $12 uuid[], $13, $14 bigint[]    games decided on the row this server holds, without a locked
+--                                  read: the row's stamp (xmin) and version, which it must carry
+-- Every other row is written only once every game row was (the count of g): a game another
+-- transaction changed meanwhile leaves the rest unwritten (no clash with that transaction's log
+-- entries), and the statement fails below.
 WITH g AS (
   UPDATE sessions.games AS g
   SET status = t.status, version = t.version,
@@ -198,8 +204,14 @@ WITH g AS (
       updated_at = sessions.from_us(t.at_us),
       finished_at = CASE WHEN t.status = 'finished' THEN sessions.from_us(t.at_us) END,
       wake_at = sessions.from_us(t.wake_us), wake_version = t.version
-  FROM unnest($1::sessions.game_write_v2[]) AS t
+  FROM (SELECT t.*, h.stamp, h.stamp_version
+        FROM unnest($1::sessions.game_write_v2[]) AS t
+        LEFT JOIN unnest($12::uuid[], $13::bigint[], $14::bigint[])
+                    AS h(game_id, stamp, stamp_version) ON h.game_id = t.game_id) AS t
+  -- A plain condition on the row (not a subquery): after a wait for the row's lock, PostgreSQL
+  -- checks it again on the newest version of the row.
   WHERE g.game_id = t.game_id
+    AND (t.stamp IS NULL OR (g.xmin::text::bigint = t.stamp AND g.version = t.stamp_version))
   RETURNING 1),
 s AS (
   UPDATE sessions.seats AS s
@@ -211,7 +223,7 @@ s AS (
       paused_until = sessions.from_us(t.paused_until_us), timeouts_in_a_row = t.timeouts_in_a_row,
       updated_at = sessions.from_us(t.at_us)
   FROM unnest($2::sessions.seat_write[]) AS t
-  WHERE s.game_id = t.game_id AND s.seat = t.seat
+  WHERE s.game_id = t.game_id AND s.seat = t.seat AND (SELECT count(*) FROM g) = $9::bigint
   RETURNING 1),
 a AS (
   INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, entry,
@@ -219,6 +231,7 @@ a AS (
   SELECT t.game_id, t.version, t.kind, t.cause, t.seat, t.action, t.account_id,
          substring($8::bytea FROM t.entry_at + 1 FOR t.entry_len), sessions.from_us(t.at_us)
   FROM unnest($3::sessions.action_write[]) AS t
+  WHERE (SELECT count(*) FROM g) = $9::bigint
   RETURNING 1),
 i AS (
   INSERT INTO sessions.idempotency_keys (game_id, account_id, key, request_hash, version,
@@ -227,6 +240,8 @@ i AS (
          t.version, substring($8::bytea FROM t.response_at + 1 FOR t.response_len),
          sessions.from_us(t.at_us)
   FROM unnest($4::sessions.key_write[]) AS t
+  WHERE (SELECT count(*) FROM g) = $9::bigint
+  ON CONFLICT DO NOTHING
   RETURNING 1),
 n AS (
   INSERT INTO sessions.notification_outbox (game_id, account_id, kind, version, dedupe_key,
@@ -234,6 +249,7 @@ n AS (
   SELECT t.game_id, t.account_id, t.kind, t.version, t.dedupe_key, t.payload,
          sessions.from_us(t.at_us), sessions.from_us(t.at_us)
   FROM unnest($5::sessions.notification_write[]) AS t
+  WHERE (SELECT count(*) FROM g) = $9::bigint
   ON CONFLICT (game_id, dedupe_key) DO NOTHING
   RETURNING 1),
 r AS (
@@ -242,14 +258,20 @@ r AS (
   SELECT t.game_id, t.game, t.ranked, t.payload, sessions.from_us(t.at_us),
          sessions.from_us(t.at_us)
   FROM unnest($6::sessions.result_write[]) AS t
+  WHERE (SELECT count(*) FROM g) = $9::bigint
   RETURNING 1)
--- The NOTIFYs sent; the statement fails unless it wrote the games, seats and log entries it
--- was given ($9, $10, $11), so that a COMMIT sent with it (pipelined) cannot keep a partial write.
+-- The NOTIFYs sent and the transaction's id (every row written carries it as its xmin); the
+-- statement fails unless it wrote every game, seat, log entry and key it was given, so that a
+-- COMMIT sent with it (pipelined) cannot keep a partial write (migration 0018: a batch decided
+-- on held rows gets serialization_failure when a game or key changed since).
 SELECT (SELECT count(n) FROM (SELECT pg_notify('parlor_sessions', p)::text AS n
                               FROM unnest($7::text[]) AS p WHERE p <> '') AS x),
-       sessions.expect_rows_written((SELECT count(*) FROM g), $9::bigint,
-                                    (SELECT count(*) FROM s), $10::bigint,
-                                    (SELECT count(*) FROM a), $11::bigint)
+       sessions.expect_batch_written((SELECT count(*) FROM g), $9::bigint,
+                                     (SELECT count(*) FROM s), $10::bigint,
+                                     (SELECT count(*) FROM a), $11::bigint,
+                                     (SELECT count(*) FROM i), $15::bigint,
+                                     cardinality($12::uuid[]) > 0),
+       txid_current()
 )sql";
 
 inline constexpr char kInsertAction[] =

@@ -813,18 +813,38 @@ size_t DecideBatch(const std::vector<PgSessionsStore::GameUpdate>& updates,
   return changes;
 }
 
-// kWriteMutations' parameters for `batch`: its rows, and how many games, seats and log entries
-// the statement must write (it fails otherwise).
-struct WriteParams {
-  std::string games, seats, actions, keys, notes, results, notify, bytes;
-  int64_t expected_games = 0, expected_seats = 0, expected_actions = 0;
+// The games of a batch decided on the rows this server holds, without a locked read: the stamp
+// and version each stored row must still carry for the write to go through.
+struct HeldStamps {
+  std::string game_ids = "{}", stamps = "{}", versions = "{}";
 };
 
-WriteParams WriteParamsOf(BatchWrite& batch) {
+HeldStamps HeldStampsOf(const std::vector<PgSessionsStore::GameUpdate>& updates,
+                        const OwnRows& own) {
+  std::vector<std::string> ids;
+  std::vector<int64_t> stamps, versions;
+  for (size_t i = 0; i < updates.size(); ++i) {
+    ids.push_back(updates[i].game_id);
+    stamps.push_back(GameRowCache::Xid(own[i]->txid));
+    versions.push_back(own[i]->row->version);
+  }
+  return HeldStamps{PgTextArray(ids), PgIntArray(stamps), PgIntArray(versions)};
+}
+
+// kWriteMutations' parameters for `batch`: its rows, and how many games, seats, log entries and
+// keys the statement must write (it fails otherwise).
+struct WriteParams {
+  std::string games, seats, actions, keys, notes, results, notify, bytes;
+  int64_t expected_games = 0, expected_seats = 0, expected_actions = 0, expected_keys = 0;
+  HeldStamps held;
+};
+
+WriteParams WriteParamsOf(BatchWrite& batch, HeldStamps held) {
   WriteParams p;
   p.expected_games = batch.games.rows();
   p.expected_seats = batch.seats.rows();
   p.expected_actions = batch.actions.rows();
+  p.expected_keys = batch.keys.rows();
   p.games = batch.games.Take();
   p.seats = batch.seats.Take();
   p.actions = batch.actions.Take();
@@ -833,28 +853,47 @@ WriteParams WriteParamsOf(BatchWrite& batch) {
   p.results = batch.results.Take();
   p.notify = PgTextArray(batch.notify);
   p.bytes = std::move(batch.bytes);
+  p.held = std::move(held);
   return p;
 }
 
 // Writes the batch with kWriteMutations (prepared once per connection, as LockBatch).
 void WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
-  const WriteParams p = WriteParamsOf(batch);
+  const WriteParams p = WriteParamsOf(batch, HeldStamps{});
   db.Run(txn, "sessions_write_mutations", sql::kWriteMutations, p.games, p.seats, p.actions, p.keys,
          p.notes, p.results, p.notify, pqxx::binarystring(p.bytes), p.expected_games,
-         p.expected_seats, p.expected_actions);
+         p.expected_seats, p.expected_actions, p.held.game_ids, p.held.stamps, p.held.versions,
+         p.expected_keys);
 }
 
-// Queues kWriteMutations on a pipelined transaction: it goes out with the commit.
-void QueueWrite(PipelineTxn& txn, BatchWrite& batch) {
-  WriteParams p = WriteParamsOf(batch);
+// Queues kWriteMutations on a pipelined transaction: it goes out with the commit. `p` is copied,
+// so that a transaction run again queues the same write.
+void QueueWrite(PipelineTxn& txn, const WriteParams& p) {
   txn.Queue(
       "sessions_write_mutations", sql::kWriteMutations,
-      {PgParam::Text(std::move(p.games)), PgParam::Text(std::move(p.seats)),
-       PgParam::Text(std::move(p.actions)), PgParam::Text(std::move(p.keys)),
-       PgParam::Text(std::move(p.notes)), PgParam::Text(std::move(p.results)),
-       PgParam::Text(std::move(p.notify)), PgParam::Bytes(std::move(p.bytes)),
+      {PgParam::Text(p.games), PgParam::Text(p.seats), PgParam::Text(p.actions),
+       PgParam::Text(p.keys), PgParam::Text(p.notes), PgParam::Text(p.results),
+       PgParam::Text(p.notify), PgParam::Bytes(p.bytes),
        PgParam::Text(absl::StrCat(p.expected_games)), PgParam::Text(absl::StrCat(p.expected_seats)),
-       PgParam::Text(absl::StrCat(p.expected_actions))});
+       PgParam::Text(absl::StrCat(p.expected_actions)), PgParam::Text(p.held.game_ids),
+       PgParam::Text(p.held.stamps), PgParam::Text(p.held.versions),
+       PgParam::Text(absl::StrCat(p.expected_keys))});
+}
+
+// The transaction id a committed kWriteMutations returned (its third column).
+uint64_t WrittenTxid(const std::vector<PgRows>& rows) {
+  return static_cast<uint64_t>(Fields(rows.at(0)[0]).As<int64_t>(2));
+}
+
+// The batch's games as the rows this server holds, for deciding without a locked read.
+LockedGames HeldGames(const std::vector<PgSessionsStore::GameUpdate>& updates, const OwnRows& own) {
+  LockedGames held;
+  for (size_t i = 0; i < updates.size(); ++i) {
+    LockedGame& l = held[updates[i].game_id];
+    l.game = *own[i]->row;
+    l.held = true;
+  }
+  return held;
 }
 
 }  // namespace
@@ -904,6 +943,43 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
     results.assign(n, absl::OkStatus());
     written.assign(n, std::nullopt);
   };
+  // A batch whose every game is the row this server wrote last (GameRowCache) is decided on the
+  // rows held, and its write goes out with the commit: one round trip and no locked read. The
+  // write checks what the locked read would have found (migration 0018): every row still carries
+  // its stamp, and no answer is stored under the batch's keys; if not, the transaction rolls back
+  // (ABORTED after its one attempt) and the batch is decided again below, on the locked rows. A
+  // batch with a refusal or a change that writes nothing goes below at once: only a write checks
+  // the rows it was decided on.
+  if (!first && db_->pipelining() && n > 0 &&
+      std::all_of(own.begin(), own.end(), [](const auto& o) { return o.has_value(); })) {
+    start_attempt();
+    LockedGames held = HeldGames(updates, own);
+    BatchWrite batch;
+    if (DecideBatch(updates, cached, held, batch, written, results) == n) {
+      tell_decided();
+      const WriteParams p = WriteParamsOf(batch, HeldStampsOf(updates, own));
+      TransactionOptions once;
+      once.max_attempts = 1;
+      const absl::Status unlocked = db_->TransactPipelined(
+          txn_name,
+          [&](PipelineTxn& txn) {
+            QueueWrite(txn, p);
+            txn.OnCommitted([&](const std::vector<PgRows>& rows) { txid = WrittenTxid(rows); });
+            return absl::OkStatus();
+          },
+          once);
+      if (unlocked.ok()) {
+        reads_.unlocked_written.fetch_add(static_cast<int64_t>(n), std::memory_order_relaxed);
+        CacheWritten(updates, results, written, txid);
+        return absl::OkStatus();
+      }
+      if (!absl::IsAborted(unlocked)) {
+        for (absl::Status& result : results) result = unlocked;
+        return unlocked;
+      }
+      reads_.unlocked_retried.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
   // The locked read and the write are fixed shapes over arrays: one plan each, whatever the
   // batch's size (re-planning the locked read for a small batch cost more than running it).
   // Pipelined, a batch is two round trips: the locked read, then the write with the commit.
@@ -922,7 +998,9 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
                              PgParam::Text(std::move(p.stamps)),
                              PgParam::Text(std::move(p.stamp_versions))});
                   decide(ReadLocked(txn.Exchange().at(0), own_by_id, rows_, &txid),
-                         [&](BatchWrite& batch) { QueueWrite(txn, batch); });
+                         [&](BatchWrite& batch) {
+                           QueueWrite(txn, WriteParamsOf(batch, HeldStamps{}));
+                         });
                   return absl::OkStatus();
                 })
           : db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
@@ -940,8 +1018,15 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
     for (absl::Status& result : results) result = status;
     return status;
   }
+  CacheWritten(updates, results, written, txid);
+  return absl::OkStatus();
+}
+
+void PgSessionsStore::CacheWritten(const std::vector<GameUpdate>& updates,
+                                   const std::vector<absl::Status>& results,
+                                   std::vector<std::optional<GameRow>>& written, uint64_t txid) {
   // Only what committed is cached.
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < updates.size(); ++i) {
     if (results[i].ok() && written[i]) {
       auto row = std::make_shared<const GameRow>(std::move(*written[i]));
       // The snapshot cache shares the row's snapshot bytes (an aliasing pointer) instead of a copy.
@@ -950,7 +1035,6 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
       rows_.Put(updates[i].game_id, txid, std::move(row));
     }
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<std::string>> PgSessionsStore::DueGames(absl::Time now, int limit) {

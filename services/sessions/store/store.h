@@ -51,7 +51,9 @@ class PgSessionsStore : public SessionsStore {
 
   // One transaction: lock the game row FOR UPDATE, read its seats and the idempotency key,
   // decide, then write the game row, seats, log entries, idempotency answer, outbox rows and the
-  // NOTIFY, and commit. NOT_FOUND when the game does not exist.
+  // NOTIFY, and commit. NOT_FOUND when the game does not exist. A game whose row this server
+  // wrote last is decided on the row held and written without the locked read; the write checks
+  // the row's stamp and the key, and on a change the decision is made again on the locked row.
   absl::Status UpdateGame(absl::string_view txn_name, absl::string_view game_id,
                           const std::optional<IdempotencyKeyRef>& key,
                           const Decide& decide) override;
@@ -123,10 +125,16 @@ class PgSessionsStore : public SessionsStore {
     int64_t whole = 0;
     int64_t locked_held = 0;
     int64_t locked_whole = 0;
+    // Games written without a locked read (decided on the rows held), and batches whose write
+    // found a game or key changed and were decided again on the locked rows.
+    int64_t unlocked_written = 0;
+    int64_t unlocked_retried = 0;
   };
   GameReads game_reads() const {
-    return GameReads{reads_.stamp_matched.load(), reads_.stamp_missed.load(), reads_.whole.load(),
-                     reads_.locked_held.load(), reads_.locked_whole.load()};
+    return GameReads{reads_.stamp_matched.load(),   reads_.stamp_missed.load(),
+                     reads_.whole.load(),           reads_.locked_held.load(),
+                     reads_.locked_whole.load(),    reads_.unlocked_written.load(),
+                     reads_.unlocked_retried.load()};
   }
 
  private:
@@ -141,6 +149,10 @@ class PgSessionsStore : public SessionsStore {
                           const std::function<absl::Status(pqxx::work&)>& first,
                           const std::vector<GameUpdate>& updates,
                           const std::function<void()>& decided, std::vector<absl::Status>* results);
+  // Keeps each committed update's row (`written`, moved from) under the transaction `txid`.
+  void CacheWritten(const std::vector<GameUpdate>& updates,
+                    const std::vector<absl::Status>& results,
+                    std::vector<std::optional<GameRow>>& written, uint64_t txid);
 
   DbPool* db_;
   SnapshotCache snapshots_;
@@ -151,6 +163,8 @@ class PgSessionsStore : public SessionsStore {
     std::atomic<int64_t> whole{0};
     std::atomic<int64_t> locked_held{0};
     std::atomic<int64_t> locked_whole{0};
+    std::atomic<int64_t> unlocked_written{0};
+    std::atomic<int64_t> unlocked_retried{0};
   } reads_;
 };
 

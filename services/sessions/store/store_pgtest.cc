@@ -31,6 +31,7 @@ namespace parlor::sessions {
 namespace {
 
 using ::parlor::testing::IsOk;
+using ::parlor::testing::StatusIs;
 
 constexpr char kAlice[] = "00000000-0000-4000-8000-00000000a11c";
 
@@ -309,7 +310,7 @@ void ExpectSameRow(const GameRow& a, const GameRow& b, const std::string& where)
 // After each of this server's own moves, GetGame asks the database only for the games row's
 // stamp and answers with the row the move wrote, which is exactly the stored row (as a store
 // holding nothing reads it whole), seats, clocks and the end of the game included; the next
-// move's locked read leaves the row out too and decides on the row held. The clock here has
+// move is decided on the row held and written without a locked read. The clock here has
 // nanoseconds, which the database does not keep.
 TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStoredRow) {
   now_ = absl::FromUnixNanos(1'800'000'000'123'456'789);
@@ -337,8 +338,10 @@ TEST_F(StorePgTest, AGameReadAfterThisServersOwnMoveChecksTheStampAndIsTheStored
     v1::SubmitActionResponse answer;
     PgSessionsStore::GameReads before = store_->game_reads();
     ASSERT_THAT(SubmitNth(*sessions_, game, legal, moves, "s", &answer), IsOk()) << moves;
-    // The move's locked read, too, took the row this server's creation or previous move left.
-    EXPECT_EQ(store_->game_reads().locked_held, before.locked_held + 1) << moves;
+    // The move, too, was decided on the row this server's creation or previous move left, and
+    // written without a locked read.
+    EXPECT_EQ(store_->game_reads().unlocked_written, before.unlocked_written + 1) << moves;
+    EXPECT_EQ(store_->game_reads().locked_held, before.locked_held) << moves;
     before = store_->game_reads();
     int64_t seen = -2, seen_whole = -2;
     absl::StatusOr<GameRow> read = store_->GetGameSeenBy(id, kAlice, &seen);
@@ -396,9 +399,13 @@ TEST_F(StorePgTest, ARowWrittenElsewhereSinceThisServersWriteIsReadWhole) {
   EXPECT_EQ(store_->game_reads().whole, before.whole + 1);
 
   // This server moves again, then the other replica: the stamp is not even asked for until a
-  // whole read finds this server's row again.
+  // whole read finds this server's row again. (The move is decided on the locked rows: a miss
+  // has told the store not to trust the row it holds.)
+  before = store_->game_reads();
   ASSERT_THAT(SubmitNth(*sessions_, answer.game(), answer.legal_actions(), 1, "e", &answer),
               IsOk());
+  EXPECT_EQ(store_->game_reads().unlocked_written, before.unlocked_written);
+  EXPECT_EQ(store_->game_reads().locked_whole, before.locked_whole + 1);
   before = store_->game_reads();
   read = store_->GetGame(id);
   ASSERT_THAT(read, IsOk());
@@ -421,9 +428,71 @@ TEST_F(StorePgTest, ARowWrittenElsewhereSinceThisServersWriteIsReadWhole) {
   EXPECT_EQ(store_->game_reads().stamp_missed, before.stamp_missed + 1);
 }
 
+// A move decided on the row this server holds is written without a locked read, and that write
+// checks the row and the key: the stamp of a row renamed by an erasure since, or an idempotency
+// key already answered, rolls it back, and the move is decided again on the locked rows, with
+// the answer a locked read always gave. A refused move changes nothing either way.
+TEST_F(StorePgTest, AnUnlockedWriteThatFindsItsRowOrKeyChangedIsDecidedAgainOnTheLockedRows) {
+  const std::string id = CreateBotGame("unlocked");
+  const v1::GetGameResponse state = Read(*sessions_, id);
+  v1::SubmitActionResponse answer;
+  PgSessionsStore::GameReads before = store_->game_reads();
+  ASSERT_THAT(SubmitNth(*sessions_, state.game(), state.legal_actions(), 0, "u", &answer), IsOk());
+  EXPECT_EQ(store_->game_reads().unlocked_written, before.unlocked_written + 1);
+  EXPECT_EQ(store_->game_reads().locked_held + store_->game_reads().locked_whole,
+            before.locked_held + before.locked_whole);
+  ASSERT_NE(answer.game().status(), v1::GAME_STATUS_FINISHED);
+
+  // Key "u0" again, for a legal move at the game's version: decided on the row held it is a new
+  // move, but the key is taken; on the locked rows the stored answer refuses it.
+  v1::SubmitActionRequest reuse;
+  reuse.set_game_id(id);
+  reuse.set_expected_version(answer.game().version());
+  reuse.set_idempotency_key("u0");
+  *reuse.mutable_action() = answer.legal_actions(0);
+  before = store_->game_reads();
+  v1::SubmitActionResponse refused;
+  EXPECT_THAT(calls::SubmitAction(*sessions_, kAlice, reuse, &refused),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::HasSubstr("idempotency_key was already used")));
+  EXPECT_EQ(store_->game_reads().unlocked_retried, before.unlocked_retried + 1);
+  EXPECT_EQ(store_->game_reads().unlocked_written, before.unlocked_written);
+  EXPECT_EQ(store_->game_reads().locked_held, before.locked_held + 1);
+  EXPECT_EQ(Read(*sessions_, id).game().version(), answer.game().version());
+
+  // The same request with the key it was answered under replays the stored answer.
+  v1::SubmitActionRequest retry = reuse;
+  retry.set_expected_version(state.game().version());
+  *retry.mutable_action() = state.legal_actions(0);
+  v1::SubmitActionResponse replayed;
+  ASSERT_THAT(calls::SubmitAction(*sessions_, kAlice, retry, &replayed), IsOk());
+  EXPECT_EQ(replayed.game().version(), answer.game().version());
+
+  // An erasure renames Alice's seat: the row held is not the stored one any more. The next move,
+  // decided on the row held, finds the stamp changed and is decided again on the locked rows.
+  {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    txn.exec_params0(sql::kRenameSeats, kAlice, "Deleted player");
+    txn.commit();
+  }
+  before = store_->game_reads();
+  v1::SubmitActionResponse next;
+  ASSERT_THAT(SubmitNth(*sessions_, answer.game(), answer.legal_actions(), 1, "u", &next), IsOk());
+  EXPECT_EQ(store_->game_reads().unlocked_retried, before.unlocked_retried + 1);
+  EXPECT_EQ(store_->game_reads().locked_whole, before.locked_whole + 1);
+  EXPECT_GT(next.game().version(), answer.game().version());
+  PgSessionsStore holds_nothing(pool_.get(), 0);
+  absl::StatusOr<GameRow> whole = holds_nothing.GetGame(id);
+  ASSERT_THAT(whole, IsOk());
+  EXPECT_EQ(whole->version, next.game().version());
+  EXPECT_EQ(whole->seats[0].display_name, "Deleted player");
+}
+
 // A batch's write checks in its own statement that it wrote every game, seat and log entry it was
 // given (its commit goes out with it, unseen by the server): here a log entry of a game whose row
-// the batch lacks. The statement fails and leaves nothing.
+// the batch lacks. The statement writes no other row without every game row, fails, and leaves
+// nothing.
 TEST_F(StorePgTest, AWriteThatMissesARowFailsInItsOwnStatementAndLeavesNothing) {
   const std::string id = CreateBotGame();
   const std::string entry = absl::StrCat("{\"(", id, ",999,action,player,0,0,,0,1,1)\"}");
@@ -431,12 +500,13 @@ TEST_F(StorePgTest, AWriteThatMissesARowFailsInItsOwnStatementAndLeavesNothing) 
   try {
     pqxx::work txn(c);
     txn.exec_params(sql::kWriteMutations, "{}", "{}", entry, "{}", "{}", "{}", "{}",
-                    pqxx::binarystring(std::string("x")), 1, 0, 1);
+                    pqxx::binarystring(std::string("x")), 1, 0, 1, "{}", "{}", "{}", 0);
     txn.commit();
     ADD_FAILURE() << "the write of a batch missing its game's row succeeded";
   } catch (const pqxx::sql_error& e) {
     EXPECT_EQ(e.sqlstate(), "XX000");
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("games 0 of 1, seats 0 of 0, log entries 1 of 1"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(
+                              "games 0 of 1, seats 0 of 0, log entries 0 of 1, keys 0 of 0"));
   }
   EXPECT_EQ(Query(absl::StrCat("SELECT count(*) FROM sessions.actions WHERE game_id = '", id,
                                "' AND version = 999"))[0][0]
