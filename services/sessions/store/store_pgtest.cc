@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -487,6 +489,42 @@ TEST_F(StorePgTest, AnUnlockedWriteThatFindsItsRowOrKeyChangedIsDecidedAgainOnTh
   ASSERT_THAT(whole, IsOk());
   EXPECT_EQ(whole->version, next.game().version());
   EXPECT_EQ(whole->seats[0].display_name, "Deleted player");
+}
+
+// A move written without a locked read that has to wait for its game row's lock, held by another
+// writer that then changes the row: PostgreSQL checks the stamp again on the newest row, the write
+// rolls back, and the move is decided again on the locked row (here, where it is still legal).
+TEST_F(StorePgTest, AnUnlockedWriteThatWaitedForARowChangedMeanwhileIsDecidedAgain) {
+  const std::string id = CreateBotGame("waited");
+  const v1::GetGameResponse state = Read(*sessions_, id);
+  pqxx::connection c(db_url());
+  pqxx::work other(c);
+  // Another writer takes the row and rewrites it as it is (a new row version, a new stamp).
+  other.exec_params0("UPDATE sessions.games SET updated_at = updated_at WHERE game_id = $1::uuid",
+                     id);
+  const PgSessionsStore::GameReads before = store_->game_reads();
+  v1::SubmitActionResponse answer;
+  absl::Status moved;
+  std::thread mover(
+      [&] { moved = SubmitNth(*sessions_, state.game(), state.legal_actions(), 0, "w", &answer); });
+  // Long enough for the move's write to be waiting for the row's lock.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  other.commit();
+  mover.join();
+  ASSERT_THAT(moved, IsOk());
+  EXPECT_EQ(store_->game_reads().unlocked_retried, before.unlocked_retried + 1);
+  EXPECT_EQ(store_->game_reads().unlocked_written, before.unlocked_written);
+  EXPECT_EQ(store_->game_reads().locked_whole, before.locked_whole + 1);
+  PgSessionsStore holds_nothing(pool_.get(), 0);
+  absl::StatusOr<GameRow> whole = holds_nothing.GetGame(id);
+  ASSERT_THAT(whole, IsOk());
+  EXPECT_EQ(whole->version, answer.game().version());
+  // One log entry per version, none twice.
+  pqxx::work check(c);
+  EXPECT_EQ(
+      check.exec_params1("SELECT count(*) FROM sessions.actions WHERE game_id = $1::uuid", id)[0]
+          .as<int64_t>(),
+      answer.game().version() + 1);
 }
 
 // A batch's write checks in its own statement that it wrote every game, seat and log entry it was
