@@ -27,7 +27,8 @@ namespace parlor::sessions {
 //   parlor_sessions_group_commit_batch_size                  moves per group commit
 //   parlor_sessions_game_reads_total{read,how}               game rows read (gauge loop):
 //       read="get_game", how="stamp_matched"|"stamp_missed"|"whole"; read="locked",
-//       how="held"|"whole" (PgSessionsStore::GameReads)
+//       how="held"|"whole"; read="unlocked", how="written"|"retried"
+//       (PgSessionsStore::GameReads)
 //   parlor_sessions_watch_streams                            open watch streams
 //   parlor_sessions_watch_refused_total{reason}              streams refused at open
 //   parlor_sessions_watch_ended_total{reason}                streams the server ended early

@@ -866,17 +866,17 @@ void WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
          p.expected_keys);
 }
 
-// Queues kWriteMutations on a pipelined transaction: it goes out with the commit. `p` is copied,
-// so that a transaction run again queues the same write.
-void QueueWrite(PipelineTxn& txn, const WriteParams& p) {
+// Queues kWriteMutations on a pipelined transaction: it goes out with the commit.
+void QueueWrite(PipelineTxn& txn, WriteParams p) {
   txn.Queue(
       "sessions_write_mutations", sql::kWriteMutations,
-      {PgParam::Text(p.games), PgParam::Text(p.seats), PgParam::Text(p.actions),
-       PgParam::Text(p.keys), PgParam::Text(p.notes), PgParam::Text(p.results),
-       PgParam::Text(p.notify), PgParam::Bytes(p.bytes),
+      {PgParam::Text(std::move(p.games)), PgParam::Text(std::move(p.seats)),
+       PgParam::Text(std::move(p.actions)), PgParam::Text(std::move(p.keys)),
+       PgParam::Text(std::move(p.notes)), PgParam::Text(std::move(p.results)),
+       PgParam::Text(std::move(p.notify)), PgParam::Bytes(std::move(p.bytes)),
        PgParam::Text(absl::StrCat(p.expected_games)), PgParam::Text(absl::StrCat(p.expected_seats)),
-       PgParam::Text(absl::StrCat(p.expected_actions)), PgParam::Text(p.held.game_ids),
-       PgParam::Text(p.held.stamps), PgParam::Text(p.held.versions),
+       PgParam::Text(absl::StrCat(p.expected_actions)), PgParam::Text(std::move(p.held.game_ids)),
+       PgParam::Text(std::move(p.held.stamps)), PgParam::Text(std::move(p.held.versions)),
        PgParam::Text(absl::StrCat(p.expected_keys))});
 }
 
@@ -963,7 +963,7 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
       const absl::Status unlocked = db_->TransactPipelined(
           txn_name,
           [&](PipelineTxn& txn) {
-            QueueWrite(txn, p);
+            QueueWrite(txn, p);  // a copy: a transaction run again queues the same write
             txn.OnCommitted([&](const std::vector<PgRows>& rows) { txid = WrittenTxid(rows); });
             return absl::OkStatus();
           },
