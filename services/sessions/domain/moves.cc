@@ -509,7 +509,11 @@ absl::StatusOr<Decision> DecideMove(const DecisionContext& ctx, const GameRow& l
   PARLOR_RETURN_IF_ERROR(ApplyLogged(c, LogRow::Kind::kAction, seat, *request.action,
                                      LogRow::Cause::kPlayer, request.account_id));
   PARLOR_RETURN_IF_ERROR(AutoPlay(c, ctx.limits));
-  return Finish(c);
+  Decision decision = Finish(c);
+  // The sweeper may look at the game early, once per reminder interval rather than once per
+  // move (see Mutation::keeps_earlier_wake_after).
+  decision.mutation.keeps_earlier_wake_after = ctx.now;
+  return decision;
 }
 
 absl::Status CheckCanResign(const GameRow& locked, int seat) {

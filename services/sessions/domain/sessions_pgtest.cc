@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <regex>
 #include <string>
@@ -29,6 +30,7 @@
 #include "services/sessions/api/calls.h"
 #include "services/sessions/domain/engine_glue.h"
 #include "services/sessions/domain/sessions.h"
+#include "services/sessions/store/rows.h"
 #include "services/sessions/store/sql.h"
 #include "services/sessions/store/store.h"
 #include "services/sessions/testing/stored_record.h"
@@ -1057,6 +1059,76 @@ TEST_F(SessionsPgTest, AGameAnOlderServerWroteIsSweptOnceAndGetsItsWakeTimeBack)
   EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE wake_version = version"), 1);
   EXPECT_THAT(store_->DueGames(now_.load(), 10),
               parlor::testing::IsOkAndHolds(::testing::IsEmpty()));
+}
+
+// A move keeps the stored wake time while it is ahead and no later than the new one (migration
+// 0019: the game row's update then changes no indexed column). The sweeper looks at the game at
+// the kept time, finds nothing due, and stores the exact time; it is never late.
+TEST_F(SessionsPgTest, AMoveKeepsAnEarlierWakeTimeAndTheSweepStoresTheExactOne) {
+  const std::string id = Create(TwoPlayerRequest(FirstGame(), "early-wake")).game_id();
+  const absl::Time start = now_.load();
+  const std::string wake =
+      absl::StrCat("SELECT sessions.to_us(wake_at) FROM sessions.games WHERE game_id = '", id, "'");
+  const int64_t first_half_time = absl::ToUnixMicros(start + absl::Hours(12));
+  ASSERT_EQ(Count(wake), first_half_time);
+  // An hour later, moves until a new turn has begun: its reminder is due later than the first.
+  now_ = start + absl::Hours(1);
+  std::mt19937_64 rng(19);
+  std::optional<absl::Time> exact;
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_THAT(RandomMove(id, rng, absl::StrCat("early-", i)), IsOk());
+    absl::StatusOr<GameRow> row = store_->GetGame(id);
+    ASSERT_THAT(row, IsOk());
+    ASSERT_FALSE(row->finished);
+    exact = NextSweepAt(*row);
+    ASSERT_TRUE(exact.has_value());
+    if (*exact > start + absl::Hours(12)) break;
+  }
+  ASSERT_GT(*exact, start + absl::Hours(12));
+  EXPECT_EQ(Count(wake), first_half_time);
+  EXPECT_THAT(store_->DueGames(start + absl::Hours(11), 10),
+              parlor::testing::IsOkAndHolds(::testing::IsEmpty()));
+  now_ = start + absl::Hours(12);
+  EXPECT_THAT(store_->DueGames(now_.load(), 10),
+              parlor::testing::IsOkAndHolds(::testing::ElementsAre(id)));
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(0));  // nothing was due
+  EXPECT_EQ(Count(wake), absl::ToUnixMicros(*exact));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'reminder'"), 0);
+  EXPECT_THAT(store_->DueGames(now_.load(), 10),
+              parlor::testing::IsOkAndHolds(::testing::IsEmpty()));
+  // At the exact time the reminder goes out.
+  now_ = *exact;
+  EXPECT_THAT(sessions_->Sweep(), parlor::testing::IsOkAndHolds(1));
+  EXPECT_GE(Count("SELECT count(*) FROM sessions.notification_outbox WHERE kind = 'reminder'"), 1);
+}
+
+// ListPublicGames lists public games by their last activity, newest first, page after page (by
+// listed_at, migration 0019, which a private game never has).
+TEST_F(SessionsPgTest, PublicGamesAreListedByTheirLatestMoveNewestFirst) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    now_ = now_.load() + absl::Seconds(1);
+    v1::CreateGameRequest request = TwoPlayerRequest(FirstGame(), absl::StrCat("listed-", i));
+    request.set_visibility(v1::VISIBILITY_PUBLIC);
+    ids.push_back(Create(request).game_id());
+  }
+  now_ = now_.load() + absl::Seconds(1);
+  Create(TwoPlayerRequest(FirstGame(), "unlisted"));
+  now_ = now_.load() + absl::Seconds(1);
+  std::mt19937_64 rng(20);
+  ASSERT_THAT(RandomMove(ids[0], rng, "listed-move"), IsOk());
+  std::vector<std::string> listed;
+  v1::ListPublicGamesRequest request;
+  request.set_page_size(1);
+  for (int page = 0; page < 10; ++page) {
+    v1::ListPublicGamesResponse response;
+    ASSERT_THAT(calls::ListPublicGames(*sessions_, kStranger, request, &response), IsOk());
+    for (const v1::Game& g : response.games()) listed.push_back(g.game_id());
+    if (response.next_page_token().empty()) break;
+    request.set_page_token(response.next_page_token());
+  }
+  EXPECT_THAT(listed, ::testing::ElementsAre(ids[0], ids[2], ids[1]));
+  EXPECT_EQ(Count("SELECT count(*) FROM sessions.games WHERE listed_at IS NULL"), 1);
 }
 
 TEST_F(SessionsPgTest, ATimeoutInARankedTwoSidedGameIsAForfeit) {

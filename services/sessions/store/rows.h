@@ -120,6 +120,12 @@ struct Mutation {
   std::optional<StoredAnswer> answer;
   // Sent on the NOTIFY channel at commit (the streams' wake-up).
   std::string notify_payload;
+  // Set (to when the change was decided) by a change that may leave the game's stored wake time
+  // (the sweeper's next look, NextSweepAt) in place when it is still ahead of this moment and no
+  // later than the new one: a move, whose row update then changes no indexed column (HOT,
+  // migration 0019). The sweeper looks early, finds nothing due, and its write (unset: exact)
+  // stores the exact time. Unset, the exact time is stored.
+  std::optional<absl::Time> keeps_earlier_wake_after;
 };
 
 // What CreateGame writes.

@@ -192,6 +192,8 @@ inline constexpr char kWriteMutations[] = R"sql(
 -- $9, $10, $11, $15                how many games, seats, log entries and keys it must write
 -- $12 uuid[], $13, $14 bigint[]    games decided on the row this server holds, without a locked
 --                                  read: the row's stamp (xmin) and version, which it must carry
+-- $16 text (microseconds or '')    when every change of the batch was decided (the latest), if
+--                                  each may keep an earlier stored wake time (moves); '' if not
 -- Every other row is written only once every game row was (the count of g): a game another
 -- transaction changed meanwhile leaves the rest unwritten (no clash with that transaction's log
 -- entries), and the statement fails below.
@@ -203,7 +205,13 @@ WITH g AS (
       ranks = t.ranks, scores = t.scores, end_reason = t.end_reason,
       updated_at = sessions.from_us(t.at_us),
       finished_at = CASE WHEN t.status = 'finished' THEN sessions.from_us(t.at_us) END,
-      wake_at = sessions.from_us(t.wake_us), wake_version = t.version
+      -- The stored wake time stays while it is ahead of $16 and no later than the new one
+      -- (migration 0019: the row's indexed columns then stay as they were, a HOT update); the
+      -- sweeper looks early, finds nothing due and stores the exact time ($16 NULL: exact).
+      wake_at = CASE WHEN g.wake_at > sessions.from_us(NULLIF($16::text, '')::bigint)
+                          AND g.wake_at <= sessions.from_us(t.wake_us)
+                     THEN g.wake_at ELSE sessions.from_us(t.wake_us) END,
+      wake_version = t.version
   FROM (SELECT t.*, h.stamp, h.stamp_version
         FROM unnest($1::sessions.game_write_v2[]) AS t
         LEFT JOIN unnest($12::uuid[], $13::bigint[], $14::bigint[])
@@ -407,14 +415,15 @@ inline constexpr char kCountGamesInProgress[] =
 
 // ListPublicGames: keyset pagination on (updated_at DESC, game_id DESC) over public games of one
 // status ($2 'active' or 'finished'), optionally of one game ($1, '' = any). $3/$4 = cursor
-// (0/'' for the first page). $5 = limit.
+// (0/'' for the first page). $5 = limit. A public game's listed_at is its updated_at (a trigger
+// keeps it, migration 0019), in an index that a private game's moves leave alone.
 inline constexpr char kListPublicGames[] =
     "SELECT " PARLOR_SESSIONS_GAME_COLUMNS
     " FROM sessions.games g WHERE g.visibility = 'public' AND g.status = $2 "
     "AND ($1 = '' OR g.game = $1) "
-    "AND ($3::bigint = 0 OR (g.updated_at, g.game_id) < "
+    "AND ($3::bigint = 0 OR (g.listed_at, g.game_id) < "
     "(sessions.from_us($3), $4::uuid)) "
-    "ORDER BY g.updated_at DESC, g.game_id DESC LIMIT $5";
+    "ORDER BY g.listed_at DESC, g.game_id DESC LIMIT $5";
 
 // Deletes up to $2 idempotency keys created before $1 (the retention cutoff); rows another
 // transaction holds are left for the next batch. Returns one row per key deleted.

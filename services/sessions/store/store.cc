@@ -586,6 +586,9 @@ struct BatchWrite {
   std::vector<std::string> notify;
   // Every byte string of the batch, back to back (one binary parameter).
   std::string bytes;
+  // The latest Mutation::keeps_earlier_wake_after of the batch; unset once any change has none
+  // (every game's exact wake time is then stored).
+  std::optional<absl::Time> keeps_earlier_wake_after = absl::InfinitePast();
 
   // Appends `value` to `bytes` and its offset and length to the row.
   void Bytes(RecordArray& row, const std::string& value) {
@@ -625,6 +628,11 @@ struct BatchWrite {
       results.Time(g.updated_at).EndRow();
     }
     if (!m.notify_payload.empty()) notify.push_back(m.notify_payload);
+    if (!m.keeps_earlier_wake_after.has_value()) {
+      keeps_earlier_wake_after.reset();
+    } else if (keeps_earlier_wake_after.has_value()) {
+      keeps_earlier_wake_after = std::max(*keeps_earlier_wake_after, *m.keeps_earlier_wake_after);
+    }
   }
 
  private:
@@ -837,6 +845,8 @@ struct WriteParams {
   std::string games, seats, actions, keys, notes, results, notify, bytes;
   int64_t expected_games = 0, expected_seats = 0, expected_actions = 0, expected_keys = 0;
   HeldStamps held;
+  // Microseconds, or empty: every game's exact wake time is stored.
+  std::string keeps_earlier_wake_after;
 };
 
 WriteParams WriteParamsOf(BatchWrite& batch, HeldStamps held) {
@@ -854,6 +864,9 @@ WriteParams WriteParamsOf(BatchWrite& batch, HeldStamps held) {
   p.notify = PgTextArray(batch.notify);
   p.bytes = std::move(batch.bytes);
   p.held = std::move(held);
+  if (batch.keeps_earlier_wake_after.has_value() && batch.games.rows() > 0) {
+    p.keeps_earlier_wake_after = absl::StrCat(Micros(*batch.keeps_earlier_wake_after));
+  }
   return p;
 }
 
@@ -863,7 +876,7 @@ void WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
   db.Run(txn, "sessions_write_mutations", sql::kWriteMutations, p.games, p.seats, p.actions, p.keys,
          p.notes, p.results, p.notify, pqxx::binarystring(p.bytes), p.expected_games,
          p.expected_seats, p.expected_actions, p.held.game_ids, p.held.stamps, p.held.versions,
-         p.expected_keys);
+         p.expected_keys, p.keeps_earlier_wake_after);
 }
 
 // Queues kWriteMutations on a pipelined transaction: it goes out with the commit.
@@ -877,7 +890,8 @@ void QueueWrite(PipelineTxn& txn, WriteParams p) {
        PgParam::Text(absl::StrCat(p.expected_games)), PgParam::Text(absl::StrCat(p.expected_seats)),
        PgParam::Text(absl::StrCat(p.expected_actions)), PgParam::Text(std::move(p.held.game_ids)),
        PgParam::Text(std::move(p.held.stamps)), PgParam::Text(std::move(p.held.versions)),
-       PgParam::Text(absl::StrCat(p.expected_keys))});
+       PgParam::Text(absl::StrCat(p.expected_keys)),
+       PgParam::Text(std::move(p.keeps_earlier_wake_after))});
 }
 
 // The transaction id a committed kWriteMutations returned (its third column).

@@ -538,7 +538,7 @@ TEST_F(StorePgTest, AWriteThatMissesARowFailsInItsOwnStatementAndLeavesNothing) 
   try {
     pqxx::work txn(c);
     txn.exec_params(sql::kWriteMutations, "{}", "{}", entry, "{}", "{}", "{}", "{}",
-                    pqxx::binarystring(std::string("x")), 1, 0, 1, "{}", "{}", "{}", 0);
+                    pqxx::binarystring(std::string("x")), 1, 0, 1, "{}", "{}", "{}", 0, "");
     txn.commit();
     ADD_FAILURE() << "the write of a batch missing its game's row succeeded";
   } catch (const pqxx::sql_error& e) {
@@ -685,32 +685,89 @@ std::map<std::string, int64_t> SchemaFiles(const std::string& db_url) {
   return files;
 }
 
-// Migration 0016 turns single-column CHECKs into domains on the busiest tables. Its comment
-// promises that no table is rewritten and no index rebuilt (either would hold the table's
-// exclusive lock for as long as it takes): every relation keeps its file.
-class SessionsMigrationPgTest : public parlor::testing::PgTest {};
-
-TEST_F(SessionsMigrationPgTest, ChecksBecomeDomainsWithoutRewritingATableOrRebuildingAnIndex) {
-  const std::filesystem::path before =
-      std::filesystem::temp_directory_path() / absl::StrCat("parlor-0015-", getpid());
-  std::filesystem::create_directories(before);
+// Applies the sessions migrations whose file names sort before `before` (e.g. "0016").
+absl::Status ApplyMigrationsBefore(const std::string& db_url, const std::string& before) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    absl::StrCat("parlor-migrations-", before, "-", getpid());
+  std::filesystem::create_directories(dir);
   // No exceptions: the directory goes whatever happens.
   std::error_code copy_error;
   for (const auto& file : std::filesystem::directory_iterator(PARLOR_SESSIONS_MIGRATIONS_DIR)) {
-    if (!copy_error && file.path().filename().string() < "0016") {
-      std::filesystem::copy_file(file.path(), before / file.path().filename(), copy_error);
+    if (!copy_error && file.path().filename().string() < before) {
+      std::filesystem::copy_file(file.path(), dir / file.path().filename(), copy_error);
     }
   }
-  const absl::Status at_0015 =
-      ApplyMigrations(db_url(), MigrationSet{"sessions", before.string()}).status();
-  std::filesystem::remove_all(before);
-  ASSERT_FALSE(copy_error) << copy_error.message();
-  ASSERT_THAT(at_0015, IsOk());
+  absl::Status applied = absl::OkStatus();
+  if (copy_error) {
+    applied = absl::InternalError(copy_error.message());
+  } else {
+    applied = ApplyMigrations(db_url, MigrationSet{"sessions", dir.string()}).status();
+  }
+  std::filesystem::remove_all(dir);
+  return applied;
+}
+
+// Migrations 0016 (single-column CHECKs as domains on the busiest tables), 0017 and 0018 promise
+// that no table is rewritten and no index rebuilt (either would hold the table's exclusive lock
+// for as long as it takes): every relation keeps its file.
+class SessionsMigrationPgTest : public parlor::testing::PgTest {};
+
+TEST_F(SessionsMigrationPgTest, ChecksBecomeDomainsWithoutRewritingATableOrRebuildingAnIndex) {
+  ASSERT_THAT(ApplyMigrationsBefore(db_url(), "0016"), IsOk());
   const std::map<std::string, int64_t> files = SchemaFiles(db_url());
   ASSERT_TRUE(files.contains("games_public_activity_idx"));
-  ASSERT_THAT(ApplyMigrations(db_url(), MigrationSet{"sessions", PARLOR_SESSIONS_MIGRATIONS_DIR}),
-              IsOk());
+  ASSERT_THAT(ApplyMigrationsBefore(db_url(), "0019"), IsOk());
   EXPECT_EQ(SchemaFiles(db_url()), files);
+}
+
+// Migration 0019 rewrites no table either: games keeps its file, and only the public listing's
+// index is new (it replaces games_public_activity_idx). A public game's listed_at is its
+// updated_at, from the migration on and in every later write; a private game's stays NULL.
+TEST_F(SessionsMigrationPgTest, HotGameUpdatesRewriteNoTableAndListPublicGamesByTheirActivity) {
+  ASSERT_THAT(ApplyMigrationsBefore(db_url(), "0019"), IsOk());
+  const std::string insert =
+      "INSERT INTO sessions.games (game_id, game, ranked, status, version, num_players, options, "
+      "snapshot, seed_commitment, acting_seats, tc_kind, tc_per_move_s, vacation_days, deadline, "
+      "created_at, updated_at, visibility, wake_at, wake_version) VALUES ($1::uuid, 'pico', "
+      "false, 'active', 0, 2, '{}', '\\x00', repeat('a', 64), 1, 'per_move', 3600, 0, "
+      "now() + interval '1 hour', now() - interval '1 minute', now(), $2, now(), 0)";
+  const std::string public_game = "00000000-0000-4000-8000-000000000019";
+  const std::string private_game = "00000000-0000-4000-8000-000000000020";
+  {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    txn.exec_params0(insert, public_game, "public");
+    txn.exec_params0(insert, private_game, "private");
+    txn.commit();
+  }
+  std::map<std::string, int64_t> files = SchemaFiles(db_url());
+  ASSERT_THAT(ApplyMigrationsBefore(db_url(), "0020"), IsOk());
+  std::map<std::string, int64_t> after = SchemaFiles(db_url());
+  EXPECT_EQ(after.at("games"), files.at("games"));
+  EXPECT_FALSE(after.contains("games_public_activity_idx"));
+  EXPECT_TRUE(after.contains("games_public_listing_idx"));
+  files.erase("games_public_activity_idx");
+  after.erase("games_public_listing_idx");
+  EXPECT_EQ(after, files);
+
+  pqxx::connection c(db_url());
+  const std::string listed =
+      "SELECT count(*) FROM sessions.games WHERE game_id = $1::uuid AND listed_at = updated_at";
+  const std::string unlisted =
+      "SELECT count(*) FROM sessions.games WHERE game_id = $1::uuid AND listed_at IS NULL";
+  {
+    pqxx::read_transaction txn(c);
+    EXPECT_EQ(txn.exec_params1(listed, public_game)[0].as<int>(), 1);
+    EXPECT_EQ(txn.exec_params1(unlisted, private_game)[0].as<int>(), 1);
+  }
+  {
+    pqxx::work txn(c);
+    txn.exec0(
+        "UPDATE sessions.games SET updated_at = now() + interval '1 second', "
+        "version = version + 1, wake_version = version + 1");
+    EXPECT_EQ(txn.exec_params1(listed, public_game)[0].as<int>(), 1);
+    EXPECT_EQ(txn.exec_params1(unlisted, private_game)[0].as<int>(), 1);
+  }
 }
 
 }  // namespace
