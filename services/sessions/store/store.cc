@@ -495,7 +495,7 @@ absl::StatusOr<std::vector<LogRow>> PgSessionsStore::GetLog(absl::string_view ga
   const std::string id(game_id);
   // One statement (its own snapshot, no BEGIN / COMMIT), prepared once per connection: the watch
   // streams read the log after every move they are told of, and PostgreSQL planned it on each
-  // call (~130 us) as an unnamed statement; for any arguments its plan is the primary key's range.
+  // call (~90 us) as an unnamed statement; for any arguments its plan is the primary key's range.
   absl::Status status = db_->Read("sessions.get_log", [&](pqxx::nontransaction& txn) {
     result.clear();
     for (const pqxx::row& r :
