@@ -197,8 +197,8 @@ void RegisterServerFlags(Flags& flags, ServerConfig* config) {
             "pipelined connections (--db_pipelining), beyond --db_max_connections",
             {.min = 1, .max = 1000});
   flags.Secret("db_direct_url", &config->db_direct_url,
-               "PostgreSQL connection string for LISTEN and session-level locks, bypassing a "
-               "transaction pooler (default: --db_url)");
+               "PostgreSQL connection string for LISTEN, session-level locks and migrations, "
+               "bypassing a transaction pooler (default: --db_url)");
   flags.Int("worker_threads", &config->worker_threads, "threads running request bodies",
             {.min = 1, .max = 1024});
   flags.Int("max_queued_requests", &config->max_queued_requests,
@@ -337,7 +337,8 @@ void ServiceHost::AddService(grpc::Service* service, std::string health_name) {
 
 absl::Status ServiceHost::Start() {
   if (config_.migrate_on_start) {
-    absl::StatusOr<MigrationResult> migrated = ApplyMigrations(config_.db_url, migration_set());
+    absl::StatusOr<MigrationResult> migrated =
+        ApplyMigrations(config_.migration_url(), migration_set());
     if (!migrated.ok()) return migrated.status();
     spdlog::info("migrations of schema {}: {} applied now, {} already applied", identity_.schema,
                  migrated->applied.size(), migrated->already_applied);
@@ -578,7 +579,7 @@ int RunServiceMain(int argc, char** argv, const ServiceMain& main) {
   }
   if (command == "migrate") {
     absl::StatusOr<MigrationResult> result =
-        ApplyMigrations(config.db_url, (*host)->migration_set());
+        ApplyMigrations(config.migration_url(), (*host)->migration_set());
     if (!result.ok()) {
       spdlog::critical("migrate failed: {}", result.status().message());
       return 1;

@@ -45,6 +45,11 @@ struct ServerConfig {
   bool db_pipelining = true;
   int db_max_pipelined_connections = 4;
   std::string db_direct_url;
+  // Where migrations run: PostgreSQL itself (db_direct_url) when a pooler fronts db_url, since
+  // their lock is held by a session across transactions.
+  const std::string& migration_url() const {
+    return db_direct_url.empty() ? db_url : db_direct_url;
+  }
   int worker_threads = 8;
   int max_queued_requests = 2000;
   absl::Duration drain_timeout = absl::Seconds(20);

@@ -86,24 +86,47 @@ absl::StatusOr<std::vector<ConcurrentIndexStatement>> ParseNoTransactionFile(
   return statements;
 }
 
-// Takes the schema's migration lock for the connection's life. A waiting runner polls instead of
-// blocking: a blocked lock request holds a snapshot, and an index built CONCURRENTLY by the runner
-// holding the lock waits for every older snapshot to go, so the two would wait for each other.
-void LockSchema(pqxx::connection& connection, const std::string& schema) {
-  pqxx::nontransaction txn(connection, "migrate_lock");
-  absl::Time next_log = absl::Now() + absl::Seconds(30);
-  // Two-key advisory lock: a fixed namespace for migrations, then the schema.
-  while (
-      !txn.exec_params1("SELECT pg_try_advisory_lock(hashtext('parlor.migrations'), hashtext($1))",
-                        schema)[0]
-           .as<bool>()) {
-    if (absl::Now() >= next_log) {
-      spdlog::info("migrations of schema {}: waiting for another runner to finish", schema);
-      next_log = absl::Now() + absl::Seconds(30);
+// The schema's migration lock, held from construction to destruction. A waiting runner polls
+// instead of blocking: a blocked lock request holds a snapshot, and an index built CONCURRENTLY by
+// the runner holding the lock waits for every older snapshot to go, so the two would wait for each
+// other. The lock is released explicitly rather than left to the connection's end: behind a
+// transaction pooler a session lock outlives the client on the pooled server connection, and every
+// later runner handed another connection would wait for it forever.
+class SchemaLock {
+ public:
+  SchemaLock(pqxx::connection& connection, const std::string& schema)
+      : connection_(connection), schema_(schema) {
+    pqxx::nontransaction txn(connection_, "migrate_lock");
+    absl::Time next_log = absl::Now() + absl::Seconds(30);
+    // Two-key advisory lock: a fixed namespace for migrations, then the schema.
+    while (!txn.exec_params1(
+                   "SELECT pg_try_advisory_lock(hashtext('parlor.migrations'), hashtext($1))",
+                   schema_)[0]
+                .as<bool>()) {
+      if (absl::Now() >= next_log) {
+        spdlog::info("migrations of schema {}: waiting for another runner to finish", schema_);
+        next_log = absl::Now() + absl::Seconds(30);
+      }
+      absl::SleepFor(absl::Milliseconds(100));
     }
-    absl::SleepFor(absl::Milliseconds(100));
   }
-}
+  SchemaLock(const SchemaLock&) = delete;
+  SchemaLock& operator=(const SchemaLock&) = delete;
+  ~SchemaLock() {
+    try {
+      pqxx::nontransaction txn(connection_, "migrate_unlock");
+      txn.exec_params1("SELECT pg_advisory_unlock(hashtext('parlor.migrations'), hashtext($1))",
+                       schema_);
+    } catch (const std::exception& e) {
+      // A broken connection has released the lock with its session.
+      spdlog::warn("migrations of schema {}: releasing the lock: {}", schema_, e.what());
+    }
+  }
+
+ private:
+  pqxx::connection& connection_;
+  const std::string schema_;
+};
 
 // Creates the schema and ledger if needed, and reads the ledger (under the lock).
 std::map<int, AppliedRow> ReadLedger(pqxx::work& txn, const std::string& schema) {
@@ -254,7 +277,7 @@ absl::StatusOr<MigrationResult> ApplyMigrations(const std::string& db_url,
   MigrationResult result;
   try {
     pqxx::connection connection(db_url);
-    LockSchema(connection, set.schema);
+    const SchemaLock lock(connection, set.schema);
     std::map<int, AppliedRow> applied;
     {
       pqxx::work txn(connection, "migrate_ledger");
