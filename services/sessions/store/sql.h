@@ -177,9 +177,9 @@ inline constexpr char kLockGamesWithSeats[] =
 
 // Every write of a batch of state changes (UpdateGames; UpdateGame is a batch of one), in one
 // statement. Each parameter is one table's new rows, as an array of the composite types that
-// migration 0005 creates (PgSessionsStore's RecordArray writes their text form); each row names
-// its game. Byte strings (snapshots, log entries, request hashes, answers) travel back to back
-// in the one binary parameter, each found by its offset and length.
+// migrations 0005 and 0014 create, in binary form (PgBinaryRecordArray; kWriteTypes gives their
+// OIDs); each row names its game. Byte strings (snapshots, log entries, request hashes, answers)
+// travel back to back in the one binary parameter, each found by its offset and length.
 inline constexpr char kWriteMutations[] = R"sql(
 -- $1 sessions.game_write_v2[]      the game rows after each change
 -- $2 sessions.seat_write[]         the seat rows that changed
@@ -281,6 +281,12 @@ SELECT (SELECT count(n) FROM (SELECT pg_notify('parlor_sessions', p)::text AS n
                                      cardinality($12::uuid[]) > 0),
        txid_current()
 )sql";
+
+// The OIDs of kWriteMutations' composite types (NULL for one that does not exist).
+inline constexpr char kWriteTypes[] =
+    "SELECT to_regtype('sessions.game_write_v2')::oid, to_regtype('sessions.seat_write')::oid, "
+    "to_regtype('sessions.action_write')::oid, to_regtype('sessions.key_write')::oid, "
+    "to_regtype('sessions.notification_write')::oid, to_regtype('sessions.result_write')::oid";
 
 inline constexpr char kInsertAction[] =
     "INSERT INTO sessions.actions (game_id, version, kind, cause, seat, action, account_id, entry, "

@@ -13,6 +13,7 @@
 #include "pqxx/pqxx"
 #include "services/common/core/status_macros.h"
 #include "services/common/db/pg_array.h"
+#include "services/common/db/pg_binary.h"
 #include "services/sessions/store/shared_writes.h"
 #include "services/sessions/store/sql.h"
 
@@ -527,66 +528,17 @@ absl::Status PgSessionsStore::UpdateGame(absl::string_view txn_name, absl::strin
 
 namespace {
 
-// An array of composite values in PostgreSQL's text form, {"(f1,f2,...)","(...)"}, as the
-// typed parameters of kWriteMutations take them. Every text field is quoted for the record and
-// the record again for the array; numbers and booleans need no quotes; NULL is an empty field.
-class RecordArray {
- public:
-  RecordArray& Row() {
-    if (rows_++ > 0) out_ += ',';
-    out_ += "\"(";
-    fields_ = 0;
-    return *this;
-  }
-  RecordArray& Text(absl::string_view value) {
-    Next();
-    out_ += "\\\"";
-    for (char c : value) {
-      if (c == '"') {
-        out_ += "\\\\\\\"";  // " is \" in the record, and each of those escaped in the array
-      } else if (c == '\\') {
-        out_ += "\\\\\\\\";
-      } else {
-        out_ += c;
-      }
-    }
-    out_ += "\\\"";
-    return *this;
-  }
-  // Empty text is NULL.
-  RecordArray& TextOrNull(absl::string_view value) { return value.empty() ? Null() : Text(value); }
-  RecordArray& Int(int64_t value) {
-    Next();
-    absl::StrAppend(&out_, value);
-    return *this;
-  }
-  RecordArray& Bool(bool value) {
-    Next();
-    out_ += value ? 't' : 'f';
-    return *this;
-  }
-  RecordArray& Time(absl::Time t) { return Int(absl::ToUnixMicros(t)); }
-  RecordArray& TimeOrNull(const std::optional<absl::Time>& t) { return t ? Time(*t) : Null(); }
-  RecordArray& Null() {
-    Next();
-    return *this;
-  }
-  void EndRow() { out_ += ")\""; }
-  int rows() const { return rows_; }
-  std::string Take() { return out_ + "}"; }
-
- private:
-  void Next() {
-    if (fields_++ > 0) out_ += ',';
-  }
-  std::string out_ = "{";
-  int rows_ = 0;
-  int fields_ = 0;
-};
-
 // The parameters of kWriteMutations for one batch of state changes.
 struct BatchWrite {
-  RecordArray games, seats, actions, keys, notes, results;
+  explicit BatchWrite(const PgSessionsStore::WriteTypes& types)
+      : games(types.game),
+        seats(types.seat),
+        actions(types.action),
+        keys(types.key),
+        notes(types.notification),
+        results(types.result) {}
+
+  PgBinaryRecordArray games, seats, actions, keys, notes, results;
   std::vector<std::string> notify;
   // Every byte string of the batch, back to back (one binary parameter).
   std::string bytes;
@@ -595,8 +547,8 @@ struct BatchWrite {
   std::optional<absl::Time> keeps_earlier_wake_after = absl::InfinitePast();
 
   // Appends `value` to `bytes` and its offset and length to the row.
-  void Bytes(RecordArray& row, const std::string& value) {
-    row.Int(static_cast<int64_t>(bytes.size())).Int(static_cast<int64_t>(value.size()));
+  void Bytes(PgBinaryRecordArray& row, const std::string& value) {
+    row.Int4(static_cast<int32_t>(bytes.size())).Int4(static_cast<int32_t>(value.size()));
     bytes += value;
   }
 
@@ -617,19 +569,19 @@ struct BatchWrite {
     }
     for (const LogRow& row : m.log) AddAction(g, row);
     if (key && m.answer) {
-      keys.Row().Text(g.game_id).Text(key->account_id).Text(key->key);
+      keys.Row().Uuid(g.game_id).Uuid(key->account_id).Text(key->key);
       Bytes(keys, m.answer->request_hash);
-      keys.Int(m.answer->version);
+      keys.Int8(m.answer->version);
       Bytes(keys, m.answer->response);
-      keys.Time(g.updated_at).EndRow();
+      keys.Int8(Micros(g.updated_at)).EndRow();
     }
     for (const NotificationRow& n : m.notifications) {
-      notes.Row().Text(g.game_id).Text(n.account_id).Text(n.kind).Int(n.version);
-      notes.Text(n.dedupe_key).Text(n.payload_json).Time(g.updated_at).EndRow();
+      notes.Row().Uuid(g.game_id).Uuid(n.account_id).Text(n.kind).Int8(n.version);
+      notes.Text(n.dedupe_key).Jsonb(n.payload_json).Int8(Micros(g.updated_at)).EndRow();
     }
     if (m.result) {
-      results.Row().Text(g.game_id).Text(g.game).Bool(g.ranked).Text(m.result->payload_json);
-      results.Time(g.updated_at).EndRow();
+      results.Row().Uuid(g.game_id).Text(g.game).Bool(g.ranked).Jsonb(m.result->payload_json);
+      results.Int8(Micros(g.updated_at)).EndRow();
     }
     if (!m.notify_payload.empty()) notify.push_back(m.notify_payload);
     if (!m.keeps_earlier_wake_after.has_value()) {
@@ -640,42 +592,38 @@ struct BatchWrite {
   }
 
  private:
+  static std::optional<int64_t> MicrosOrNull(const std::optional<absl::Time>& t) {
+    return t ? std::optional<int64_t>(Micros(*t)) : std::nullopt;
+  }
+
   void AddGame(const GameRow& g, const std::string& status) {
-    games.Row().Text(g.game_id).Text(status).Int(g.version);
+    games.Row().Uuid(g.game_id).Text(status).Int8(g.version);
     Bytes(games, g.snapshot);
-    games.Int(static_cast<int64_t>(g.acting_seats)).TimeOrNull(g.deadline);
+    games.Int8(static_cast<int64_t>(g.acting_seats)).Int8OrNull(MicrosOrNull(g.deadline));
     if (g.finished) {
-      games.Text(PgIntArray(g.ranks)).Text(PgIntArray(g.scores));
+      games.Int4Array(g.ranks).Int8Array(g.scores);
     } else {
-      games.Null().Null();
+      games.Null(pg_oid::kInt4Array).Null(pg_oid::kInt8Array);
     }
-    games.TextOrNull(g.end_reason).Time(g.updated_at);
-    if (const std::optional<int64_t> wake = WakeMicros(g)) {
-      games.Int(*wake);
-    } else {
-      games.Null();
-    }
+    games.TextOrNull(g.end_reason).Int8(Micros(g.updated_at)).Int8OrNull(WakeMicros(g));
     games.EndRow();
   }
 
   void AddSeat(const GameRow& g, const SeatRow& s, const std::string& status) {
-    seats.Row().Text(g.game_id).Int(s.seat).Bool(s.forfeited).Bool(s.my_turn);
-    seats.TimeOrNull(s.turn_started_at).TimeOrNull(s.deadline).Int(s.reminders_sent);
-    if (s.time_bank_ms) {
-      seats.Int(*s.time_bank_ms);
-    } else {
-      seats.Null();
-    }
-    seats.Int(s.vacation_used_ms).Text(status).Time(g.updated_at);
-    seats.TimeOrNull(s.vacation_until).TimeOrNull(s.paused_until).Int(s.timeouts_in_a_row);
+    seats.Row().Uuid(g.game_id).Int4(s.seat).Bool(s.forfeited).Bool(s.my_turn);
+    seats.Int8OrNull(MicrosOrNull(s.turn_started_at)).Int8OrNull(MicrosOrNull(s.deadline));
+    seats.Int2(static_cast<int16_t>(s.reminders_sent)).Int8OrNull(s.time_bank_ms);
+    seats.Int8(s.vacation_used_ms).Text(status).Int8(Micros(g.updated_at));
+    seats.Int8OrNull(MicrosOrNull(s.vacation_until)).Int8OrNull(MicrosOrNull(s.paused_until));
+    seats.Int2(static_cast<int16_t>(s.timeouts_in_a_row));
     seats.EndRow();
   }
 
   void AddAction(const GameRow& g, const LogRow& row) {
-    actions.Row().Text(g.game_id).Int(row.version).Text(KindName(row.kind));
-    actions.Text(CauseName(row.cause)).Int(row.seat).Int(row.action).TextOrNull(row.account_id);
+    actions.Row().Uuid(g.game_id).Int8(row.version).Text(KindName(row.kind));
+    actions.Text(CauseName(row.cause)).Int4(row.seat).Int8(row.action).UuidOrNull(row.account_id);
     Bytes(actions, row.entry);
-    actions.Time(g.updated_at).EndRow();
+    actions.Int8(Micros(g.updated_at)).EndRow();
   }
 };
 
@@ -853,43 +801,49 @@ struct WriteParams {
   std::string keeps_earlier_wake_after;
 };
 
-WriteParams WriteParamsOf(BatchWrite& batch, HeldStamps held) {
+absl::StatusOr<WriteParams> WriteParamsOf(BatchWrite& batch, HeldStamps held) {
   WriteParams p;
   p.expected_games = batch.games.rows();
   p.expected_seats = batch.seats.rows();
   p.expected_actions = batch.actions.rows();
   p.expected_keys = batch.keys.rows();
-  p.games = batch.games.Take();
-  p.seats = batch.seats.Take();
-  p.actions = batch.actions.Take();
-  p.keys = batch.keys.Take();
-  p.notes = batch.notes.Take();
-  p.results = batch.results.Take();
+  const bool games_written = batch.games.rows() > 0;
+  for (auto [rows, out] :
+       {std::pair{&batch.games, &p.games}, std::pair{&batch.seats, &p.seats},
+        std::pair{&batch.actions, &p.actions}, std::pair{&batch.keys, &p.keys},
+        std::pair{&batch.notes, &p.notes}, std::pair{&batch.results, &p.results}}) {
+    absl::StatusOr<std::string> array = rows->Take();
+    if (!array.ok()) return array.status();
+    *out = *std::move(array);
+  }
   p.notify = PgTextArray(batch.notify);
   p.bytes = std::move(batch.bytes);
   p.held = std::move(held);
-  if (batch.keeps_earlier_wake_after.has_value() && batch.games.rows() > 0) {
+  if (batch.keeps_earlier_wake_after.has_value() && games_written) {
     p.keeps_earlier_wake_after = absl::StrCat(Micros(*batch.keeps_earlier_wake_after));
   }
   return p;
 }
 
 // Writes the batch with kWriteMutations (prepared once per connection, as LockBatch).
-void WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
-  const WriteParams p = WriteParamsOf(batch, HeldStamps{});
-  db.Run(txn, "sessions_write_mutations", sql::kWriteMutations, p.games, p.seats, p.actions, p.keys,
-         p.notes, p.results, p.notify, pqxx::binarystring(p.bytes), p.expected_games,
-         p.expected_seats, p.expected_actions, p.held.game_ids, p.held.stamps, p.held.versions,
-         p.expected_keys, p.keeps_earlier_wake_after);
+absl::Status WriteBatch(DbPool& db, pqxx::work& txn, BatchWrite& batch) {
+  PARLOR_ASSIGN_OR_RETURN(const WriteParams p, WriteParamsOf(batch, HeldStamps{}));
+  db.Run(txn, "sessions_write_mutations", sql::kWriteMutations, pqxx::binarystring(p.games),
+         pqxx::binarystring(p.seats), pqxx::binarystring(p.actions), pqxx::binarystring(p.keys),
+         pqxx::binarystring(p.notes), pqxx::binarystring(p.results), p.notify,
+         pqxx::binarystring(p.bytes), p.expected_games, p.expected_seats, p.expected_actions,
+         p.held.game_ids, p.held.stamps, p.held.versions, p.expected_keys,
+         p.keeps_earlier_wake_after);
+  return absl::OkStatus();
 }
 
 // Queues kWriteMutations on a pipelined transaction: it goes out with the commit.
 void QueueWrite(PipelineTxn& txn, WriteParams p) {
   txn.Queue(
       "sessions_write_mutations", sql::kWriteMutations,
-      {PgParam::Text(std::move(p.games)), PgParam::Text(std::move(p.seats)),
-       PgParam::Text(std::move(p.actions)), PgParam::Text(std::move(p.keys)),
-       PgParam::Text(std::move(p.notes)), PgParam::Text(std::move(p.results)),
+      {PgParam::Bytes(std::move(p.games)), PgParam::Bytes(std::move(p.seats)),
+       PgParam::Bytes(std::move(p.actions)), PgParam::Bytes(std::move(p.keys)),
+       PgParam::Bytes(std::move(p.notes)), PgParam::Bytes(std::move(p.results)),
        PgParam::Text(std::move(p.notify)), PgParam::Bytes(std::move(p.bytes)),
        PgParam::Text(absl::StrCat(p.expected_games)), PgParam::Text(absl::StrCat(p.expected_seats)),
        PgParam::Text(absl::StrCat(p.expected_actions)), PgParam::Text(std::move(p.held.game_ids)),
@@ -924,6 +878,28 @@ std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_nam
   return results;
 }
 
+absl::StatusOr<PgSessionsStore::WriteTypes> PgSessionsStore::write_types() {
+  if (write_types_known_.load(std::memory_order_acquire)) return write_types_;
+  absl::MutexLock lock(&write_types_mu_);
+  if (write_types_known_.load(std::memory_order_relaxed)) return write_types_;
+  WriteTypes types;
+  PARLOR_RETURN_IF_ERROR(db_->Read("sessions.write_types", [&](pqxx::nontransaction& txn) {
+    const pqxx::row row = txn.exec1(sql::kWriteTypes);
+    for (const pqxx::field& field : row) {
+      if (field.is_null()) {
+        return absl::FailedPreconditionError(
+            "the sessions schema lacks a composite type of kWriteMutations: apply its migrations");
+      }
+    }
+    types = WriteTypes{row[0].as<uint32_t>(), row[1].as<uint32_t>(), row[2].as<uint32_t>(),
+                       row[3].as<uint32_t>(), row[4].as<uint32_t>(), row[5].as<uint32_t>()};
+    return absl::OkStatus();
+  }));
+  write_types_ = types;
+  write_types_known_.store(true, std::memory_order_release);
+  return types;
+}
+
 absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
                                          const std::function<absl::Status(pqxx::work&)>& first,
                                          const std::vector<GameUpdate>& updates,
@@ -947,15 +923,21 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   }
   WrittenRows written(n);
   uint64_t txid = 0;
+  const absl::StatusOr<WriteTypes> types = write_types();
+  if (!types.ok()) {
+    results.assign(n, types.status());
+    return types.status();
+  }
   // Decides the batch on its locked games; what changed goes to `write`.
-  auto decide = [&](LockedGames locked, const std::function<void(BatchWrite&)>& write) {
+  auto decide = [&](LockedGames locked,
+                    const std::function<absl::Status(BatchWrite&)>& write) -> absl::Status {
     for (const auto& [id, l] : locked) {
       (l.held ? reads_.locked_held : reads_.locked_whole).fetch_add(1, std::memory_order_relaxed);
     }
-    BatchWrite batch;
+    BatchWrite batch(*types);
     const size_t changes = DecideBatch(updates, cached, locked, batch, written, results);
     tell_decided();
-    if (changes > 0) write(batch);
+    return changes > 0 ? write(batch) : absl::OkStatus();
   };
   auto start_attempt = [&] {
     results.assign(n, absl::OkStatus());
@@ -972,16 +954,20 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
       std::all_of(own.begin(), own.end(), [](const auto& o) { return o.has_value(); })) {
     start_attempt();
     LockedGames held = HeldGames(updates, own);
-    BatchWrite batch;
+    BatchWrite batch(*types);
     if (DecideBatch(updates, cached, held, batch, written, results) == n) {
       tell_decided();
-      const WriteParams p = WriteParamsOf(batch, HeldStampsOf(updates, own));
+      const absl::StatusOr<WriteParams> p = WriteParamsOf(batch, HeldStampsOf(updates, own));
+      if (!p.ok()) {
+        results.assign(n, p.status());
+        return p.status();
+      }
       TransactionOptions once;
       once.max_attempts = 1;
       const absl::Status unlocked = db_->TransactPipelined(
           txn_name,
           [&](PipelineTxn& txn) {
-            QueueWrite(txn, p);  // a copy: a transaction run again queues the same write
+            QueueWrite(txn, *p);  // a copy: a transaction run again queues the same write
             txn.OnCommitted([&](const std::vector<PgRows>& rows) { txid = WrittenTxid(rows); });
             return absl::OkStatus();
           },
@@ -1015,21 +1001,22 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
                              PgParam::Text(std::move(p.cached_versions)),
                              PgParam::Text(std::move(p.stamps)),
                              PgParam::Text(std::move(p.stamp_versions))});
-                  decide(ReadLocked(txn.Exchange().at(0), own_by_id, rows_, &txid),
-                         [&](BatchWrite& batch) {
-                           QueueWrite(txn, WriteParamsOf(batch, HeldStamps{}));
-                         });
-                  return absl::OkStatus();
+                  return decide(ReadLocked(txn.Exchange().at(0), own_by_id, rows_, &txid),
+                                [&](BatchWrite& batch) -> absl::Status {
+                                  PARLOR_ASSIGN_OR_RETURN(WriteParams p,
+                                                          WriteParamsOf(batch, HeldStamps{}));
+                                  QueueWrite(txn, std::move(p));
+                                  return absl::OkStatus();
+                                });
                 })
           : db_->Transact(txn_name, [&](pqxx::work& txn) -> absl::Status {
               start_attempt();
               if (first) PARLOR_RETURN_IF_ERROR(first(txn));
               if (n == 0) return absl::OkStatus();
               db_->PlanKeyLookupsOnce(txn);
-              decide(
+              return decide(
                   ReadLocked(LockBatch(*db_, txn, updates, cached, own), own_by_id, rows_, &txid),
-                  [&](BatchWrite& batch) { WriteBatch(*db_, txn, batch); });
-              return absl::OkStatus();
+                  [&](BatchWrite& batch) { return WriteBatch(*db_, txn, batch); });
             });
   tell_decided();
   if (!status.ok()) {

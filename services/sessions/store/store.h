@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/common/db/pool.h"
 #include "services/sessions/store/game_row_cache.h"
@@ -115,6 +116,17 @@ class PgSessionsStore : public SessionsStore {
 
   DbPool& db() { return *db_; }
 
+  // The OIDs of the composite types whose arrays kWriteMutations takes in binary form (a binary
+  // array names its element type). Catalog OIDs of one database, looked up once.
+  struct WriteTypes {
+    uint32_t game = 0;
+    uint32_t seat = 0;
+    uint32_t action = 0;
+    uint32_t key = 0;
+    uint32_t notification = 0;
+    uint32_t result = 0;
+  };
+
   // How reads of game rows went (GameRowCache). GetGame's: the stamp matched this server's own
   // write, the stamp did not match (the whole row was read after it), or the whole row was read
   // at once. A batch's locked read, per game: the row held was the stored one, or the database
@@ -154,7 +166,13 @@ class PgSessionsStore : public SessionsStore {
                     const std::vector<absl::Status>& results,
                     std::vector<std::optional<GameRow>>& written, uint64_t txid);
 
+  // WriteTypes, read from the catalog on the first write.
+  absl::StatusOr<WriteTypes> write_types();
+
   DbPool* db_;
+  absl::Mutex write_types_mu_;
+  std::atomic<bool> write_types_known_{false};
+  WriteTypes write_types_;
   SnapshotCache snapshots_;
   GameRowCache rows_;
   struct {
