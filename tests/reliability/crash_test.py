@@ -24,7 +24,8 @@ test's PostgreSQL runs with fsync, synchronous_commit and full_page_writes on (P
 defaults), and the figures say so.
 
 Prints every figure; exit 0 only when lost, applied twice, replay mismatches, rated twice and
-not rated are all 0 (and the driver made progress).
+not rated are all 0, no call was answered INTERNAL (a crash of either kind is a lost connection:
+UNAVAILABLE, to be retried), and the driver made progress.
 
 usage: crash_test.py BUILD_DIR [--seconds 60] [--games-at-once 6] [--kill-every 3]
                      [--crash sessions|postgres] [--pg-down 1] [--players 24] [--seed 1]
@@ -546,6 +547,10 @@ def main():
               result["state differs from replay"] == 0 and result["rated twice"] == 0 and
               result["not rated"] == 0 and len(figures.acks) > 0 and figures.kills > 0 and
               not figures.unanswered)
+        internal = {what: n for what, n in figures.errors.items() if "INTERNAL" in what}
+        if internal:
+            print("answered INTERNAL            %s   (must be none)" % internal)
+            ok = False
         if ok and args.self_check:
             ok = self_check(pg, db_url, args, figures, result)
         crashed = [s.label for s in services

@@ -1,5 +1,6 @@
 #include "services/common/db/pg_binary.h"
 
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -89,13 +90,7 @@ PgBinaryRecordArray& PgBinaryRecordArray::Uuid(absl::string_view text) {
     bytes.push_back(static_cast<char>(high * 16 + low));
     i += 2;
   }
-  if (!valid) {
-    if (error_.ok()) {
-      error_ = absl::InternalError(absl::StrCat("field ", fields_ + 1, " of row ", rows_,
-                                                " is not a UUID: \"", text.substr(0, 40), "\""));
-    }
-    return Null(pg_oid::kUuid);
-  }
+  if (!valid) return Fail(pg_oid::kUuid, "a UUID", absl::StrCat("\"", text.substr(0, 40), "\""));
   Field(pg_oid::kUuid, 16);
   elements_ += bytes;
   return *this;
@@ -128,13 +123,19 @@ PgBinaryRecordArray& PgBinaryRecordArray::Bool(bool value) {
   return *this;
 }
 
-PgBinaryRecordArray& PgBinaryRecordArray::Int2(int16_t value) {
+PgBinaryRecordArray& PgBinaryRecordArray::Int2(int64_t value) {
+  if (value < std::numeric_limits<int16_t>::min() || value > std::numeric_limits<int16_t>::max()) {
+    return Fail(pg_oid::kInt2, "a smallint", absl::StrCat(value));
+  }
   Field(pg_oid::kInt2, 2);
-  Put(elements_, static_cast<uint64_t>(static_cast<int64_t>(value)), 2);
+  Put(elements_, static_cast<uint64_t>(value), 2);
   return *this;
 }
 
-PgBinaryRecordArray& PgBinaryRecordArray::Int4(int32_t value) {
+PgBinaryRecordArray& PgBinaryRecordArray::Int4(int64_t value) {
+  if (value < std::numeric_limits<int32_t>::min() || value > std::numeric_limits<int32_t>::max()) {
+    return Fail(pg_oid::kInt4, "an integer", absl::StrCat(value));
+  }
   Field(pg_oid::kInt4, 4);
   PutInt32(elements_, value);
   return *this;
@@ -162,6 +163,15 @@ PgBinaryRecordArray& PgBinaryRecordArray::Int8Array(const std::vector<int64_t>& 
   Field(pg_oid::kInt8Array, static_cast<int32_t>(array.size()));
   elements_ += array;
   return *this;
+}
+
+PgBinaryRecordArray& PgBinaryRecordArray::Fail(uint32_t type, absl::string_view what,
+                                               absl::string_view value) {
+  if (error_.ok()) {
+    error_ = absl::InternalError(
+        absl::StrCat("field ", fields_ + 1, " of row ", rows_, " is not ", what, ": ", value));
+  }
+  return Null(type);
 }
 
 PgBinaryRecordArray& PgBinaryRecordArray::Null(uint32_t type) {

@@ -55,8 +55,10 @@ class PgBinaryRecordArray {
   // A JSON document in its text form; the server parses it (jsonb_recv).
   PgBinaryRecordArray& Jsonb(absl::string_view json);
   PgBinaryRecordArray& Bool(bool value);
-  PgBinaryRecordArray& Int2(int16_t value);
-  PgBinaryRecordArray& Int4(int32_t value);
+  // A value outside the column's range makes Take() fail (as the server's int2in / int4in would
+  // have refused its text), rather than wrapping.
+  PgBinaryRecordArray& Int2(int64_t value);
+  PgBinaryRecordArray& Int4(int64_t value);
   PgBinaryRecordArray& Int8(int64_t value);
   PgBinaryRecordArray& Int8OrNull(const std::optional<int64_t>& value);
   PgBinaryRecordArray& Int4Array(const std::vector<int>& values);
@@ -72,6 +74,8 @@ class PgBinaryRecordArray {
  private:
   // Starts a field of `type` whose value is `length` bytes long (-1: NULL).
   void Field(uint32_t type, int32_t length);
+  // Keeps the first error for Take(); the field becomes NULL.
+  PgBinaryRecordArray& Fail(uint32_t type, absl::string_view what, absl::string_view value);
 
   uint32_t record_type_;
   std::string elements_;

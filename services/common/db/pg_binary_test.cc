@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/testing/status_matchers.h"
@@ -72,6 +73,18 @@ TEST(PgBinaryRecordArrayTest, SomethingElseWhereAUuidBelongsFailsTheArrayNamingI
     EXPECT_EQ(rows.rows(), 0);
     EXPECT_EQ(rows.Take()->size(), 12u);
   }
+}
+
+TEST(PgBinaryRecordArrayTest, ANumberOutsideItsColumnsRangeFailsTheArrayInsteadOfWrapping) {
+  PgBinaryRecordArray small(1);
+  small.Row().Int2(32767).Int2(-32768).Int2(32768).EndRow();
+  EXPECT_THAT(small.Take(), StatusIs(absl::StatusCode::kInternal,
+                                     HasSubstr("field 3 of row 1 is not a smallint: 32768")));
+  PgBinaryRecordArray mid(1);
+  mid.Row().EndRow();
+  mid.Row().Int4(int64_t{1} << 31).EndRow();
+  EXPECT_THAT(mid.Take(), StatusIs(absl::StatusCode::kInternal,
+                                   HasSubstr("field 1 of row 2 is not an integer: 2147483648")));
 }
 
 TEST(PgBinaryRecordArrayTest, JsonbIsItsFormatVersionThenTheText) {

@@ -30,11 +30,14 @@ bool IsConnectionFailure(const std::string& sqlstate) {
          sqlstate == "57P03";
 }
 
-// The connection itself failed (as opposed to the SQL), with no COMMIT in doubt.
+// The connection itself failed (as opposed to the SQL), with no COMMIT in doubt. An error
+// without SQLSTATE was made by libpq, not sent by the server: a server that went away in the
+// middle of a statement ("server closed the connection unexpectedly") is one, which libpqxx
+// throws as sql_error.
 bool IsLostConnection(const std::exception& error) {
   if (dynamic_cast<const pqxx::broken_connection*>(&error) != nullptr) return true;
   const auto* sql = dynamic_cast<const pqxx::sql_error*>(&error);
-  return sql != nullptr && IsConnectionFailure(sql->sqlstate());
+  return sql != nullptr && (sql->sqlstate().empty() || IsConnectionFailure(sql->sqlstate()));
 }
 
 // Runs `body` in a transaction of isolation level L. Exceptions propagate to Transact();
@@ -369,7 +372,8 @@ absl::Status DbPool::RunAttempts(const std::string& txn_name, const TransactionO
       spdlog::debug("transaction {} retrying (attempt {}): {}", txn_name, attempt_number, e.what());
       std::this_thread::sleep_for(std::chrono::milliseconds(5 * attempt_number * attempt_number));
     } catch (const std::exception& e) {
-      if (committing && IsLostConnection(e)) {
+      const bool lost = IsLostConnection(e);
+      if (committing && lost) {
         // The connection broke while COMMIT was under way: report it like libpqxx's in-doubt.
         count("failed");
         return fail(pqxx::in_doubt_error(e.what()));
@@ -378,7 +382,7 @@ absl::Status DbPool::RunAttempts(const std::string& txn_name, const TransactionO
       // A connection that broke before COMMIT was sent took its transaction with it: nothing
       // was saved, so the body may run again, once, on a fresh connection (the pooled ones were
       // just closed). This is what makes the first request after a PostgreSQL restart succeed.
-      if (IsLostConnection(e) && !committing && !rerun_after_lost_connection) {
+      if (lost && !committing && !rerun_after_lost_connection) {
         rerun_after_lost_connection = true;
         count("retried");
         continue;

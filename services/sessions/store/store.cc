@@ -548,7 +548,7 @@ struct BatchWrite {
 
   // Appends `value` to `bytes` and its offset and length to the row.
   void Bytes(PgBinaryRecordArray& row, const std::string& value) {
-    row.Int4(static_cast<int32_t>(bytes.size())).Int4(static_cast<int32_t>(value.size()));
+    row.Int4(static_cast<int64_t>(bytes.size())).Int4(static_cast<int64_t>(value.size()));
     bytes += value;
   }
 
@@ -612,10 +612,10 @@ struct BatchWrite {
   void AddSeat(const GameRow& g, const SeatRow& s, const std::string& status) {
     seats.Row().Uuid(g.game_id).Int4(s.seat).Bool(s.forfeited).Bool(s.my_turn);
     seats.Int8OrNull(MicrosOrNull(s.turn_started_at)).Int8OrNull(MicrosOrNull(s.deadline));
-    seats.Int2(static_cast<int16_t>(s.reminders_sent)).Int8OrNull(s.time_bank_ms);
+    seats.Int2(s.reminders_sent).Int8OrNull(s.time_bank_ms);
     seats.Int8(s.vacation_used_ms).Text(status).Int8(Micros(g.updated_at));
     seats.Int8OrNull(MicrosOrNull(s.vacation_until)).Int8OrNull(MicrosOrNull(s.paused_until));
-    seats.Int2(static_cast<int16_t>(s.timeouts_in_a_row));
+    seats.Int2(s.timeouts_in_a_row);
     seats.EndRow();
   }
 
@@ -879,9 +879,8 @@ std::vector<absl::Status> PgSessionsStore::UpdateGames(absl::string_view txn_nam
 }
 
 absl::StatusOr<PgSessionsStore::WriteTypes> PgSessionsStore::write_types() {
-  if (write_types_known_.load(std::memory_order_acquire)) return write_types_;
   absl::MutexLock lock(&write_types_mu_);
-  if (write_types_known_.load(std::memory_order_relaxed)) return write_types_;
+  if (write_types_) return *write_types_;
   WriteTypes types;
   PARLOR_RETURN_IF_ERROR(db_->Read("sessions.write_types", [&](pqxx::nontransaction& txn) {
     const pqxx::row row = txn.exec1(sql::kWriteTypes);
@@ -896,8 +895,16 @@ absl::StatusOr<PgSessionsStore::WriteTypes> PgSessionsStore::write_types() {
     return absl::OkStatus();
   }));
   write_types_ = types;
-  write_types_known_.store(true, std::memory_order_release);
   return types;
+}
+
+void PgSessionsStore::ForgetWriteTypesAfter(const absl::Status& status) {
+  // A database restored from a dump, or a schema made again, gives the types new OIDs, and every
+  // write would then fail ("binary data has array element type ..."): after any internal error
+  // the next write reads them again (one small catalog query after a rare failure).
+  if (!absl::IsInternal(status)) return;
+  absl::MutexLock lock(&write_types_mu_);
+  write_types_.reset();
 }
 
 absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
@@ -925,6 +932,7 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
   uint64_t txid = 0;
   const absl::StatusOr<WriteTypes> types = write_types();
   if (!types.ok()) {
+    tell_decided();  // nothing will be: the caller need not wait for it
     results.assign(n, types.status());
     return types.status();
   }
@@ -978,6 +986,7 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
         return absl::OkStatus();
       }
       if (!absl::IsAborted(unlocked)) {
+        ForgetWriteTypesAfter(unlocked);
         for (absl::Status& result : results) result = unlocked;
         return unlocked;
       }
@@ -1020,6 +1029,7 @@ absl::Status PgSessionsStore::RunUpdates(absl::string_view txn_name,
             });
   tell_decided();
   if (!status.ok()) {
+    ForgetWriteTypesAfter(status);
     for (absl::Status& result : results) result = status;
     return status;
   }

@@ -166,13 +166,14 @@ class PgSessionsStore : public SessionsStore {
                     const std::vector<absl::Status>& results,
                     std::vector<std::optional<GameRow>>& written, uint64_t txid);
 
-  // WriteTypes, read from the catalog on the first write.
+  // WriteTypes, read from the catalog on the first write and again after a write that failed
+  // with INTERNAL (ForgetWriteTypesAfter).
   absl::StatusOr<WriteTypes> write_types();
+  void ForgetWriteTypesAfter(const absl::Status& status);
 
   DbPool* db_;
   absl::Mutex write_types_mu_;
-  std::atomic<bool> write_types_known_{false};
-  WriteTypes write_types_;
+  std::optional<WriteTypes> write_types_ ABSL_GUARDED_BY(write_types_mu_);
   SnapshotCache snapshots_;
   GameRowCache rows_;
   struct {

@@ -770,5 +770,42 @@ TEST_F(SessionsMigrationPgTest, HotGameUpdatesRewriteNoTableAndListPublicGamesBy
   }
 }
 
+// The group committer lets the next batch be decided once this one is (UpdateGames' `decided`):
+// a batch that fails before deciding anything must say so too, or every later move of this
+// server would wait for ever. Here the write's row types cannot be found.
+TEST_F(StorePgTest, ABatchThatCannotStartStillTellsItsCallerItIsDecidedAndTheNextOneIsDecided) {
+  const std::string id = CreateBotGame();
+  auto ddl = [&](const std::string& sql) {
+    pqxx::connection c(db_url());
+    pqxx::work txn(c);
+    txn.exec0(sql);
+    txn.commit();
+  };
+  ddl("ALTER TYPE sessions.result_write RENAME TO result_write_away");
+  PgSessionsStore fresh(pool_.get());  // holds no row types yet
+  int told = 0;
+  bool decide_called = false;
+  const std::vector<PgSessionsStore::GameUpdate> updates = {
+      {id, std::nullopt,
+       [&](const GameRow&,
+           const std::optional<StoredAnswer>&) -> absl::StatusOr<std::optional<Mutation>> {
+         decide_called = true;
+         return std::nullopt;
+       }}};
+  std::vector<absl::Status> results = fresh.UpdateGames("test.update", updates, [&] { ++told; });
+  EXPECT_EQ(told, 1);
+  EXPECT_FALSE(decide_called);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_THAT(results[0], StatusIs(absl::StatusCode::kFailedPrecondition,
+                                   ::testing::HasSubstr("apply its migrations")));
+
+  // The failed lookup is not kept: once the type is back, the same store decides the update.
+  ddl("ALTER TYPE sessions.result_write_away RENAME TO result_write");
+  results = fresh.UpdateGames("test.update", updates, [&] { ++told; });
+  EXPECT_EQ(told, 2);
+  EXPECT_TRUE(decide_called);
+  EXPECT_THAT(results[0], IsOk());
+}
+
 }  // namespace
 }  // namespace parlor::sessions
