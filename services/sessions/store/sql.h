@@ -344,9 +344,13 @@ inline constexpr char kSelectDueGames[] =
     "WHERE g.status = 'active' AND g.wake_at <= sessions.from_us($1) "
     "ORDER BY g.wake_at LIMIT $2 FOR UPDATE OF g SKIP LOCKED";
 
-// The vacations of the accounts $1 (uuid[]), one row per account that has one.
+// The vacations of the accounts $1 (uuid[]), one row per account that has one. PostgreSQL plans
+// it on every call (for `= ANY` of an array parameter the custom plan always looks cheaper), so
+// it spells out sessions.to_us instead of calling it: inlining a SQL function parses its body each
+// time (planning 52 -> 23 us on a quiet machine, 220 us under load).
 inline constexpr char kSelectVacations[] =
-    "SELECT account_id::text, sessions.to_us(started_at), sessions.to_us(ends_at) "
+    "SELECT account_id::text, (extract(epoch FROM started_at) * 1000000)::bigint, "
+    "(extract(epoch FROM ends_at) * 1000000)::bigint "
     "FROM sessions.vacations WHERE account_id = ANY($1::uuid[])";
 
 // Starts a vacation unless one is running; returns no row when one is.
