@@ -98,11 +98,8 @@ class SchemaLock {
       : connection_(connection), schema_(schema) {
     pqxx::nontransaction txn(connection_, "migrate_lock");
     absl::Time next_log = absl::Now() + absl::Seconds(30);
-    // Two-key advisory lock: a fixed namespace for migrations, then the schema.
-    while (!txn.exec_params1(
-                   "SELECT pg_try_advisory_lock(hashtext('parlor.migrations'), hashtext($1))",
-                   schema_)[0]
-                .as<bool>()) {
+    const std::string try_lock = absl::StrCat("SELECT pg_try_advisory_lock(", kKey, ")");
+    while (!txn.exec_params1(try_lock, schema_)[0].as<bool>()) {
       if (absl::Now() >= next_log) {
         spdlog::info("migrations of schema {}: waiting for another runner to finish", schema_);
         next_log = absl::Now() + absl::Seconds(30);
@@ -115,8 +112,7 @@ class SchemaLock {
   ~SchemaLock() {
     try {
       pqxx::nontransaction txn(connection_, "migrate_unlock");
-      txn.exec_params1("SELECT pg_advisory_unlock(hashtext('parlor.migrations'), hashtext($1))",
-                       schema_);
+      txn.exec_params1(absl::StrCat("SELECT pg_advisory_unlock(", kKey, ")"), schema_);
     } catch (const std::exception& e) {
       // A broken connection has released the lock with its session.
       spdlog::warn("migrations of schema {}: releasing the lock: {}", schema_, e.what());
@@ -124,6 +120,9 @@ class SchemaLock {
   }
 
  private:
+  // Two-key advisory lock: a fixed namespace for migrations, then the schema ($1).
+  static constexpr char kKey[] = "hashtext('parlor.migrations'), hashtext($1)";
+
   pqxx::connection& connection_;
   const std::string schema_;
 };
