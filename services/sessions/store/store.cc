@@ -22,6 +22,9 @@ namespace {
 
 int64_t Micros(absl::Time t) { return absl::ToUnixMicros(t); }
 int64_t MicrosOrZero(const std::optional<absl::Time>& t) { return t ? absl::ToUnixMicros(*t) : 0; }
+std::optional<int64_t> MicrosOrNull(const std::optional<absl::Time>& t) {
+  return t ? std::optional<int64_t>(Micros(*t)) : std::nullopt;
+}
 std::optional<absl::Time> TimeOrNull(int64_t micros) {
   if (micros == 0) return std::nullopt;
   return absl::FromUnixMicros(micros);
@@ -592,10 +595,6 @@ struct BatchWrite {
   }
 
  private:
-  static std::optional<int64_t> MicrosOrNull(const std::optional<absl::Time>& t) {
-    return t ? std::optional<int64_t>(Micros(*t)) : std::nullopt;
-  }
-
   void AddGame(const GameRow& g, const std::string& status) {
     games.Row().Uuid(g.game_id).Text(status).Int8(g.version);
     Bytes(games, g.snapshot);
