@@ -4,7 +4,8 @@
 //
 //   parlor-sessions-load --db_url="host=... port=... dbname=..."
 //       --sessions_binary=build/services/sessions/parlor-sessions [--seconds=10] [--streams=10000]
-//       [--games=1,8,32] [--baseline=false] [--mode=pvp [--pvp_reads=mover]] [--client_threads=2]
+//       [--games=1,8,32] [--baseline=false] [--baseline_after=false] [--mode=pvp
+//       [--pvp_reads=mover]] [--client_threads=2]
 //       [--server_workers=64] [--server_db_connections=16] [--pg_stats=false] [--statements]
 // (services/sessions/load/run_load.sh [--durable] starts a PostgreSQL for it; scripts/dev bench
 // runs it on a durable one in both modes.)
@@ -23,7 +24,9 @@
 //      --pvp_reads=mover one, by the mover, as a phone does). --client_threads threads drive
 //      the games, each its share through gRPC's completion queue, as pgbench's -j threads drive
 //      its clients (0: one blocking thread per game). moves/s counts SubmitAction calls per
-//      second of wall time; p50/p99 are SubmitAction latencies.
+//      second of wall time; p50/p99 are SubmitAction latencies. Then pgbench again (unless
+//      --baseline_after=false): the ratio is moves/s over the mean of the two baselines, so that
+//      the machine's drift between the baseline and the moves does not lean one way.
 //      After each run: the notification outbox (rows delivered during the run, rows still
 //      pending and the age of the oldest), and the CPU time per transaction / per move of each
 //      process (this tool or pgbench, the server, the PostgreSQL cluster) and of everything else
@@ -174,6 +177,10 @@ struct Settings {
   // Concurrent games per measured run, comma-separated.
   std::string games = "1,8,32";
   bool baseline = true;
+  // A second pgbench run after the moves: the ratio is to the mean of the two, so that the
+  // machine drifting between the baseline and the moves (up to a quarter here) weighs on both
+  // sides of it alike.
+  bool baseline_after = true;
   bool floors = true;
   // Threads of the tool's players, each driving its share of the games with gRPC's
   // completion-queue API (as pgbench's -j threads drive its clients); 0: one thread per game,
@@ -1119,6 +1126,34 @@ std::string PercentOf(double rate, double baseline, bool ratios) {
   return absl::StrFormat("%.0f %% of pgbench", 100.0 * rate / baseline);
 }
 
+// A run's line: the baseline before the moves (tps, p50, p99), the moves, the ratio of moves/s to
+// the baseline (to the mean of the runs before and after the moves, when there is one after),
+// then the run after.
+std::string RunLine(int games, const Result& before, const Result& after, const Result& moves,
+                    bool ratios) {
+  const double baseline =
+      after.count > 0 ? (before.per_second + after.per_second) / 2 : before.per_second;
+  const auto percent = [&](double tps) {
+    return absl::StrFormat("%.1f %%", 100.0 * moves.per_second / tps);
+  };
+  std::string ratio = "no ratio";
+  if (ratios) ratio = before.count > 0 ? percent(baseline) : std::string("(no baseline)");
+  std::string line = absl::StrFormat(
+      "%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | "
+      "%7s",
+      games, before.per_second, before.p50_ms, before.p99_ms, moves.per_second, moves.p50_ms,
+      moves.p99_ms, ratio);
+  if (after.count > 0) {
+    absl::StrAppendFormat(&line, " | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms", after.per_second,
+                          after.p50_ms, after.p99_ms);
+    if (ratios && before.count > 0) {
+      absl::StrAppend(&line, "  (", percent(before.per_second), " of the one before, ",
+                      percent(after.per_second), " of the one after)");
+    }
+  }
+  return line;
+}
+
 // One row of the table per unit of work (a move, or a pgbench transaction): CPU by process, then
 // PostgreSQL's statistics over the same run, then the load average at its end.
 std::string PerUnitRow(int games, const char* unit, const CpuPer& cpu, const DbStats& d0,
@@ -1146,7 +1181,8 @@ std::string PerUnitRow(int games, const char* unit, const CpuPer& cpu, const DbS
 void PrintPerUnit(const std::vector<std::string>& rows, const std::vector<std::string>& tables,
                   const std::vector<std::string>& statements, bool pg_stats) {
   std::printf(
-      "per unit of work (a move, or a pgbench transaction), over each run:\n"
+      "per unit of work (a move, or a pgbench transaction), over each run (for each count of\n"
+      "  games: pgbench, the moves, and pgbench again after them):\n"
       "  CPU (user + system, us) of the server, the PostgreSQL cluster, the client (this tool or\n"
       "  pgbench) and every other process; busy: the machine's busy share during the run.\n"
       "  statements: pg_stat_statements calls (top level, this database; each is a round trip\n"
@@ -1270,8 +1306,11 @@ int Run(const Settings& s) {
       ratios ? ""
              : absl::StrFormat("machine busy (%.0f %%) before the run: no ratio\n", busy_before)
                    .c_str());
-  std::printf("%-6s | %-38s | %-38s | %s\n", "games", "pgbench UPDATE+INSERT (tps, p50, p99)",
-              "SubmitAction (moves/s, p50, p99)", "ratio");
+  std::printf("%-6s | %-38s | %-38s | %-7s%s\n", "games", "pgbench UPDATE+INSERT (tps, p50, p99)",
+              "SubmitAction (moves/s, p50, p99)", "ratio",
+              s.baseline && s.baseline_after
+                  ? " | pgbench again, after the moves (the ratio is to the mean of the two)"
+                  : "");
   std::atomic<long> errors{0};
   const pid_t postmaster = PostmasterPid(s.db_url);
   std::vector<std::string> per_unit_lines;
@@ -1318,15 +1357,6 @@ int Run(const Settings& s) {
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_count") - batches0;
     const double batched =
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_sum") - batched0;
-    const std::string ratio =
-        !ratios          ? std::string("no ratio")
-        : base.count > 0 ? absl::StrFormat("%5.1f %%", 100.0 * mine.per_second / base.per_second)
-                         : std::string("  (no baseline)");
-    std::printf(
-        "%-6d | %9.0f tps  p50 %6.2f ms  p99 %6.2f ms | %9.0f /s   p50 %6.2f ms  p99 %6.2f ms | "
-        "%s\n",
-        games, base.per_second, base.p50_ms, base.p99_ms, mine.per_second, mine.p50_ms, mine.p99_ms,
-        ratio.c_str());
     const OutboxState outbox_before = outbox_after;
     outbox_after = ReadOutbox(s.db_url, metrics_port);
     outbox_lines.push_back(absl::StrFormat(
@@ -1381,6 +1411,24 @@ int Run(const Settings& s) {
     per_unit_lines.push_back(PerUnitRow(games, "move",
                                         CpuPerUnitFigures(cpu1, cpu2, mine.count, false), base1,
                                         mine1, mine.count, batches > 0 ? batched / batches : 0));
+    // The second baseline, once the moves' counts are read; its own counts for its row.
+    Result base_after = Result{};
+    std::string base_after_row;
+    if (s.baseline && s.baseline_after) {
+      DbStats after0;
+      const CpuUse cpu5 = MeasureCpu(child, postmaster);
+      base_after = Baseline(s, games, stats, [&] { after0 = read(); });
+      WaitForPgbenchBackends(stats);
+      const CpuUse cpu6 = MeasureCpu(child, postmaster);
+      // PostgreSQL 15 flushes a backend's counts when it exits: pgbench's are in.
+      const DbStats after1 = read();
+      idle_since = absl::Now();
+      base_after_row =
+          PerUnitRow(games, "pgbench", CpuPerUnitFigures(cpu5, cpu6, base_after.count, true),
+                     after0, after1, base_after.count, 0);
+    }
+    std::printf("%s\n", RunLine(games, base, base_after, mine, ratios).c_str());
+    if (!base_after_row.empty()) per_unit_lines.push_back(base_after_row);
     if (mine.count > 0 && base1.ok && mine1.ok) {
       table_lines.push_back(
           absl::StrFormat("%-6d | move    | %s", games,
@@ -1497,6 +1545,8 @@ int main(int argc, char** argv) {
   flags.String("server_args", &s.server_args,
                "more parlor-sessions flags, space-separated (e.g. --group_commit_threads=2)");
   flags.Bool("baseline", &s.baseline, "run the pgbench baseline beside each run");
+  flags.Bool("baseline_after", &s.baseline_after,
+             "run pgbench again after the moves; the ratio is then to the mean of the two");
   flags.Bool("floors", &s.floors,
              "after each run, measure the ceilings: gRPC health checks and authenticated calls "
              "refused before the database, at the same concurrency");
