@@ -84,6 +84,7 @@
 #include "services/common/core/flags.h"
 #include "services/common/core/token.h"
 #include "services/sessions/load/async_players.h"
+#include "services/sessions/load/free_ports.h"
 
 namespace parlor::sessions {
 namespace {
@@ -195,19 +196,6 @@ struct Settings {
   bool pg_stats = true;
   bool statements = false;
 };
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const int port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
-}
 
 std::string AccountId(int i) {
   char buf[64];
@@ -1221,8 +1209,13 @@ int Run(const Settings& s) {
   const ClusterInfo cluster = DescribeCluster(s.db_url);
   const auth::KeyPairBase64 access = auth::GenerateKeyPair();
   const auth::KeyPairBase64 service = auth::GenerateKeyPair();
-  const int grpc_port = FreePort();
-  const int metrics_port = FreePort();
+  const std::vector<int> ports = FreeLoopbackPorts(2);
+  if (ports.empty()) {
+    std::fprintf(stderr, "no free loopback ports below the ephemeral range\n");
+    return 1;
+  }
+  const int grpc_port = ports[0];
+  const int metrics_port = ports[1];
   const pid_t child = fork();
   if (child == 0) {
     const std::string a1 = absl::StrCat("--db_url=", s.db_url);

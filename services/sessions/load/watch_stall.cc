@@ -40,6 +40,7 @@
 #include "parlor/sessions/v1/sessions.grpc.pb.h"
 #include "services/common/core/flags.h"
 #include "services/common/core/token.h"
+#include "services/sessions/load/free_ports.h"
 
 namespace parlor::sessions {
 namespace {
@@ -53,19 +54,6 @@ struct Settings {
   int seconds = 30;
   int max_rounds = 500;
 };
-
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const int port = ntohs(addr.sin_port);
-  close(fd);
-  return port;
-}
 
 std::string AccountId(int i) {
   char buf[64];
@@ -301,8 +289,13 @@ void PrintLatencies(const char* label, const Latencies& l) {
 int Run(const Settings& s) {
   const auth::KeyPairBase64 access = auth::GenerateKeyPair();
   const auth::KeyPairBase64 service = auth::GenerateKeyPair();
-  const int grpc_port = FreePort();
-  const int metrics_port = FreePort();
+  const std::vector<int> ports = FreeLoopbackPorts(2);
+  if (ports.empty()) {
+    std::fprintf(stderr, "no free loopback ports below the ephemeral range\n");
+    return 1;
+  }
+  const int grpc_port = ports[0];
+  const int metrics_port = ports[1];
   const pid_t child = fork();
   g_child = child;
   if (child == 0) {
