@@ -5,7 +5,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -44,6 +46,20 @@ inline std::vector<int> FreeLoopbackPorts(int count) {
   for (int fd : held) close(fd);
   if (static_cast<int>(ports.size()) < count) ports.clear();
   return ports;
+}
+
+// The two ports of a child parlor-sessions, or nullopt after saying why on stderr.
+struct ChildServerPorts {
+  int grpc = 0;
+  int metrics = 0;
+};
+inline std::optional<ChildServerPorts> PortsForChildServer() {
+  const std::vector<int> ports = FreeLoopbackPorts(2);
+  if (ports.empty()) {
+    std::fprintf(stderr, "no free loopback ports below the kernel's ephemeral range\n");
+    return std::nullopt;
+  }
+  return ChildServerPorts{.grpc = ports[0], .metrics = ports[1]};
 }
 
 }  // namespace parlor::sessions

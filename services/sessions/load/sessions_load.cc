@@ -38,12 +38,9 @@
 //      latency from sending SubmitAction to receiving the stream event.
 //   4. N idle WatchMyGames streams (distinct players); the child's resident memory before and
 //      after, per stream.
-#include <arpa/inet.h>
 #include <dirent.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,6 +57,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -1209,13 +1207,10 @@ int Run(const Settings& s) {
   const ClusterInfo cluster = DescribeCluster(s.db_url);
   const auth::KeyPairBase64 access = auth::GenerateKeyPair();
   const auth::KeyPairBase64 service = auth::GenerateKeyPair();
-  const std::vector<int> ports = FreeLoopbackPorts(2);
-  if (ports.empty()) {
-    std::fprintf(stderr, "no free loopback ports below the ephemeral range\n");
-    return 1;
-  }
-  const int grpc_port = ports[0];
-  const int metrics_port = ports[1];
+  const std::optional<ChildServerPorts> ports = PortsForChildServer();
+  if (!ports.has_value()) return 1;
+  const int grpc_port = ports->grpc;
+  const int metrics_port = ports->metrics;
   const pid_t child = fork();
   if (child == 0) {
     const std::string a1 = absl::StrCat("--db_url=", s.db_url);

@@ -11,10 +11,7 @@
 // The long game is played through the API by the tool itself (four seats, all players of the
 // tool, each move a random legal one, until KA'DICE's round limit ends it), so it does not
 // depend on what Resign does.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -289,13 +287,10 @@ void PrintLatencies(const char* label, const Latencies& l) {
 int Run(const Settings& s) {
   const auth::KeyPairBase64 access = auth::GenerateKeyPair();
   const auth::KeyPairBase64 service = auth::GenerateKeyPair();
-  const std::vector<int> ports = FreeLoopbackPorts(2);
-  if (ports.empty()) {
-    std::fprintf(stderr, "no free loopback ports below the ephemeral range\n");
-    return 1;
-  }
-  const int grpc_port = ports[0];
-  const int metrics_port = ports[1];
+  const std::optional<ChildServerPorts> ports = PortsForChildServer();
+  if (!ports.has_value()) return 1;
+  const int grpc_port = ports->grpc;
+  const int metrics_port = ports->metrics;
   const pid_t child = fork();
   g_child = child;
   if (child == 0) {
