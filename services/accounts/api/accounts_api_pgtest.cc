@@ -8,12 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/any.pb.h"
-#include "google/protobuf/descriptor.h"
-#include "google/protobuf/descriptor.pb.h"
-#include "google/protobuf/duration.pb.h"
-#include "google/protobuf/dynamic_message.h"
-#include "google/protobuf/text_format.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
@@ -22,11 +16,13 @@
 #include "services/accounts/testing/accounts_test_server.h"
 #include "services/common/core/crypto.h"
 #include "services/common/testing/grpc_health.h"
+#include "services/common/testing/retry_info.h"
 #include "tests/pg/pg_test_database.h"
 
 namespace parlor::accounts {
 namespace {
 
+using parlor::testing::RetryDelayOf;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
@@ -224,70 +220,6 @@ class AccountsRateLimitPgTest : public AccountsApiPgTest {
     server.rate_limits = {.account = {.per_minute = 1, .burst = 5},
                           .device = {.per_minute = 1, .burst = 2},
                           .peer = {.per_minute = 1, .burst = 3}};
-  }
-
-  // The google.rpc.RetryInfo delay inside a status's grpc-status-details-bin, decoded with
-  // descriptors built here from the published googleapis field numbers (independently of how
-  // the server writes them).
-  static std::optional<absl::Duration> RetryDelayOf(const grpc::Status& status) {
-    google::protobuf::FileDescriptorProto file;
-    const bool parsed = google::protobuf::TextFormat::ParseFromString(
-        R"pb(
-          name: "parlor_test/google_rpc.proto"
-          package: "google.rpc"
-          dependency: "google/protobuf/any.proto"
-          dependency: "google/protobuf/duration.proto"
-          message_type {
-            name: "Status"
-            field { name: "code" number: 1 label: LABEL_OPTIONAL type: TYPE_INT32 }
-            field { name: "message" number: 2 label: LABEL_OPTIONAL type: TYPE_STRING }
-            field {
-              name: "details"
-              number: 3
-              label: LABEL_REPEATED
-              type: TYPE_MESSAGE
-              type_name: ".google.protobuf.Any"
-            }
-          }
-          message_type {
-            name: "RetryInfo"
-            field {
-              name: "retry_delay"
-              number: 1
-              label: LABEL_OPTIONAL
-              type: TYPE_MESSAGE
-              type_name: ".google.protobuf.Duration"
-            }
-          }
-        )pb",
-        &file);
-    if (!parsed) return std::nullopt;
-    google::protobuf::DescriptorPool pool(google::protobuf::DescriptorPool::generated_pool());
-    if (pool.BuildFile(file) == nullptr) return std::nullopt;
-    google::protobuf::DynamicMessageFactory factory(&pool);
-    std::unique_ptr<google::protobuf::Message> rpc_status(
-        factory.GetPrototype(pool.FindMessageTypeByName("google.rpc.Status"))->New());
-    if (!rpc_status->ParseFromString(status.error_details())) return std::nullopt;
-    const google::protobuf::Reflection* reflection = rpc_status->GetReflection();
-    const google::protobuf::Descriptor* descriptor = rpc_status->GetDescriptor();
-    if (reflection->GetInt32(*rpc_status, descriptor->FindFieldByName("code")) !=
-        status.error_code()) {
-      return std::nullopt;
-    }
-    const google::protobuf::FieldDescriptor* details = descriptor->FindFieldByName("details");
-    for (int i = 0; i < reflection->FieldSize(*rpc_status, details); ++i) {
-      google::protobuf::Any any;
-      any.CopyFrom(reflection->GetRepeatedMessage(*rpc_status, details, i));
-      if (any.type_url() != "type.googleapis.com/google.rpc.RetryInfo") continue;
-      std::unique_ptr<google::protobuf::Message> retry(
-          factory.GetPrototype(pool.FindMessageTypeByName("google.rpc.RetryInfo"))->New());
-      if (!retry->ParseFromString(any.value())) return std::nullopt;
-      google::protobuf::Duration delay;
-      delay.CopyFrom(retry->GetReflection()->GetMessage(
-          *retry, retry->GetDescriptor()->FindFieldByName("retry_delay")));
-      return absl::Seconds(delay.seconds()) + absl::Nanoseconds(delay.nanos());
-    }
-    return std::nullopt;
   }
 
   std::string Scrape() { return server_->host().metrics().Serialize(); }

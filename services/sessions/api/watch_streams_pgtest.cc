@@ -15,9 +15,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
-#include "google/protobuf/descriptor.pb.h"
-#include "google/protobuf/dynamic_message.h"
-#include "google/protobuf/text_format.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
@@ -26,6 +23,7 @@
 #include "pqxx/pqxx"
 #include "services/accounts/accounts_server.h"
 #include "services/accounts/testing/accounts_test_server.h"
+#include "services/common/testing/retry_info.h"
 #include "services/common/testing/test_server.h"
 #include "services/sessions/sessions_server.h"
 #include "services/sessions/testing/sessions_test_server.h"
@@ -34,6 +32,7 @@
 namespace parlor::sessions {
 namespace {
 
+using parlor::testing::RetryDelayOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -56,66 +55,6 @@ StreamLimits TestLimits() {
   limits.catch_up_events_per_second = 0;
   limits.catch_up_events_per_second_per_account = 0;
   return limits;
-}
-
-// The google.rpc.RetryInfo delay inside a status's grpc-status-details-bin, decoded with
-// descriptors built here from the published googleapis field numbers (independently of how the
-// server writes them).
-std::optional<absl::Duration> RetryDelayOf(const grpc::Status& status) {
-  google::protobuf::FileDescriptorProto file;
-  const bool parsed = google::protobuf::TextFormat::ParseFromString(
-      R"pb(
-        name: "parlor_test/google_rpc_watch.proto"
-        package: "google.rpc"
-        dependency: "google/protobuf/any.proto"
-        dependency: "google/protobuf/duration.proto"
-        message_type {
-          name: "Status"
-          field { name: "code" number: 1 label: LABEL_OPTIONAL type: TYPE_INT32 }
-          field { name: "message" number: 2 label: LABEL_OPTIONAL type: TYPE_STRING }
-          field {
-            name: "details"
-            number: 3
-            label: LABEL_REPEATED
-            type: TYPE_MESSAGE
-            type_name: ".google.protobuf.Any"
-          }
-        }
-        message_type {
-          name: "RetryInfo"
-          field {
-            name: "retry_delay"
-            number: 1
-            label: LABEL_OPTIONAL
-            type: TYPE_MESSAGE
-            type_name: ".google.protobuf.Duration"
-          }
-        }
-      )pb",
-      &file);
-  if (!parsed) return std::nullopt;
-  google::protobuf::DescriptorPool pool(google::protobuf::DescriptorPool::generated_pool());
-  if (pool.BuildFile(file) == nullptr) return std::nullopt;
-  google::protobuf::DynamicMessageFactory factory(&pool);
-  std::unique_ptr<google::protobuf::Message> rpc_status(
-      factory.GetPrototype(pool.FindMessageTypeByName("google.rpc.Status"))->New());
-  if (!rpc_status->ParseFromString(status.error_details())) return std::nullopt;
-  const google::protobuf::Reflection* reflection = rpc_status->GetReflection();
-  const google::protobuf::FieldDescriptor* details =
-      rpc_status->GetDescriptor()->FindFieldByName("details");
-  for (int i = 0; i < reflection->FieldSize(*rpc_status, details); ++i) {
-    google::protobuf::Any any;
-    any.CopyFrom(reflection->GetRepeatedMessage(*rpc_status, details, i));
-    if (any.type_url() != "type.googleapis.com/google.rpc.RetryInfo") continue;
-    std::unique_ptr<google::protobuf::Message> retry(
-        factory.GetPrototype(pool.FindMessageTypeByName("google.rpc.RetryInfo"))->New());
-    if (!retry->ParseFromString(any.value())) return std::nullopt;
-    google::protobuf::Duration delay;
-    delay.CopyFrom(retry->GetReflection()->GetMessage(
-        *retry, retry->GetDescriptor()->FindFieldByName("retry_delay")));
-    return absl::Seconds(delay.seconds()) + absl::Nanoseconds(delay.nanos());
-  }
-  return std::nullopt;
 }
 
 // The value of a counter series in a /metrics text, 0 when absent.
