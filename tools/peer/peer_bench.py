@@ -23,7 +23,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -166,22 +165,18 @@ def commits(conninfo):
                     f"WHERE datname = '{DATABASE}'"))
 
 
-def wait_for_port(port, process, seconds=30):
+def listening_port(process, output, seconds=30):
+    """The port the peer server prints once it listens (server.js binds port 0)."""
     deadline = time.time() + seconds
     while time.time() < deadline:
+        output.seek(0)
+        m = re.search(r"^peer server listening on (\d+)$", output.read(), re.MULTILINE)
+        if m:
+            return int(m[1])
         if process.poll() is not None:
             raise RuntimeError(f"the peer server exited with {process.returncode}")
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
         time.sleep(0.1)
-    raise RuntimeError(f"the peer server did not listen on {port} within {seconds} s")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    raise RuntimeError(f"the peer server did not listen within {seconds} s")
 
 
 def conninfo_fields(conninfo):
@@ -212,19 +207,18 @@ def bench(args):
         print(f"machine busy ({busy_before:.0f} %) before the run: no ratio")
     psql(cluster, f"DROP DATABASE IF EXISTS {DATABASE}")
     psql(cluster, f"CREATE DATABASE {DATABASE}")
-    port = free_port()
     node = shutil.which("node") or "node"
     # As the peer runs in production: boardgame.io logs nothing per move with NODE_ENV=production.
     env = dict(os.environ, NODE_ENV="production")
     server_log = tempfile.TemporaryFile(mode="w+")
     server = subprocess.Popen(
-        [node, os.path.join(HERE, "server.js"), f"--port={port}", f"--db_host={fields['host']}",
+        [node, os.path.join(HERE, "server.js"), f"--db_host={fields['host']}",
          f"--db_port={fields['port']}", f"--db_name={DATABASE}",
          f"--db_user={fields.get('user', 'postgres')}"],
         stdout=server_log, stderr=subprocess.STDOUT, env=env)
     results = []
     try:
-        wait_for_port(port, server)
+        port = listening_port(server, server_log)
         print(f"\n{'games':<6} | {'pgbench UPDATE+INSERT (tps, p50, p99)':<38} | "
               f"{'peer move (moves/s, p50, p99)':<38} | {'ratio':<7} | pgbench again, after "
               "the moves (the ratio is to the mean of the two)")
