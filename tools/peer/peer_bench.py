@@ -131,7 +131,11 @@ def percentile(sorted_values, q):
 
 
 def pgbench(conninfo, clients, seconds):
-    """pgbench's UPDATE + INSERT at `clients` clients: (tps, p50 ms, p99 ms, count, CPU s)."""
+    """pgbench's UPDATE + INSERT at `clients` clients: (tps, p50 ms, p99 ms, count, CPU s).
+
+    The same tables, script and flags as Baseline() in services/sessions/load/sessions_load.cc:
+    change both together, or the two systems' ratios stop being comparable.
+    """
     psql(conninfo, "DROP TABLE IF EXISTS load_rows, load_log; "
          "CREATE TABLE load_rows (id integer PRIMARY KEY, version bigint NOT NULL); "
          "INSERT INTO load_rows SELECT g, 0 FROM generate_series(1, 1000) g; "

@@ -382,6 +382,7 @@ std::string CpuPerUnit(const CpuUse& a, const CpuUse& b, long units, bool pgbenc
 
 // pgbench: one single-row UPDATE + one INSERT per transaction, `clients` clients.
 // The tables are made on `c` before the run, then `ready` is called (the statistics' first read).
+// tools/peer/peer_bench.py runs the same baseline beside the peer: change both together.
 Result Baseline(const Settings& s, int clients, pqxx::connection& c,
                 const std::function<void()>& ready) {
   {
