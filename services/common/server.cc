@@ -21,6 +21,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "services/common/core/logging.h"
+#include "services/common/core/thread_name.h"
 #include "spdlog/spdlog.h"
 
 #ifndef PARLOR_DEFAULT_MIGRATIONS_DIR
@@ -267,7 +268,7 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Create(Identity identi
                 .pipelining = c.db_pipelining,
                 .max_pipelined_connections = c.db_max_pipelined_connections},
       host->metrics_.get());
-  host->workers_ = std::make_unique<ThreadPool>(host->identity_.name, c.worker_threads,
+  host->workers_ = std::make_unique<ThreadPool>("rpc-workers", c.worker_threads,
                                                 static_cast<size_t>(c.max_queued_requests));
   std::optional<auth::TokenVerifier> access;
   std::optional<auth::TokenVerifier> service;
@@ -389,7 +390,10 @@ absl::Status ServiceHost::Start() {
                                                config_.grpc_port, " (port in use?)"));
   }
   SetServing(false);
-  readiness_ = std::thread([this] { ReadinessLoop(); });
+  readiness_ = std::thread([this] {
+    NameThisThread("readiness");
+    ReadinessLoop();
+  });
   spdlog::info("{} listening on {}:{} ({}; metrics on {})", identity_.name, config_.listen_host,
                grpc_port_,
                server_credentials_ == nullptr       ? "plaintext"

@@ -178,7 +178,8 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
   host.AddService(installed->api.get(), "parlor.matchmaking.v1.MatchmakingService");
   {
     MatchmakingService* domain = installed->domain.get();
-    installed->prune_loop = std::make_unique<PeriodicLoop>(config.prune_interval, [domain] {
+    installed->prune_loop = std::make_unique<
+        PeriodicLoop>("ticket-pruner", config.prune_interval, [domain] {
       absl::StatusOr<MatchmakingService::Pruned> pruned = domain->PruneHistory();
       if (!pruned.ok()) {
         spdlog::warn("matchmaking: pruning history failed: {}", pruned.status().ToString());
@@ -194,14 +195,15 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
     // Games are created on their own loop: behind the pass, a burst of CreateGame calls (seconds
     // while sessions is busy) held back the next pass and every ticket waiting for it. A pass
     // that seated matches wakes it.
-    installed->delivery_loop = std::make_unique<PeriodicLoop>(config.matcher_interval, [domain] {
-      absl::StatusOr<int> delivered = domain->DeliverGames();
-      if (!delivered.ok()) {
-        spdlog::warn("matchmaking: game delivery failed: {}", delivered.status().ToString());
-      }
-    });
+    installed->delivery_loop =
+        std::make_unique<PeriodicLoop>("game-delivery", config.matcher_interval, [domain] {
+          absl::StatusOr<int> delivered = domain->DeliverGames();
+          if (!delivered.ok()) {
+            spdlog::warn("matchmaking: game delivery failed: {}", delivered.status().ToString());
+          }
+        });
     installed->loop = std::make_unique<PeriodicLoop>(
-        config.matcher_interval, [domain, delivery = installed->delivery_loop.get()] {
+        "matcher", config.matcher_interval, [domain, delivery = installed->delivery_loop.get()] {
           absl::StatusOr<PassStats> pass = domain->RunMatcherPass();
           if (!pass.ok()) {
             spdlog::warn("matchmaking: matcher pass failed: {}", pass.status().ToString());
@@ -217,15 +219,16 @@ absl::StatusOr<std::shared_ptr<void>> InstallMatchmaking(ServiceHost& host,
         host.InternalChannel(config.notifications_address), installed->tokens.get(), clock,
         NotificationsRelay::Options{}, &host.metrics().registry());
     NotificationsRelay* relay = installed->relay.get();
-    installed->relay_loop = std::make_unique<PeriodicLoop>(config.notifications_interval, [relay] {
-      absl::StatusOr<NotificationsRelay::Relayed> relayed = relay->Drain();
-      if (!relayed.ok()) {
-        spdlog::warn("matchmaking: notification relay failed: {}", relayed.status().ToString());
-      }
-      if (absl::Status gauges = relay->UpdateGauges(); !gauges.ok()) {
-        spdlog::warn("matchmaking: notification backlog gauges: {}", gauges.ToString());
-      }
-    });
+    installed->relay_loop =
+        std::make_unique<PeriodicLoop>("notify-relay", config.notifications_interval, [relay] {
+          absl::StatusOr<NotificationsRelay::Relayed> relayed = relay->Drain();
+          if (!relayed.ok()) {
+            spdlog::warn("matchmaking: notification relay failed: {}", relayed.status().ToString());
+          }
+          if (absl::Status gauges = relay->UpdateGauges(); !gauges.ok()) {
+            spdlog::warn("matchmaking: notification backlog gauges: {}", gauges.ToString());
+          }
+        });
   }
   absl::StatusOr<std::unique_ptr<AccountDeletionFollower>> deletions =
       MakeAccountDeletionFollower(host,

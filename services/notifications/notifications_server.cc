@@ -199,17 +199,18 @@ absl::StatusOr<std::shared_ptr<void>> InstallNotifications(ServiceHost& host,
     host.WhenFirstServing([h] { h->deletions->Start(); });
   }
   // Its first round comes one interval after start-up, once the migrations have run.
-  h->pruner = std::make_unique<PeriodicLoop>(h->config.prune_interval, [domain = h->domain.get()] {
-    absl::StatusOr<NotificationsService::Pruned> pruned = domain->Prune();
-    if (!pruned.ok()) {
-      spdlog::warn("notifications: pruning old events failed: {}", pruned.status().ToString());
-    } else if (pruned->events + pruned->turns > 0) {
-      spdlog::info(
-          "notifications: pruned {} events and the turn state of {} players' games "
-          "older than the retention",
-          pruned->events, pruned->turns);
-    }
-  });
+  h->pruner = std::make_unique<PeriodicLoop>(
+      "inbox-pruner", h->config.prune_interval, [domain = h->domain.get()] {
+        absl::StatusOr<NotificationsService::Pruned> pruned = domain->Prune();
+        if (!pruned.ok()) {
+          spdlog::warn("notifications: pruning old events failed: {}", pruned.status().ToString());
+        } else if (pruned->events + pruned->turns > 0) {
+          spdlog::info(
+              "notifications: pruned {} events and the turn state of {} players' games "
+              "older than the retention",
+              pruned->events, pruned->turns);
+        }
+      });
   if (h->config.delivery.threads > 0) {
     // The senders need the schema: start them once the migrations ran.
     host.WhenFirstServing([h] {

@@ -368,7 +368,7 @@ absl::StatusOr<StreamDeps> StartStreams(ServiceHost& host, const SessionsConfig&
 void StartLoops(const SessionsConfig& config, SessionsHandles& h,
                 const std::function<absl::Time()>& clock) {
   Sessions* domain = h.domain.get();
-  h.sweeper = std::make_unique<PeriodicLoop>(config.sweep_interval, [domain] {
+  h.sweeper = std::make_unique<PeriodicLoop>("sweeper", config.sweep_interval, [domain] {
     absl::StatusOr<int> swept = domain->Sweep();
     if (!swept.ok()) spdlog::warn("sweeper: {}", swept.status().ToString());
     absl::StatusOr<int> forgotten = domain->ForgetExpiredIdempotencyKeys();
@@ -382,8 +382,8 @@ void StartLoops(const SessionsConfig& config, SessionsHandles& h,
   GameStore* store = h.store.get();
   const engine::Registry* games = h.games.get();
   OutboxStore* outbox = h.outbox.get();
-  h.gauges =
-      std::make_unique<PeriodicLoop>(config.gauge_interval, [metrics, store, outbox, games, clock] {
+  h.gauges = std::make_unique<PeriodicLoop>(
+      "gauges", config.gauge_interval, [metrics, store, outbox, games, clock] {
         RefreshGauges(*metrics, *store, *outbox, *games, clock());
       });
 }

@@ -2,11 +2,18 @@
 
 #include <utility>
 
+#include "services/common/core/thread_name.h"
+
 namespace parlor {
 
-PeriodicLoop::PeriodicLoop(absl::Duration interval, std::function<void()> tick)
+PeriodicLoop::PeriodicLoop(std::string name, absl::Duration interval, std::function<void()> tick)
     : interval_(interval), tick_(std::move(tick)) {
-  if (interval_ > absl::ZeroDuration()) thread_ = std::thread([this] { Run(); });
+  if (interval_ > absl::ZeroDuration()) {
+    thread_ = std::thread([this, name = std::move(name)] {
+      NameThisThread(name);
+      Run();
+    });
+  }
 }
 
 PeriodicLoop::~PeriodicLoop() {

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "absl/time/time.h"
@@ -16,7 +17,8 @@ namespace parlor {
 // have run. A zero interval starts no thread (tests drive the work themselves).
 class PeriodicLoop {
  public:
-  PeriodicLoop(absl::Duration interval, std::function<void()> tick);
+  // `name` names its thread (NameThisThread), e.g. "sweeper".
+  PeriodicLoop(std::string name, absl::Duration interval, std::function<void()> tick);
   ~PeriodicLoop();  // waits for a running tick
   PeriodicLoop(const PeriodicLoop&) = delete;
   PeriodicLoop& operator=(const PeriodicLoop&) = delete;

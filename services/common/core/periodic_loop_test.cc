@@ -28,7 +28,7 @@ struct Ticks {
 
 TEST(PeriodicLoopTest, AWokenLoopTicksBeforeItsInterval) {
   Ticks ticks;
-  PeriodicLoop loop(absl::Hours(1), [&ticks] { ticks.Tick(); });
+  PeriodicLoop loop("test-loop", absl::Hours(1), [&ticks] { ticks.Tick(); });
   loop.Wake();
   EXPECT_TRUE(ticks.WaitFor(1));
   loop.Wake();
@@ -37,14 +37,14 @@ TEST(PeriodicLoopTest, AWokenLoopTicksBeforeItsInterval) {
 
 TEST(PeriodicLoopTest, ALoopTicksEveryIntervalUnwoken) {
   Ticks ticks;
-  PeriodicLoop loop(absl::Milliseconds(1), [&ticks] { ticks.Tick(); });
+  PeriodicLoop loop("test-loop", absl::Milliseconds(1), [&ticks] { ticks.Tick(); });
   EXPECT_TRUE(ticks.WaitFor(3));
 }
 
 TEST(PeriodicLoopTest, ALoopWithoutAnIntervalNeverTicks) {
   std::atomic<int> ticks{0};
   {
-    PeriodicLoop loop(absl::ZeroDuration(), [&ticks] { ++ticks; });
+    PeriodicLoop loop("test-loop", absl::ZeroDuration(), [&ticks] { ++ticks; });
     loop.Wake();
   }
   EXPECT_EQ(ticks.load(), 0);
@@ -54,7 +54,7 @@ TEST(PeriodicLoopTest, DestroyingALoopWaitsForItsRunningTick) {
   std::atomic<bool> started{false};
   std::atomic<bool> finished{false};
   {
-    PeriodicLoop loop(absl::Hours(1), [&] {
+    PeriodicLoop loop("test-loop", absl::Hours(1), [&] {
       started = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       finished = true;

@@ -2,23 +2,37 @@
 
 #include <utility>
 
+#include "services/common/core/thread_name.h"
+
 namespace parlor {
 
 ThreadPool::ThreadPool(std::string name, int threads, size_t max_queued)
     : name_(std::move(name)), max_queued_(max_queued) {
+  waiters_.reserve(threads);
   workers_.reserve(threads);
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Work(); });
+  idle_.reserve(threads);
+  for (int i = 0; i < threads; ++i) {
+    Waiter* waiter = waiters_.emplace_back(std::make_unique<Waiter>()).get();
+    workers_.emplace_back([this, waiter] { Work(waiter); });
+  }
 }
 
 ThreadPool::~ThreadPool() { Shutdown(); }
 
 bool ThreadPool::TrySubmit(std::function<void()> task) {
+  Waiter* wake = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || queue_.size() >= max_queued_) return false;
     queue_.push_back(std::move(task));
+    if (!idle_.empty()) {
+      wake = idle_.back();
+      idle_.pop_back();
+      wake->woken = true;
+    }
   }
-  cv_.notify_one();
+  // Busy workers look at the queue before they go idle, so nobody needs waking then.
+  if (wake != nullptr) wake->cv.notify_one();
   return true;
 }
 
@@ -26,8 +40,9 @@ void ThreadPool::Shutdown() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
+    idle_.clear();
   }
-  cv_.notify_all();
+  for (const std::unique_ptr<Waiter>& waiter : waiters_) waiter->cv.notify_one();
   for (std::thread& worker : workers_) {
     if (worker.joinable()) worker.join();
   }
@@ -38,17 +53,28 @@ size_t ThreadPool::queued() const {
   return queue_.size();
 }
 
-void ThreadPool::Work() {
+int ThreadPool::idle() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(idle_.size());
+}
+
+void ThreadPool::Work(Waiter* self) {
+  NameThisThread(name_);
+  std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    std::function<void()> task;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping and drained
-      task = std::move(queue_.front());
+    if (!queue_.empty()) {
+      std::function<void()> task = std::move(queue_.front());
       queue_.pop_front();
+      lock.unlock();
+      task();
+      task = nullptr;  // its captures go before the lock is taken again
+      lock.lock();
+      continue;
     }
-    task();
+    if (stopping_) return;  // stopping and drained
+    self->woken = false;
+    idle_.push_back(self);
+    self->cv.wait(lock, [&] { return self->woken || stopping_; });
   }
 }
 

@@ -2,8 +2,12 @@
 
 #include <atomic>
 #include <latch>
+#include <set>
+#include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
+#include "services/common/core/thread_name.h"
 
 namespace parlor {
 namespace {
@@ -15,6 +19,49 @@ TEST(ThreadPoolTest, RunsEverythingQueuedBeforeShutdown) {
     for (int i = 0; i < 100; ++i) ASSERT_TRUE(pool.TrySubmit([&] { ran++; }));
   }
   EXPECT_EQ(ran.load(), 100);
+}
+
+TEST(ThreadPoolTest, NamesItsThreadsSoThatProfilesTellThemApart) {
+  std::string seen;
+  {
+    ThreadPool pool("rpc-workers-of-a-long-name", 1, 10);
+    ASSERT_TRUE(pool.TrySubmit([&] { seen = ThisThreadName(); }));
+  }
+  EXPECT_EQ(seen, "rpc-workers-of-");  // Linux keeps 15 bytes of a thread's name
+}
+
+// One task at a time, each handed in once every worker is idle: all of them run on the worker
+// that went idle last, so one thread stays warm instead of the pool passing work round all of its
+// threads.
+TEST(ThreadPoolTest, GivesWorkToTheWorkerIdleShortest) {
+  constexpr int kWorkers = 8;
+  ThreadPool pool("test", kWorkers, 100);
+  std::set<std::thread::id> ran_on;
+  for (int i = 0; i < 20; ++i) {
+    while (pool.idle() < kWorkers) std::this_thread::yield();
+    std::latch done(1);
+    ASSERT_TRUE(pool.TrySubmit([&] {
+      ran_on.insert(std::this_thread::get_id());
+      done.count_down();
+    }));
+    done.wait();
+  }
+  EXPECT_EQ(ran_on.size(), 1u);
+}
+
+TEST(ThreadPoolTest, WakesAnIdleWorkerWhileAnotherIsBusy) {
+  ThreadPool pool("test", 2, 100);
+  std::latch release(1);
+  std::latch blocked(1);
+  ASSERT_TRUE(pool.TrySubmit([&] {
+    blocked.count_down();
+    release.wait();
+  }));
+  blocked.wait();
+  std::latch second(1);
+  ASSERT_TRUE(pool.TrySubmit([&] { second.count_down(); }));
+  second.wait();  // ran on the other worker while the first still holds its task
+  release.count_down();
 }
 
 TEST(ThreadPoolTest, RefusesWorkBeyondTheQueueBound) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/client_context.h"
+#include "services/common/core/thread_name.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor {
@@ -24,7 +25,10 @@ AccountDeletionFollower::~AccountDeletionFollower() { Stop(); }
 void AccountDeletionFollower::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable()) return;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameThisThread("account-deletes");
+    Run();
+  });
 }
 
 void AccountDeletionFollower::Stop() {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
+#include "services/common/core/thread_name.h"
 #include "services/common/grpc_status.h"
 #include "services/matchmaking/domain/catalog.h"
 #include "services/matchmaking/domain/properties.h"
@@ -337,7 +338,10 @@ class TicketWatch final : public grpc::ServerWriteReactor<v1::WatchMyTicketsResp
 };
 
 WatchHub::WatchHub(MatchmakingService* service, absl::Duration interval)
-    : service_(service), interval_(interval), thread_([this] { Loop(); }) {}
+    : service_(service), interval_(interval), thread_([this] {
+        NameThisThread("ticket-watch");
+        Loop();
+      }) {}
 
 WatchHub::~WatchHub() { Stop(); }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/core/retry_delay.h"
+#include "services/common/core/thread_name.h"
 #include "services/common/grpc_status.h"
 #include "services/notifications/api/notifications_api.h"
 
@@ -172,7 +173,10 @@ InboxWatchHub::InboxWatchHub(NotificationsService* service, ThreadPool* workers,
       limits_(limits),
       clock_(std::move(clock)),
       opens_(limits.opens_per_account),
-      thread_([this] { Run(); }) {}
+      thread_([this] {
+        NameThisThread("inbox-watch");
+        Run();
+      }) {}
 
 InboxWatchHub::~InboxWatchHub() { Stop(); }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/core/logging.h"
+#include "services/common/core/thread_name.h"
 #include "services/notifications/domain/rules.h"
 #include "spdlog/spdlog.h"
 
@@ -279,7 +280,10 @@ absl::Status Deliverer::UpdateQueueGauges() {
 DeliveryLoop::DeliveryLoop(Deliverer* deliverer, SenderFactory factory)
     : deliverer_(deliverer), factory_(std::move(factory)) {
   for (int i = 0; i < std::max(1, deliverer_->options().threads); ++i) {
-    threads_.emplace_back([this, i] { Run(i); });
+    threads_.emplace_back([this, i] {
+      NameThisThread("push-delivery");
+      Run(i);
+    });
   }
 }
 

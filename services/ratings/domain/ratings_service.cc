@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/core/logging.h"
+#include "services/common/core/thread_name.h"
 #include "services/ratings/domain/validation.h"
 
 namespace parlor::ratings {
@@ -479,6 +480,7 @@ void RatingsService::StartRefresher() {
   if (refresher_.joinable()) return;
   stopping_ = false;
   refresher_ = std::thread([this] {
+    NameThisThread("ladder-refresh");
     std::unique_lock<std::mutex> lock(mu_);
     while (!stopping_) {
       lock.unlock();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
+#include "services/common/core/thread_name.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor::sessions {
@@ -29,7 +30,10 @@ RevocationPoller::~RevocationPoller() { Stop(); }
 void RevocationPoller::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable()) return;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameThisThread("revocations");
+    Run();
+  });
 }
 
 void RevocationPoller::Stop() {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/core/thread_name.h"
 #include "services/common/grpc_status.h"
 
 namespace parlor::sessions {
@@ -27,7 +28,10 @@ void StreamGuard::Start() {
   std::lock_guard<std::mutex> lock(mu_);
   if (thread_.joinable()) return;
   stop_ = false;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameThisThread("stream-guard");
+    Run();
+  });
 }
 
 void StreamGuard::Stop() {

@@ -83,6 +83,7 @@
 #include "services/common/core/token.h"
 #include "services/sessions/load/async_players.h"
 #include "services/sessions/load/free_ports.h"
+#include "services/sessions/load/thread_cpu.h"
 
 namespace parlor::sessions {
 namespace {
@@ -1304,6 +1305,7 @@ int Run(const Settings& s) {
   const pid_t postmaster = PostmasterPid(s.db_url);
   std::vector<std::string> per_unit_lines;
   std::vector<std::string> table_lines;
+  std::vector<std::string> thread_lines;
   std::vector<std::string> statement_lines;
   std::vector<std::string> outbox_lines;
   std::vector<std::string> floor_lines;
@@ -1339,8 +1341,12 @@ int Run(const Settings& s) {
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_count");
     const double batched0 =
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_sum");
+    const load::ThreadUses threads0 = load::ThreadsOf(child);
     Result mine = Sessions(client, s, games, &errors);
+    const load::ThreadUses threads1 = load::ThreadsOf(child);
     const CpuUse cpu2 = MeasureCpu(child, postmaster);
+    thread_lines.push_back(
+        absl::StrFormat("%-6d | %s", games, load::ThreadsPerUnit(threads0, threads1, mine.count)));
     idle_since = absl::Now();
     const double batches =
         ScrapeValue(metrics_port, "parlor_sessions_group_commit_batch_size_count") - batches0;
@@ -1440,6 +1446,10 @@ int Run(const Settings& s) {
       "woken by LISTEN):\n%s\n\n",
       errors.load(), absl::StrJoin(outbox_lines, "\n").c_str());
   PrintPerUnit(per_unit_lines, table_lines, statement_lines, s.pg_stats);
+  std::printf(
+      "the server's CPU per move by thread (name (threads) CPU, context switches; gRPC's own\n"
+      "  are nexting_thread and default-executo), over the moves' run:\n%s\n\n",
+      absl::StrJoin(thread_lines, "\n").c_str());
   if (!floor_lines.empty()) {
     std::printf(
         "ceilings on this machine (the same client, channel and concurrency; no game, no "

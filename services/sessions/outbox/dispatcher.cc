@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "curl/curl.h"
 #include "services/common/core/logging.h"
+#include "services/common/core/thread_name.h"
 #include "spdlog/spdlog.h"
 
 namespace parlor::sessions {
@@ -154,7 +155,10 @@ DispatchLoop::DispatchLoop(OutboxDispatcher* dispatcher, std::unique_ptr<ChangeF
     }
     cv_.notify_all();
   });
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameThisThread("outbox-dispatch");
+    Run();
+  });
 }
 
 DispatchLoop::~DispatchLoop() {

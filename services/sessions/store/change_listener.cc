@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "pqxx/pqxx"
+#include "services/common/core/thread_name.h"
 #include "services/sessions/store/sql.h"
 #include "spdlog/spdlog.h"
 
@@ -49,7 +50,10 @@ PgChangeFeed::~PgChangeFeed() { Stop(); }
 void PgChangeFeed::Start(OnChange on_change) {
   on_change_ = std::move(on_change);
   stop_ = false;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    NameThisThread("change-listen");
+    Run();
+  });
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, std::chrono::seconds(10), [this] { return listening_; });
 }

@@ -4,13 +4,18 @@
 #include <utility>
 
 #include "absl/synchronization/notification.h"
+#include "services/common/core/thread_name.h"
 
 namespace parlor::sessions {
 
 GroupCommitter::GroupCommitter(PgSessionsStore* store, Options options)
     : store_(store), options_(options) {
   const int threads = std::max(1, options_.threads);
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
+  for (int i = 0; i < threads; ++i)
+    threads_.emplace_back([this] {
+      NameThisThread("group-commit");
+      Run();
+    });
 }
 
 GroupCommitter::~GroupCommitter() {
