@@ -414,8 +414,8 @@ absl::Status StartOutbox(ServiceHost& host, const SessionsConfig& config, Sessio
   if (config.dispatch_interval > absl::ZeroDuration()) {
     h.dispatch = std::make_unique<DispatchLoop>(
         h.dispatcher.get(),
-        std::make_unique<PgChangeFeed>(host.db().session_url(), "parlor-sessions-outbox-feed"),
-        config.dispatch_interval);
+        // The hub's LISTEN connection, not one of its own (HubChangeFeed).
+        std::make_unique<HubChangeFeed>(h.hub.get()), config.dispatch_interval);
   }
   return absl::OkStatus();
 }

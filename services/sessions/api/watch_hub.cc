@@ -39,7 +39,7 @@ void WatchHub::Resync() {
 int64_t WatchHub::SubscribeGame(const std::string& game_id, Callback callback) {
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t id = next_id_++;
-  entries_[id] = std::make_shared<Entry>(Entry{game_id, true, std::move(callback)});
+  entries_[id] = std::make_shared<Entry>(Entry{game_id, Scope::kGame, std::move(callback)});
   by_game_.emplace(game_id, id);
   return id;
 }
@@ -47,8 +47,16 @@ int64_t WatchHub::SubscribeGame(const std::string& game_id, Callback callback) {
 int64_t WatchHub::SubscribeAccount(const std::string& account_id, Callback callback) {
   std::lock_guard<std::mutex> lock(mu_);
   const int64_t id = next_id_++;
-  entries_[id] = std::make_shared<Entry>(Entry{account_id, false, std::move(callback)});
+  entries_[id] = std::make_shared<Entry>(Entry{account_id, Scope::kAccount, std::move(callback)});
   by_account_.emplace(account_id, id);
+  return id;
+}
+
+int64_t WatchHub::SubscribeAll(Callback callback) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t id = next_id_++;
+  entries_[id] = std::make_shared<Entry>(Entry{"", Scope::kAll, std::move(callback)});
+  all_.push_back(id);
   return id;
 }
 
@@ -56,7 +64,12 @@ void WatchHub::Unsubscribe(int64_t id) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
-  auto& index = it->second->by_game ? by_game_ : by_account_;
+  if (it->second->scope == Scope::kAll) {
+    std::erase(all_, id);
+    entries_.erase(it);
+    return;
+  }
+  auto& index = it->second->scope == Scope::kGame ? by_game_ : by_account_;
   auto [lo, hi] = index.equal_range(it->second->key);
   for (auto i = lo; i != hi; ++i) {
     if (i->second == id) {
@@ -82,8 +95,32 @@ void WatchHub::Dispatch(const GameChange& change) {
       auto [alo, ahi] = by_account_.equal_range(account);
       for (auto i = alo; i != ahi; ++i) targets.push_back(entries_[i->second]);
     }
+    for (int64_t id : all_) targets.push_back(entries_[id]);
   }
   for (auto& e : targets) e->callback(change);
+}
+
+HubChangeFeed::~HubChangeFeed() { Stop(); }
+
+void HubChangeFeed::Start(OnChange on_change) {
+  Stop();
+  receiver_ = std::make_shared<Receiver>();
+  receiver_->on_change = std::move(on_change);
+  subscription_ = hub_->SubscribeAll([receiver = receiver_](const GameChange& change) {
+    std::lock_guard<std::mutex> lock(receiver->mu);
+    if (receiver->on_change) receiver->on_change(change);
+  });
+}
+
+void HubChangeFeed::Stop() {
+  if (receiver_ == nullptr) return;
+  hub_->Unsubscribe(subscription_);
+  {
+    // A Dispatch that took the callback before Unsubscribe waits here, then finds nothing to call.
+    std::lock_guard<std::mutex> lock(receiver_->mu);
+    receiver_->on_change = nullptr;
+  }
+  receiver_ = nullptr;
 }
 
 }  // namespace parlor::sessions

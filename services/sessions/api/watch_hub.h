@@ -36,6 +36,8 @@ class WatchHub {
   // Subscriptions by game and by account; the id unsubscribes.
   int64_t SubscribeGame(const std::string& game_id, Callback callback);
   int64_t SubscribeAccount(const std::string& account_id, Callback callback);
+  // Every change and resync, whatever the game (the outbox dispatcher's wake-up: HubChangeFeed).
+  int64_t SubscribeAll(Callback callback);
   void Unsubscribe(int64_t id);
 
   // Number of live subscriptions (streams).
@@ -48,17 +50,45 @@ class WatchHub {
 
   mutable std::mutex mu_;
   int64_t next_id_ = 1;
+  enum class Scope { kGame, kAccount, kAll };
   struct Entry {
     std::string key;
-    bool by_game;
+    Scope scope;
     Callback callback;
   };
   std::map<int64_t, std::shared_ptr<Entry>> entries_;
   std::multimap<std::string, int64_t> by_game_;
   std::multimap<std::string, int64_t> by_account_;
+  std::vector<int64_t> all_;
   SessionsMetrics* const metrics_;
   // Last: stopped (by its destructor) before the subscriptions it dispatches to go away.
   std::unique_ptr<ChangeFeed> feed_;
+};
+
+// The hub's changes as a ChangeFeed of their own, so that another follower in the replica (the
+// outbox dispatcher's loop) shares the hub's one LISTEN connection instead of opening a second:
+// one PostgreSQL backend and one thread fewer woken on every committed change. The hub must be
+// started first and outlive it. Once Stop returns, no call is running and none follows.
+class HubChangeFeed final : public ChangeFeed {
+ public:
+  explicit HubChangeFeed(WatchHub* hub) : hub_(hub) {}
+  ~HubChangeFeed() override;
+  HubChangeFeed(const HubChangeFeed&) = delete;
+  HubChangeFeed& operator=(const HubChangeFeed&) = delete;
+
+  void Start(OnChange on_change) override;
+  void Stop() override;
+
+ private:
+  // Shared with the hub's callback, which may still hold it while Stop runs.
+  struct Receiver {
+    std::mutex mu;
+    OnChange on_change;  // empty once stopped
+  };
+
+  WatchHub* const hub_;
+  std::shared_ptr<Receiver> receiver_;
+  int64_t subscription_ = 0;
 };
 
 }  // namespace parlor::sessions

@@ -149,11 +149,15 @@ DispatchLoop::DispatchLoop(OutboxDispatcher* dispatcher, std::unique_ptr<ChangeF
                            absl::Duration interval, absl::Duration coalesce)
     : dispatcher_(dispatcher), feed_(std::move(feed)), interval_(interval), coalesce_(coalesce) {
   feed_->Start([this](const GameChange&) {
+    bool first = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      announced_ = true;
+      first = !std::exchange(announced_, true);
     }
-    cv_.notify_all();
+    // Only the first announcement since the last drain has anyone to wake: the loop is then in
+    // WaitForWork. Later ones arrive while it coalesces or drains, and waking it there (on every
+    // committed change: thousands a second under load) only sends it back to sleep.
+    if (first) cv_.notify_all();
   });
   thread_ = std::thread([this] {
     NameThisThread("outbox-dispatch");
