@@ -40,7 +40,7 @@ class WatchHub {
   int64_t SubscribeAll(Callback callback);
   void Unsubscribe(int64_t id);
 
-  // Number of live subscriptions (streams).
+  // Number of live subscriptions (streams, and followers such as a HubChangeFeed).
   int64_t subscribers() const;
   // Delivers a change as if the feed had reported it.
   void Dispatch(const GameChange& change);
