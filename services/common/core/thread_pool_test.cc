@@ -12,6 +12,16 @@
 namespace parlor {
 namespace {
 
+// Hands `pool` a task that holds its worker until `release` counts down; returns once it runs.
+void HoldAWorker(ThreadPool& pool, std::latch& release) {
+  std::latch started(1);
+  ASSERT_TRUE(pool.TrySubmit([&started, &release] {
+    started.count_down();
+    release.wait();
+  }));
+  started.wait();
+}
+
 TEST(ThreadPoolTest, RunsEverythingQueuedBeforeShutdown) {
   std::atomic<int> ran{0};
   {
@@ -52,12 +62,7 @@ TEST(ThreadPoolTest, GivesWorkToTheWorkerIdleShortest) {
 TEST(ThreadPoolTest, WakesAnIdleWorkerWhileAnotherIsBusy) {
   ThreadPool pool("test", 2, 100);
   std::latch release(1);
-  std::latch blocked(1);
-  ASSERT_TRUE(pool.TrySubmit([&] {
-    blocked.count_down();
-    release.wait();
-  }));
-  blocked.wait();
+  HoldAWorker(pool, release);
   std::latch second(1);
   ASSERT_TRUE(pool.TrySubmit([&] { second.count_down(); }));
   second.wait();  // ran on the other worker while the first still holds its task
@@ -66,13 +71,8 @@ TEST(ThreadPoolTest, WakesAnIdleWorkerWhileAnotherIsBusy) {
 
 TEST(ThreadPoolTest, RefusesWorkBeyondTheQueueBound) {
   ThreadPool pool("test", 1, 1);
-  std::latch started(1);
   std::latch release(1);
-  ASSERT_TRUE(pool.TrySubmit([&] {
-    started.count_down();
-    release.wait();
-  }));
-  started.wait();
+  HoldAWorker(pool, release);
   EXPECT_TRUE(pool.TrySubmit([] {}));   // fills the single queue slot
   EXPECT_FALSE(pool.TrySubmit([] {}));  // overload is refused, not buffered
   release.count_down();
