@@ -246,21 +246,13 @@ bool ProcessCpu(pid_t pid, bool reaped, double* seconds, pid_t* parent) {
   std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
   std::string stat;
   if (!std::getline(in, stat)) return false;
-  // The command name may hold spaces; the fields after it are space-separated.
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return false;
-  std::vector<std::string> f = absl::StrSplit(stat.substr(close + 2), ' ');
-  if (f.size() < 15) return false;
-  // f[0] is field 3 (state): ppid = f[1], utime = f[11], stime = f[12], cutime/cstime f[13..14].
-  long ppid = 0, utime = 0, stime = 0, cutime = 0, cstime = 0;
-  if (!absl::SimpleAtoi(f[1], &ppid) || !absl::SimpleAtoi(f[11], &utime) ||
-      !absl::SimpleAtoi(f[12], &stime) || !absl::SimpleAtoi(f[13], &cutime) ||
-      !absl::SimpleAtoi(f[14], &cstime)) {
-    return false;
-  }
+  const std::optional<load::StatLine> line = load::ParseStatLine(stat);
+  if (!line) return false;
   const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  *seconds = static_cast<double>(utime + stime + (reaped ? cutime + cstime : 0)) / tick;
-  *parent = static_cast<pid_t>(ppid);
+  *seconds =
+      static_cast<double>(line->utime + line->stime + (reaped ? line->cutime + line->cstime : 0)) /
+      tick;
+  *parent = static_cast<pid_t>(line->ppid);
   return true;
 }
 

@@ -25,48 +25,26 @@ std::string ReadAll(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// A thread's key: its own counters, under its name.
-struct ThreadReading {
-  std::string name;
-  ThreadUse use;
-};
-
-// Each thread of `pid`, keyed by thread id.
-std::map<long, ThreadReading> ReadThreads(pid_t pid) {
-  std::map<long, ThreadReading> out;
-  const std::string dir = absl::StrCat("/proc/", pid, "/task");
-  DIR* tasks = opendir(dir.c_str());
-  if (tasks == nullptr) return out;
-  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-  while (dirent* e = readdir(tasks)) {
-    long tid = 0;
-    if (!absl::SimpleAtoi(e->d_name, &tid)) continue;
-    const std::string base = absl::StrCat(dir, "/", tid);
-    const long ticks = TicksOfStatLine(ReadAll(absl::StrCat(base, "/stat")));
-    const long switches = SwitchesOfStatus(ReadAll(absl::StrCat(base, "/status")));
-    if (ticks < 0 || switches < 0) continue;  // ended while being read
-    std::string name = ReadAll(absl::StrCat(base, "/comm"));
-    absl::StripTrailingAsciiWhitespace(&name);
-    out[tid] =
-        ThreadReading{std::move(name), ThreadUse{static_cast<double>(ticks) / tick, switches, 1}};
-  }
-  closedir(tasks);
-  return out;
-}
-
 }  // namespace
 
-long TicksOfStatLine(absl::string_view stat) {
+std::optional<StatLine> ParseStatLine(absl::string_view stat) {
   // The command name may hold spaces and parentheses; the fields after its last ')' do not.
   const size_t close = stat.rfind(')');
-  if (close == absl::string_view::npos || close + 2 > stat.size()) return -1;
+  if (close == absl::string_view::npos || close + 2 > stat.size()) return std::nullopt;
   std::vector<absl::string_view> f = absl::StrSplit(stat.substr(close + 2), ' ');
-  // f[0] is field 3 (state); utime and stime are fields 14 and 15.
-  long utime = 0, stime = 0;
-  if (f.size() < 13 || !absl::SimpleAtoi(f[11], &utime) || !absl::SimpleAtoi(f[12], &stime)) {
-    return -1;
+  // f[0] is field 3 (state): ppid = f[1], utime = f[11], stime = f[12], cutime/cstime f[13..14].
+  StatLine line;
+  if (f.size() < 15 || !absl::SimpleAtoi(f[1], &line.ppid) ||
+      !absl::SimpleAtoi(f[11], &line.utime) || !absl::SimpleAtoi(f[12], &line.stime) ||
+      !absl::SimpleAtoi(f[13], &line.cutime) || !absl::SimpleAtoi(f[14], &line.cstime)) {
+    return std::nullopt;
   }
-  return utime + stime;
+  return line;
+}
+
+long TicksOfStatLine(absl::string_view stat) {
+  const std::optional<StatLine> line = ParseStatLine(stat);
+  return line ? line->utime + line->stime : -1;
 }
 
 long SwitchesOfStatus(absl::string_view status) {
@@ -85,11 +63,24 @@ long SwitchesOfStatus(absl::string_view status) {
 }
 
 ThreadUses ThreadsOf(pid_t pid) {
-  // Keyed by "name/tid" so that a reading after the run can be matched thread by thread.
+  // Keyed by "name/tid", so that a reading after the run is matched thread by thread.
   ThreadUses out;
-  for (auto& [tid, reading] : ReadThreads(pid)) {
-    out[absl::StrCat(reading.name, "/", tid)] = reading.use;
+  const std::string dir = absl::StrCat("/proc/", pid, "/task");
+  DIR* tasks = opendir(dir.c_str());
+  if (tasks == nullptr) return out;
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  while (dirent* e = readdir(tasks)) {
+    long tid = 0;
+    if (!absl::SimpleAtoi(e->d_name, &tid)) continue;
+    const std::string base = absl::StrCat(dir, "/", tid);
+    const long ticks = TicksOfStatLine(ReadAll(absl::StrCat(base, "/stat")));
+    const long switches = SwitchesOfStatus(ReadAll(absl::StrCat(base, "/status")));
+    if (ticks < 0 || switches < 0) continue;  // ended while being read
+    std::string name = ReadAll(absl::StrCat(base, "/comm"));
+    absl::StripTrailingAsciiWhitespace(&name);
+    out[absl::StrCat(name, "/", tid)] = ThreadUse{static_cast<double>(ticks) / tick, switches, 1};
   }
+  closedir(tasks);
   return out;
 }
 

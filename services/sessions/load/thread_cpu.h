@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -25,7 +26,18 @@ using ThreadUses = std::map<std::string, ThreadUse>;
 // The threads of process `pid` now, summed by name (empty when /proc cannot be read).
 ThreadUses ThreadsOf(pid_t pid);
 
-// utime + stime (clock ticks) of one /proc/<pid>/task/<tid>/stat line; -1 if malformed.
+// The fields of a /proc/<pid>/stat (or .../task/<tid>/stat) line that say who the parent is and
+// how much CPU was used, in clock ticks.
+struct StatLine {
+  long ppid = 0;
+  long utime = 0;
+  long stime = 0;
+  long cutime = 0;  // of reaped children
+  long cstime = 0;
+};
+std::optional<StatLine> ParseStatLine(absl::string_view stat);
+
+// utime + stime (clock ticks) of one stat line; -1 if malformed.
 long TicksOfStatLine(absl::string_view stat);
 
 // voluntary_ctxt_switches + nonvoluntary_ctxt_switches of a /proc/.../status text; -1 if absent.

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -22,6 +23,11 @@ TEST(ThreadCpuTest, ReadsUserAndSystemTicksPastACommandNameWithSpacesAndParenthe
   const std::string stat =
       "4242 (a (b) c) S 1 4242 4242 0 -1 4194368 100 0 0 0 120 30 0 0 20 0 9 0 1000 0 0";
   EXPECT_EQ(TicksOfStatLine(stat), 150);
+  const std::optional<StatLine> line = ParseStatLine(stat);
+  ASSERT_TRUE(line.has_value());
+  EXPECT_EQ(line->ppid, 1);
+  EXPECT_EQ(line->cutime, 0);
+  EXPECT_EQ(line->cstime, 0);
   EXPECT_EQ(TicksOfStatLine("4242 (cut"), -1);
   EXPECT_EQ(TicksOfStatLine("4242 (short) S 1 2"), -1);
 }
